@@ -1,0 +1,93 @@
+#include "config.h"
+
+#include "endpoint.h"
+#include "error.h"
+#include "json.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+static void add_common(cJSON *o, const struct gdr_endpoint *ep)
+{
+    cJSON_AddStringToObject(o, "host", ep->host);
+    cJSON_AddStringToObject(o, "device", ep->device);
+    cJSON_AddNumberToObject(o, "port", ep->port);
+    cJSON_AddStringToObject(o, "link_layer", ep->link_layer);
+    cJSON_AddNumberToObject(o, "active_mtu", ep->active_mtu);
+    cJSON_AddNumberToObject(o, "speed_bps", ep->speed_bps);
+    cJSON_AddNumberToObject(o, "gid_index", ep->gid_index);
+    cJSON_AddStringToObject(o, "gid", ep->gid);
+    cJSON_AddNumberToObject(o, "lid", ep->lid);
+    cJSON_AddStringToObject(o, "placement", ep->placement);
+    cJSON_AddStringToObject(o, "registration", ep->registration);
+    gdr_json_add_u64(o, "buffer_bytes", ep->buf_len);
+}
+
+cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_common(o, ep);
+    cJSON_AddNumberToObject(o, "num_qps", ep->num_qps);
+    return o;
+}
+
+cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_common(o, ep);
+    cJSON *qpns = cJSON_AddArrayToObject(o, "qpn");
+    for (unsigned i = 0; i < ep->num_qps; i++)
+        cJSON_AddItemToArray(qpns, cJSON_CreateNumber(ep->qpn[i]));
+    cJSON_AddNumberToObject(o, "psn", ep->psn);
+    gdr_json_add_u64(o, "addr", ep->addr);
+    cJSON_AddNumberToObject(o, "rkey", ep->rkey);
+    return o;
+}
+
+int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *what)
+{
+    uint64_t port, mtu, lid, psn, rkey;
+    double gid_index;
+    memset(ep, 0, sizeof(*ep));
+    if (gdr_json_str(o, "host", ep->host, sizeof(ep->host), what) ||
+        gdr_json_str(o, "device", ep->device, sizeof(ep->device), what) ||
+        gdr_json_u64(o, "port", 255, &port, what) ||
+        gdr_json_str(o, "link_layer", ep->link_layer, sizeof(ep->link_layer), what) ||
+        gdr_json_u64(o, "active_mtu", 65536, &mtu, what) ||
+        gdr_json_double(o, "speed_bps", &ep->speed_bps, what) ||
+        gdr_json_double(o, "gid_index", &gid_index, what) ||
+        gdr_json_str(o, "gid", ep->gid, sizeof(ep->gid), what) ||
+        gdr_json_u64(o, "lid", 0xffff, &lid, what) ||
+        gdr_json_str(o, "placement", ep->placement, sizeof(ep->placement), what) ||
+        gdr_json_str(o, "registration", ep->registration, sizeof(ep->registration), what) ||
+        gdr_json_u64(o, "buffer_bytes", UINT64_MAX, &ep->buf_len, what) ||
+        gdr_json_u64(o, "psn", 0xffffff, &psn, what) ||
+        gdr_json_u64(o, "addr", UINT64_MAX, &ep->addr, what) ||
+        gdr_json_u64(o, "rkey", UINT32_MAX, &rkey, what))
+        return -1;
+    if (gid_index < -1 || gid_index > 65535)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'gid_index' out of range", what);
+    ep->port = (unsigned)port;
+    ep->active_mtu = (unsigned)mtu;
+    ep->gid_index = (int)gid_index;
+    ep->lid = (uint16_t)lid;
+    ep->psn = (uint32_t)psn;
+    ep->rkey = (uint32_t)rkey;
+    if (ep->gid_index >= 0 && inet_pton(AF_INET6, ep->gid, ep->gid_raw) != 1)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'gid' is not a GID: '%s'", what, ep->gid);
+
+    const cJSON *qpns = cJSON_GetObjectItemCaseSensitive(o, "qpn");
+    int n = cJSON_IsArray(qpns) ? cJSON_GetArraySize(qpns) : -1;
+    if (n < 1 || n > GDR_MAX_QPS)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'qpn' must list 1..%d queue pairs", what,
+                        GDR_MAX_QPS);
+    ep->num_qps = (unsigned)n;
+    for (int i = 0; i < n; i++) {
+        const cJSON *q = cJSON_GetArrayItem(qpns, i);
+        double v = cJSON_IsNumber(q) ? q->valuedouble : -1;
+        if (v < 1 || v > 0xffffff || v != (double)(uint32_t)v)
+            return gdr_fail(GDR_EXIT_RUN, "%s: qpn[%d] is not a QP number", what, i);
+        ep->qpn[i] = (uint32_t)v;
+    }
+    return 0;
+}

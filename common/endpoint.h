@@ -1,0 +1,41 @@
+/* endpoint.h - what one end tells the other about itself: the facts a
+ * report needs (host, device, port, link) and the facts a connection needs
+ * (QP numbers, GID, LID, PSN, buffer address and rkey). */
+#ifndef GDR_ENDPOINT_H
+#define GDR_ENDPOINT_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "options.h"
+
+struct gdr_endpoint {
+    char host[64];
+    char device[64];
+    unsigned port;
+    char link_layer[16];        /* "Ethernet", "InfiniBand" */
+    unsigned active_mtu;        /* bytes */
+    double speed_bps;           /* port signalling rate, bits/s; 0 unknown */
+    int gid_index;              /* -1: none used (InfiniBand LID routing) */
+    char gid[48];               /* text form, "::ffff:198.18.0.1" */
+    uint8_t gid_raw[16];
+    uint16_t lid;
+    unsigned num_qps;
+    uint32_t qpn[GDR_MAX_QPS];
+    uint32_t psn;
+    uint64_t addr;              /* remote-access base of the buffer */
+    uint64_t buf_len;
+    uint32_t rkey;
+    char placement[16];         /* "host" or "cuda" */
+    char registration[16];      /* "host", "dmabuf", "peermem", "staged" */
+};
+
+/* Full form for the wire. */
+cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep);
+/* Checks every field; `what` names the source for errors. */
+int gdr_endpoint_from_json(const cJSON *obj, struct gdr_endpoint *ep, const char *what);
+/* Report form: the facts, without keys and queue numbers. */
+cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep);
+
+#endif

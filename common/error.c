@@ -1,0 +1,39 @@
+#include "config.h"
+
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+volatile sig_atomic_t gdr_interrupted;
+
+static char message[512];
+static enum gdr_exit recorded = GDR_EXIT_OK;
+
+int gdr_fail(enum gdr_exit code, const char *fmt, ...)
+{
+    if (recorded != GDR_EXIT_OK)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    recorded = code == GDR_EXIT_OK ? GDR_EXIT_RUN : code;
+    return -1;
+}
+
+const char *gdr_error_message(void)
+{
+    return recorded == GDR_EXIT_OK ? "" : message;
+}
+
+enum gdr_exit gdr_error_code(void)
+{
+    return recorded;
+}
+
+void gdr_error_clear(void)
+{
+    recorded = GDR_EXIT_OK;
+    message[0] = '\0';
+}

@@ -1,0 +1,262 @@
+/* harness.c - gdr_main: one benchmark run from argv to exit code.
+ *
+ *   options -> verbs device, QPs, buffer -> TCP connect -> HELLO (do the
+ *   parameters agree?) -> ENDPOINT both ways -> QPs to RTS -> sweep ->
+ *   table and JSON -> teardown in reverse order.
+ *
+ * Whatever fails, the peer is told why, the JSON (if asked for) records
+ * what was measured and how the run ended, and the exit code says what
+ * kind of failure it was. */
+#include "config.h"
+
+#include "error.h"
+#include "json.h"
+#include "report.h"
+#include "session.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The buffer holds up to this much so bandwidth runs rotate through
+ * several slots (as real traffic does) without huge registrations. */
+#define BUFFER_TARGET (64ull << 20)
+
+const char *gdr_verb_name(enum gdr_verb verb)
+{
+    switch (verb) {
+    case GDR_VERB_WRITE: return "RDMA write";
+    case GDR_VERB_READ: return "RDMA read";
+    default: return "send";
+    }
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    gdr_interrupted = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal};   /* no SA_RESTART: waits wake up */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static size_t buffer_bytes(const struct gdr_config *cfg, const struct gdr_test *test)
+{
+    uint64_t max = gdr_sizes_max(&cfg->sizes);
+    if (test->metric == GDR_METRIC_LAT)
+        return max;
+    uint64_t slots = (uint64_t)cfg->tx_depth * cfg->num_qps, fit = BUFFER_TARGET / max;
+    if (slots > fit)
+        slots = fit;
+    return (size_t)(max * (slots ? slots : 1));
+}
+
+/* The parameters both ends must agree on. */
+static cJSON *agreed_parameters(const struct gdr_session *s)
+{
+    const struct gdr_config *cfg = s->cfg;
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "test", s->test->name);
+    cJSON *sizes = cJSON_AddArrayToObject(p, "sizes");
+    for (size_t i = 0; i < cfg->sizes.count; i++)
+        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)cfg->sizes.size[i]));
+    gdr_json_add_u64(p, "iters", cfg->iters);
+    cJSON_AddNumberToObject(p, "time_per_size", cfg->time_per_size);
+    cJSON_AddNumberToObject(p, "warmup", cfg->warmup_auto ? -1 : (double)cfg->warmup);
+    cJSON_AddNumberToObject(p, "qp", cfg->num_qps);
+    cJSON_AddNumberToObject(p, "tx_depth", cfg->tx_depth);
+    cJSON_AddNumberToObject(p, "inline_size", cfg->inline_size);
+    cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
+    cJSON_AddBoolToObject(p, "validate", cfg->validate);
+    cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
+    return p;
+}
+
+/* Name the first parameter that differs, with both values. */
+static int compare_parameters(const struct gdr_session *s, const cJSON *theirs)
+{
+    cJSON *ours = agreed_parameters(s);
+    int rc = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, ours) {
+        const cJSON *other = cJSON_IsObject(theirs) ?
+                             cJSON_GetObjectItemCaseSensitive(theirs, item->string) : NULL;
+        if (other && cJSON_Compare(item, other, 1))
+            continue;
+        char *a = cJSON_PrintUnformatted(item);
+        char *b = other ? cJSON_PrintUnformatted(other) : strdup("(missing)");
+        rc = gdr_fail(GDR_EXIT_USAGE, "parameter '%s' differs: client %.60s, server %.60s",
+                      item->string, b ? b : "?", a ? a : "?");
+        free(a);
+        free(b);
+        break;
+    }
+    cJSON_Delete(ours);
+    return rc;
+}
+
+static int client_hello(struct gdr_session *s)
+{
+    cJSON *msg = cJSON_CreateObject();
+    cJSON_AddStringToObject(msg, "tool", "gdrbench");
+    cJSON_AddStringToObject(msg, "version", PACKAGE_VERSION);
+    cJSON_AddItemToObject(msg, "parameters", agreed_parameters(s));
+    int rc = gdr_oob_send(&s->oob, GDR_MSG_HELLO, msg);
+    cJSON_Delete(msg);
+    cJSON *ack = NULL;
+    rc = rc ? rc : gdr_oob_recv(&s->oob, GDR_MSG_HELLO_ACK, 0, &ack);
+    cJSON_Delete(ack);
+    return rc;
+}
+
+static int server_hello(struct gdr_session *s)
+{
+    cJSON *msg;
+    if (gdr_oob_recv(&s->oob, GDR_MSG_HELLO, 0, &msg))
+        return -1;
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "parameters");
+    const cJSON *test = cJSON_GetObjectItemCaseSensitive(params, "test");
+    int rc;
+    if (!cJSON_IsString(test) || strcmp(test->valuestring, s->test->name))
+        rc = gdr_fail(GDR_EXIT_USAGE, "client runs test '%.40s', this server runs '%s'",
+                      cJSON_IsString(test) ? test->valuestring : "?", s->test->name);
+    else
+        rc = compare_parameters(s, params);
+    cJSON_Delete(msg);
+    if (rc)
+        return -1;
+    msg = cJSON_CreateObject();
+    rc = gdr_oob_send(&s->oob, GDR_MSG_HELLO_ACK, msg);
+    cJSON_Delete(msg);
+    return rc;
+}
+
+static int exchange_endpoints(struct gdr_session *s)
+{
+    cJSON *mine = gdr_endpoint_to_json(&s->local), *theirs = NULL;
+    int rc;
+    if (s->is_server)
+        rc = gdr_oob_recv(&s->oob, GDR_MSG_ENDPOINT, 0, &theirs) ||
+             gdr_oob_send(&s->oob, GDR_MSG_ENDPOINT, mine);
+    else
+        rc = gdr_oob_send(&s->oob, GDR_MSG_ENDPOINT, mine) ||
+             gdr_oob_recv(&s->oob, GDR_MSG_ENDPOINT, 0, &theirs);
+    cJSON_Delete(mine);
+    if (rc) {
+        cJSON_Delete(theirs);
+        return -1;
+    }
+    char what[160];
+    snprintf(what, sizeof(what), "ENDPOINT from %s", s->oob.peer);
+    rc = gdr_endpoint_from_json(theirs, &s->remote, what);
+    cJSON_Delete(theirs);
+    if (rc)
+        return -1;
+    uint64_t max = gdr_sizes_max(&s->cfg->sizes);
+    if (s->remote.buf_len < max)
+        return gdr_fail(GDR_EXIT_RUN, "%s: buffer of %llu bytes is smaller than size %llu", what,
+                        (unsigned long long)s->remote.buf_len, (unsigned long long)max);
+    return 0;
+}
+
+static int setup_local(struct gdr_session *s)
+{
+    const struct gdr_config *cfg = s->cfg;
+    unsigned recv_depth = s->test->verb == GDR_VERB_SEND ? cfg->tx_depth : 1;
+    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
+        gdr_verbs_create(&s->verbs, cfg->num_qps, cfg->tx_depth, recv_depth, cfg->inline_size))
+        return -1;
+    if (cfg->inline_size > s->verbs.max_inline)
+        return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: %s allows at most %u", cfg->inline_size,
+                        s->verbs.dev_name, s->verbs.max_inline);
+    if (gdr_buffer_create(&s->buf, &gdr_mem_host_ops, s->verbs.pd, buffer_bytes(cfg, s->test)))
+        return -1;
+    gdr_verbs_describe(&s->verbs, &s->local);
+    s->local.addr = (uintptr_t)s->buf.addr;
+    s->local.buf_len = s->buf.len;
+    s->local.rkey = s->buf.mr->rkey;
+    snprintf(s->local.placement, sizeof(s->local.placement), "%s", s->buf.ops->placement);
+    snprintf(s->local.registration, sizeof(s->local.registration), "%s", s->buf.registration);
+    return 0;
+}
+
+static int connect_peer(struct gdr_session *s)
+{
+    const struct gdr_config *cfg = s->cfg;
+    if (s->is_server) {
+        if (gdr_oob_listen(cfg->bind_addr, cfg->tcp_port, &s->listen_fd) ||
+            gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob) || server_hello(s))
+            return -1;
+    } else if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) ||
+               client_hello(s)) {
+        return -1;
+    }
+    return exchange_endpoints(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu) ? -1 : 0;
+}
+
+static void teardown(struct gdr_session *s)
+{
+    gdr_buffer_destroy(&s->buf);
+    gdr_verbs_close(&s->verbs);
+    gdr_oob_close(&s->oob);
+    if (s->listen_fd >= 0)
+        close(s->listen_fd);
+}
+
+static void write_json(const struct gdr_session *s, int argc, char **argv,
+                       const struct gdr_size_result *rows, size_t nrows, int failed)
+{
+    const char *status = !failed ? "complete" : gdr_interrupted ? "interrupted" : "failed";
+    cJSON *doc = gdr_report_json(s, argc, argv, rows, nrows, status,
+                                 failed ? gdr_error_message() : NULL);
+    gdr_json_write_atomic(doc, s->cfg->json_path);   /* a failure is recorded */
+    cJSON_Delete(doc);
+}
+
+int gdr_main(const struct gdr_test *test, int argc, char **argv)
+{
+    struct gdr_config cfg;
+    switch (gdr_options_parse(&cfg, test, argc, argv)) {
+    case GDR_PARSE_EXIT:
+        return GDR_EXIT_OK;
+    case GDR_PARSE_ERROR:
+        fprintf(stderr, "%s: %s\n", test->binary, gdr_error_message());
+        return gdr_error_code();
+    case GDR_PARSE_RUN:
+        break;
+    }
+    struct gdr_session s = {.test = test, .cfg = &cfg, .is_server = !cfg.server,
+                            .oob = {.fd = -1}, .listen_fd = -1};
+    gdr_utc_iso8601(s.start_time, sizeof(s.start_time));
+    install_signals();
+    struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
+    size_t nrows = 0;
+    int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");
+    if (!rc)
+        rc = setup_local(&s) || connect_peer(&s);
+    if (!rc) {
+        gdr_report_banner(&s);
+        rc = s.is_server ? gdr_server_sweep(&s, rows, &nrows) : gdr_client_sweep(&s, rows, &nrows);
+    }
+    if (rc && gdr_interrupted && gdr_error_code() == GDR_EXIT_OK)
+        gdr_fail(GDR_EXIT_RUN, "interrupted");
+    if (rc)
+        gdr_oob_send_error(&s.oob, gdr_error_message(), gdr_error_code());
+    if (cfg.json_path && rows)
+        write_json(&s, argc, argv, rows, nrows, rc);
+    teardown(&s);
+    free(rows);
+    if (gdr_error_code() != GDR_EXIT_OK) {
+        fprintf(stderr, "%s: %s\n", test->binary, gdr_error_message());
+        return gdr_error_code();
+    }
+    return GDR_EXIT_OK;
+}

@@ -1,0 +1,33 @@
+/* json.h - strict getters over cJSON objects that come from outside
+ * (a peer's message, a results file): every field is checked for presence,
+ * type and range, and a failure names the field. */
+#ifndef GDR_JSON_H
+#define GDR_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+/* Each returns 0, or -1 after gdr_fail(GDR_EXIT_RUN, "<what>: field ...").
+ * `what` names the document ("message from 198.18.0.1", "results.json"). */
+int gdr_json_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *out, const char *what);
+int gdr_json_double(const cJSON *obj, const char *key, double *out, const char *what);
+int gdr_json_bool(const cJSON *obj, const char *key, bool *out, const char *what);
+/* Copies into buf (NUL-terminated); a string that does not fit is an error. */
+int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const char *what);
+
+/* Add an unsigned integer exactly: cJSON stores numbers as double, which is
+ * exact below 2^53; larger values (addresses) are written as decimal strings. */
+void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v);
+
+/* Write a document to path atomically: a temporary file in the same
+ * directory, fsync, then rename, so readers see the old file or the new
+ * one, never a torn one. */
+int gdr_json_write_atomic(const cJSON *doc, const char *path);
+
+/* Read and parse a whole file (at most max_bytes). */
+cJSON *gdr_json_read_file(const char *path, size_t max_bytes);
+
+#endif

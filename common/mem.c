@@ -1,0 +1,85 @@
+#include "config.h"
+
+#include "mem.h"
+#include "error.h"
+#include "pattern.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_ops *ops, struct ibv_pd *pd,
+                      size_t len)
+{
+    memset(b, 0, sizeof(*b));
+    b->ops = ops;
+    if (ops->alloc(b, pd, len)) {
+        gdr_buffer_destroy(b);
+        return -1;
+    }
+    return 0;
+}
+
+void gdr_buffer_destroy(struct gdr_buffer *b)
+{
+    if (b->ops)
+        b->ops->release(b);
+    memset(b, 0, sizeof(*b));
+}
+
+/* Clearing goes through a bounded zero page so clearing a large GPU buffer
+ * does not need as much host memory again. */
+#define ZERO_CHUNK (4u << 20)
+
+int gdr_buffer_fill(struct gdr_buffer *b, size_t off, size_t len, uint64_t seed)
+{
+    if (b->ops == &gdr_mem_host_ops) {
+        gdr_pattern_fill((uint8_t *)b->addr + off, len, seed);
+        return 0;
+    }
+    uint8_t *view = malloc(len);
+    if (!view)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for a %zu-byte fill", len);
+    gdr_pattern_fill(view, len, seed);
+    int rc = b->ops->from_host(b, off, view, len);
+    free(view);
+    return rc;
+}
+
+int gdr_buffer_zero(struct gdr_buffer *b, size_t off, size_t len)
+{
+    if (b->ops == &gdr_mem_host_ops) {
+        memset((uint8_t *)b->addr + off, 0, len);
+        return 0;
+    }
+    uint8_t *zero = calloc(1, len < ZERO_CHUNK ? len : ZERO_CHUNK);
+    if (!zero)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory clearing %zu bytes", len);
+    int rc = 0;
+    for (size_t done = 0; done < len && !rc; done += ZERO_CHUNK) {
+        size_t n = len - done < ZERO_CHUNK ? len - done : ZERO_CHUNK;
+        rc = b->ops->from_host(b, off + done, zero, n);
+    }
+    free(zero);
+    return rc;
+}
+
+int gdr_buffer_check(struct gdr_buffer *b, size_t off, size_t len, uint64_t seed,
+                     uint64_t *bad_bytes, size_t *first_bad)
+{
+    size_t first = 0;
+    if (b->ops == &gdr_mem_host_ops) {
+        *bad_bytes = gdr_pattern_check((uint8_t *)b->addr + off, len, seed, &first);
+    } else {
+        uint8_t *view = malloc(len);
+        if (!view)
+            return gdr_fail(GDR_EXIT_RUN, "out of memory checking %zu bytes", len);
+        int rc = b->ops->to_host(b, view, off, len);
+        if (!rc)
+            *bad_bytes = gdr_pattern_check(view, len, seed, &first);
+        free(view);
+        if (rc)
+            return -1;
+    }
+    *first_bad = off + first;
+    return 0;
+}

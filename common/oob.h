@@ -1,0 +1,78 @@
+/* oob.h - the out-of-band TCP channel between client and server.
+ *
+ * Every message is a 12-byte header (magic "GDRB", protocol version,
+ * message type, payload length; network byte order) followed by a JSON
+ * object of at most GDR_OOB_MAX_PAYLOAD bytes. JSON keeps the protocol
+ * extensible and readable in a capture; the header keeps it framed, so a
+ * stray or hostile connection is recognised before anything is parsed.
+ * Every read and write has a deadline. */
+#ifndef GDR_OOB_H
+#define GDR_OOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define GDR_OOB_MAGIC 0x47445242u      /* "GDRB" */
+#define GDR_OOB_VERSION 1
+#define GDR_OOB_HEADER_LEN 12
+#define GDR_OOB_MAX_PAYLOAD 65536
+
+enum gdr_msg_type {
+    GDR_MSG_HELLO = 1,      /* client -> server: tool, version, test parameters */
+    GDR_MSG_HELLO_ACK,      /* server -> client: parameters agree */
+    GDR_MSG_ENDPOINT,       /* both ways: host, device, QPs, buffer, rkey */
+    GDR_MSG_SIZE_START,     /* client -> server: the next phase (size, iterations) */
+    GDR_MSG_READY,          /* server -> client: prepared for that phase */
+    GDR_MSG_SIZE_DONE,      /* client -> server: the client's measurements */
+    GDR_MSG_SIZE_RESULT,    /* server -> client: the server's measurements, data check */
+    GDR_MSG_BYE,            /* client -> server: sweep complete */
+    GDR_MSG_ERROR,          /* either way: the sender is giving up, and why */
+    GDR_MSG_TYPE_MAX = GDR_MSG_ERROR,
+};
+
+struct gdr_msg_header {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t type;
+    uint32_t length;
+};
+
+struct gdr_oob {
+    int fd;
+    char peer[128];         /* "host:port" for messages */
+    double timeout;         /* seconds per exchange */
+};
+
+const char *gdr_msg_type_name(unsigned type);
+
+/* Pure codec (no I/O), shared by the channel and the fuzz target. */
+void gdr_oob_encode_header(uint8_t out[GDR_OOB_HEADER_LEN], unsigned type, uint32_t length);
+/* Returns NULL when the header is acceptable, else what is wrong with it. */
+const char *gdr_oob_check_header(const uint8_t in[GDR_OOB_HEADER_LEN], struct gdr_msg_header *h);
+/* Parse a payload; returns a JSON object or NULL with *why set. */
+cJSON *gdr_oob_parse_payload(const uint8_t *buf, size_t len, const char **why);
+
+/* Server: a listening socket on bind_addr (NULL: all addresses). */
+int gdr_oob_listen(const char *bind_addr, uint16_t port, int *listen_fd);
+/* Wait up to timeout seconds for one client. */
+int gdr_oob_accept(int listen_fd, double timeout, struct gdr_oob *out);
+/* Client: connect, retrying while the server is not up yet, for up to timeout. */
+int gdr_oob_connect(const char *host, uint16_t port, double timeout, struct gdr_oob *out);
+void gdr_oob_close(struct gdr_oob *oob);
+
+/* Send one message; body may be NULL (an empty object is sent). */
+int gdr_oob_send(struct gdr_oob *oob, enum gdr_msg_type type, const cJSON *body);
+/* Receive one message of the expected type within extra + oob->timeout
+ * seconds. An ERROR message from the peer becomes this side's error,
+ * naming the peer. The caller frees *body with cJSON_Delete. */
+int gdr_oob_recv(struct gdr_oob *oob, enum gdr_msg_type expected, double extra, cJSON **body);
+/* Receive whichever message comes next; *type gets its type. */
+int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **body);
+/* Tell the peer why we are giving up (best effort, never blocks long). */
+void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code);
+/* Non-blocking: has the peer closed the connection or sent something? */
+int gdr_oob_peer_gone(struct gdr_oob *oob);
+
+#endif

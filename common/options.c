@@ -1,0 +1,312 @@
+#include "config.h"
+
+#include "options.h"
+#include "error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Long-only options get codes above the ASCII range. */
+enum {
+    OPT_SIZES = 256, OPT_WARMUP, OPT_TIME_PER_SIZE, OPT_JSON, OPT_VALIDATE,
+    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_GBITS, OPT_TIMEOUT, OPT_BIND,
+};
+
+static const struct option long_opts[] = {
+    {"ib-dev", required_argument, NULL, 'd'},
+    {"ib-port", required_argument, NULL, 'i'},
+    {"gid-index", required_argument, NULL, 'x'},
+    {"size", required_argument, NULL, 's'},
+    {"all", no_argument, NULL, 'a'},
+    {"iters", required_argument, NULL, 'n'},
+    {"duration", required_argument, NULL, 'D'},
+    {"qp", required_argument, NULL, 'q'},
+    {"tx-depth", required_argument, NULL, 't'},
+    {"port", required_argument, NULL, 'p'},
+    {"inline_size", required_argument, NULL, 'I'},
+    {"mtu", required_argument, NULL, 'm'},
+    {"rdma_cm", no_argument, NULL, 'R'},
+    {"CPU-freq", no_argument, NULL, 'F'},
+    {"report_gbits", no_argument, NULL, OPT_GBITS},
+    {"sizes", required_argument, NULL, OPT_SIZES},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"time-per-size", required_argument, NULL, OPT_TIME_PER_SIZE},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"validate", no_argument, NULL, OPT_VALIDATE},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"bind", required_argument, NULL, OPT_BIND},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static void print_help(const struct gdr_test *test)
+{
+    bool lat = test->metric == GDR_METRIC_LAT;
+    printf("Usage: %s [OPTIONS]           (server: waits for one client)\n"
+           "       %s [OPTIONS] SERVER    (client: connects to SERVER)\n"
+           "%s\n\n", test->binary, test->binary, test->summary);
+    printf("Both ends must be given the same test options.\n\n"
+           "Device and connection:\n"
+           "  -d, --ib-dev=NAME        RDMA device (default: first with an active port)\n"
+           "  -i, --ib-port=N          device port (default 1)\n"
+           "  -x, --gid-index=N        GID index (default: the RoCEv2 GID with an IPv4\n"
+           "                           address on Ethernet; unused on InfiniBand)\n"
+           "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
+           "  -p, --port=N             TCP port of the out-of-band channel (default %d)\n"
+           "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
+           "  -R, --rdma_cm            connect the queue pairs with rdma_cm\n"
+           "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
+           GDR_DEFAULT_PORT, GDR_DEFAULT_TIMEOUT);
+    printf("Sizes and iterations:\n"
+           "  -s, --size=BYTES         one message size (default %s); K, M, G suffixes\n"
+           "  -a, --all                sweep %u B to %u MiB in powers of two\n"
+           "      --sizes=MIN:MAX[:F]  sweep MIN..MAX, multiplying by F (default 2)\n"
+           "  -n, --iters=N            timed iterations per size (default %s)\n"
+           "  -D, --duration=SEC       calibrate iterations so each size runs about SEC\n"
+           "      --time-per-size=SEC  the same; for sweeps of predictable length\n"
+           "      --warmup=N           untimed iterations before each size (default: scaled\n"
+           "                           to the size, at most 16 MiB of traffic)\n",
+           lat ? "2" : "65536", GDR_ALL_MIN, GDR_ALL_MAX >> 20, lat ? "1000" : "5000");
+    if (!lat)
+        printf("  -t, --tx-depth=N         work requests in flight per queue pair (default 128)\n"
+               "  -q, --qp=N               queue pairs, used round robin (default 1)\n");
+    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0)\n\n"
+           "Output:\n"
+           "      --validate           fill a pattern and check every received byte\n"
+           "      --json=FILE          write the whole sweep as one JSON document\n"
+           "      --report_gbits       show bandwidth in Gb/s instead of MB/s\n"
+           "      --quiet              no table, no progress line\n"
+           "  -F, --CPU-freq           accepted for perftest compatibility; no effect\n"
+           "      --help, --version\n\n"
+           "Exit status: 0 ok, 1 run failed, 2 bad usage or input, 3 no device or driver.\n");
+}
+
+int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!text || !isdigit((unsigned char)text[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int gdr_parse_seconds(const char *text, double *out)
+{
+    if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (errno || *end || !isfinite(v) || v <= 0 || v > GDR_MAX_SECONDS)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    bool lat = test->metric == GDR_METRIC_LAT;
+    cfg->ib_port = 1;
+    cfg->gid_index = -1;
+    cfg->tcp_port = GDR_DEFAULT_PORT;
+    cfg->num_qps = 1;
+    cfg->tx_depth = lat ? 1 : 128;
+    cfg->warmup_auto = true;
+    cfg->timeout = GDR_DEFAULT_TIMEOUT;
+    cfg->sizes.count = 1;
+    cfg->sizes.size[0] = lat ? 2 : 65536;
+}
+
+/* Which ways of choosing sizes and iteration counts were used, to reject
+ * contradictory combinations after the loop. */
+struct choices {
+    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp;
+};
+
+static int bad_value(const char *opt, const char *value, const char *want)
+{
+    return gdr_fail(GDR_EXIT_USAGE, "%s '%s': %s", opt, value, want);
+}
+
+static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const char *arg)
+{
+    uint64_t v;
+    switch (c) {
+    case 'd':
+        if (!*arg)
+            return bad_value("--ib-dev", arg, "empty device name");
+        cfg->ib_dev = arg;
+        return 0;
+    case 'i':
+        if (gdr_parse_uint(arg, 1, 255, &v))
+            return bad_value("--ib-port", arg, "expected a port number 1..255");
+        cfg->ib_port = (int)v;
+        return 0;
+    case 'x':
+        if (gdr_parse_uint(arg, 0, 65535, &v))
+            return bad_value("--gid-index", arg, "expected an index 0..65535");
+        cfg->gid_index = (int)v;
+        return 0;
+    case 'm':
+        if (gdr_parse_uint(arg, 256, 4096, &v) || (v & (v - 1)))
+            return bad_value("--mtu", arg, "expected 256, 512, 1024, 2048 or 4096");
+        cfg->mtu = (unsigned)v;
+        return 0;
+    case 's':
+        if (gdr_parse_bytes(arg, &v) || v < GDR_SIZE_MIN || v > GDR_SIZE_MAX)
+            return bad_value("--size", arg, "expected 1 B .. 1 GiB");
+        cfg->sizes.count = 1;
+        cfg->sizes.size[0] = v;
+        ch->size = true;
+        return 0;
+    case 'a':
+        ch->all = true;
+        return gdr_sizes_range(&cfg->sizes, GDR_ALL_MIN, GDR_ALL_MAX, 2);
+    case OPT_SIZES:
+        ch->sizes = true;
+        return gdr_sizes_parse(&cfg->sizes, arg);
+    case 'n':
+        if (gdr_parse_uint(arg, 1, GDR_MAX_ITERS, &v))
+            return bad_value("--iters", arg, "expected 1..100000000");
+        cfg->iters = v;
+        ch->iters = true;
+        return 0;
+    case 'D':
+        if (gdr_parse_seconds(arg, &cfg->time_per_size))
+            return bad_value("--duration", arg, "expected seconds > 0");
+        ch->duration = true;
+        return 0;
+    case OPT_TIME_PER_SIZE:
+        if (gdr_parse_seconds(arg, &cfg->time_per_size))
+            return bad_value("--time-per-size", arg, "expected seconds > 0");
+        ch->time_per_size = true;
+        return 0;
+    case OPT_WARMUP:
+        if (gdr_parse_uint(arg, 0, GDR_MAX_ITERS, &v))
+            return bad_value("--warmup", arg, "expected 0..100000000");
+        cfg->warmup = v;
+        cfg->warmup_auto = false;
+        return 0;
+    case 'q':
+        if (gdr_parse_uint(arg, 1, GDR_MAX_QPS, &v))
+            return bad_value("--qp", arg, "expected 1..64");
+        cfg->num_qps = (unsigned)v;
+        ch->qp = true;
+        return 0;
+    case 't':
+        if (gdr_parse_uint(arg, 1, GDR_MAX_DEPTH, &v))
+            return bad_value("--tx-depth", arg, "expected 1..8192");
+        cfg->tx_depth = (unsigned)v;
+        ch->tx_depth = true;
+        return 0;
+    case 'p':
+        if (gdr_parse_uint(arg, 1, 65535, &v))
+            return bad_value("--port", arg, "expected a TCP port 1..65535");
+        cfg->tcp_port = (uint16_t)v;
+        return 0;
+    case 'I':
+        if (gdr_parse_bytes(arg, &v) || v > GDR_MAX_INLINE)
+            return bad_value("--inline_size", arg, "expected 0..4096 bytes");
+        cfg->inline_size = (unsigned)v;
+        return 0;
+    case OPT_TIMEOUT:
+        if (gdr_parse_seconds(arg, &cfg->timeout))
+            return bad_value("--timeout", arg, "expected seconds > 0");
+        return 0;
+    case OPT_BIND:
+        if (!*arg)
+            return bad_value("--bind", arg, "empty address");
+        cfg->bind_addr = arg;
+        return 0;
+    case OPT_JSON:
+        if (!*arg)
+            return bad_value("--json", arg, "empty file name");
+        cfg->json_path = arg;
+        return 0;
+    case 'R': cfg->rdma_cm = true; return 0;
+    case 'F': return 0;
+    case OPT_GBITS: cfg->report_gbits = true; return 0;
+    case OPT_VALIDATE: cfg->validate = true; return 0;
+    case OPT_QUIET: cfg->quiet = true; return 0;
+    }
+    return gdr_fail(GDR_EXIT_USAGE, "internal: unhandled option %d", c);
+}
+
+static int check_combination(struct gdr_config *cfg, const struct gdr_test *test,
+                             const struct choices *ch)
+{
+    if (ch->size + ch->all + ch->sizes > 1)
+        return gdr_fail(GDR_EXIT_USAGE, "choose one of --size, --all and --sizes");
+    if (ch->iters + ch->duration + ch->time_per_size > 1)
+        return gdr_fail(GDR_EXIT_USAGE, "choose one of --iters, --duration and --time-per-size");
+    if (test->metric == GDR_METRIC_LAT && (ch->tx_depth || ch->qp))
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--tx-depth and --qp apply to bandwidth tests; %s keeps one message in flight",
+                        test->binary);
+    if (!ch->iters && !ch->duration && !ch->time_per_size)
+        cfg->iters = test->metric == GDR_METRIC_LAT ? 1000 : 5000;
+    /* The receive side keeps tx_depth receives posted per QP, and a send
+     * test needs at least two messages to time the gaps between them. */
+    if (test->verb == GDR_VERB_SEND && cfg->iters == 1)
+        return gdr_fail(GDR_EXIT_USAGE, "--iters 1: %s needs at least 2 to time arrivals",
+                        test->binary);
+    if (cfg->inline_size && test->verb == GDR_VERB_READ)
+        return gdr_fail(GDR_EXIT_USAGE, "--inline_size: RDMA reads cannot be posted inline");
+    if (cfg->server && !*cfg->server)
+        return gdr_fail(GDR_EXIT_USAGE, "empty server name");
+    if (cfg->server && cfg->bind_addr)
+        return gdr_fail(GDR_EXIT_USAGE, "--bind is for the server; the client connects to %s",
+                        cfg->server);
+#ifndef HAVE_RDMACM
+    if (cfg->rdma_cm)
+        return gdr_fail(GDR_EXIT_ENV, "--rdma_cm: this build has no librdmacm");
+#endif
+    return 0;
+}
+
+enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
+                                        int argc, char **argv)
+{
+    struct choices ch = {0};
+    set_defaults(cfg, test);
+    optind = 0;     /* full re-initialisation, so tests can parse twice */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":d:i:x:m:s:an:D:q:t:p:I:RF", long_opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            print_help(test);
+            return GDR_PARSE_EXIT;
+        }
+        if (c == OPT_VERSION) {
+            printf("%s (gdrbench) %s\n", test->binary, PACKAGE_VERSION);
+            return GDR_PARSE_EXIT;
+        }
+        if (c == '?' || c == ':') {
+            const char *what = argv[optind - 1];
+            gdr_fail(GDR_EXIT_USAGE, "%s '%s' (see %s --help)",
+                     c == ':' ? "missing value for" : "unknown option", what, test->binary);
+            return GDR_PARSE_ERROR;
+        }
+        if (parse_one(cfg, &ch, c, optarg))
+            return GDR_PARSE_ERROR;
+    }
+    if (optind < argc)
+        cfg->server = argv[optind++];
+    if (optind < argc) {
+        gdr_fail(GDR_EXIT_USAGE, "unexpected argument '%s' (one SERVER at most)", argv[optind]);
+        return GDR_PARSE_ERROR;
+    }
+    return check_combination(cfg, test, &ch) ? GDR_PARSE_ERROR : GDR_PARSE_RUN;
+}

@@ -1,0 +1,61 @@
+/* options.h - the command line, parsed into one struct gdr_config.
+ *
+ * Flag names follow perftest where the two overlap, so users' habits carry
+ * over; everything else is long-only. */
+#ifndef GDR_OPTIONS_H
+#define GDR_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sizes.h"
+#include "test.h"
+
+#define GDR_DEFAULT_PORT 18515
+#define GDR_MAX_QPS 64
+#define GDR_MAX_DEPTH 8192
+#define GDR_MAX_INLINE 4096
+#define GDR_MAX_ITERS 100000000ull
+#define GDR_DEFAULT_TIMEOUT 60.0
+#define GDR_MAX_SECONDS 86400.0
+
+struct gdr_config {
+    const char *server;         /* client mode: the server's host name; NULL = server */
+    const char *ib_dev;         /* NULL: the first device with an active port */
+    int ib_port;
+    int gid_index;              /* -1: pick the RoCEv2 IPv4 GID (Ethernet) */
+    unsigned mtu;               /* 0: the port's active MTU */
+    uint16_t tcp_port;
+    const char *bind_addr;      /* server: address to listen on; NULL = all */
+
+    struct gdr_size_list sizes;
+    uint64_t iters;             /* 0: derived from duration or time per size */
+    uint64_t warmup;            /* 0 with warmup_auto: scaled to the size */
+    bool warmup_auto;
+    double time_per_size;       /* seconds; 0 = fixed iteration count */
+    unsigned num_qps;
+    unsigned tx_depth;
+    unsigned inline_size;
+    bool rdma_cm;
+
+    bool validate;
+    bool report_gbits;
+    bool quiet;
+    const char *json_path;
+    double timeout;             /* seconds for connect, accept and each exchange */
+};
+
+enum gdr_parse_result {
+    GDR_PARSE_RUN = 0,          /* go on and run */
+    GDR_PARSE_EXIT = 1,         /* --help or --version printed: exit 0 */
+    GDR_PARSE_ERROR = -1,       /* gdr_fail() has the message */
+};
+
+enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
+                                        int argc, char **argv);
+
+/* Parse helpers, exposed for tests and for other tools. */
+int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+int gdr_parse_seconds(const char *text, double *out);
+
+#endif

@@ -1,0 +1,374 @@
+/* phase.c - the per-size protocol. For every size the client drives two
+ * phases, warm-up then timed, each framed by the same four messages:
+ *
+ *   client SIZE_START {phase, size, iters}  ->  server prepares (fills or
+ *   clears slots, posts receives) and answers READY; both run the loop;
+ *   client SIZE_DONE {its measurement}      ->  server checks the data and
+ *   answers SIZE_RESULT {its measurement, data check}.
+ *
+ * Both ends then hold the same row. The server walks its own size list and
+ * accepts nothing else, so a confused or hostile client cannot steer it. */
+#include "config.h"
+
+#include "session.h"
+#include "error.h"
+#include "json.h"
+#include "pattern.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define WARMUP_BYTES (16ull << 20)
+
+static bool counts_on_server(const struct gdr_test *t)
+{
+    return t->verb == GDR_VERB_SEND;
+}
+
+static bool source_is_server(const struct gdr_test *t)
+{
+    return !gdr_verb_lands_on_server(t->verb);
+}
+
+static uint64_t min_iters(const struct gdr_test *t)
+{
+    return t->verb == GDR_VERB_SEND ? 2 : 1;
+}
+
+static uint64_t warmup_iters(const struct gdr_session *s, uint64_t size)
+{
+    const struct gdr_config *cfg = s->cfg;
+    uint64_t n = cfg->warmup;
+    if (cfg->warmup_auto) {
+        uint64_t hi = s->test->metric == GDR_METRIC_LAT ? 100
+                      : 2ull * cfg->tx_depth * cfg->num_qps;
+        n = WARMUP_BYTES / size;
+        n = n > hi ? hi : n;
+    }
+    /* Calibrating needs a probe; a send test needs two arrivals to time. */
+    if ((n || cfg->time_per_size > 0) && n < min_iters(s->test))
+        n = min_iters(s->test);
+    return n;
+}
+
+static cJSON *measure_to_json(const struct gdr_measure *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    gdr_json_add_u64(o, "iters", m->iters);
+    gdr_json_add_u64(o, "bytes", m->bytes);
+    gdr_json_add_u64(o, "elapsed_ns", m->elapsed_ns);
+    cJSON_AddNumberToObject(o, "bw_avg", m->bw_avg);
+    cJSON_AddNumberToObject(o, "bw_peak", m->bw_peak);
+    cJSON_AddNumberToObject(o, "msg_rate", m->msg_rate);
+    cJSON_AddNumberToObject(o, "cpu_user", m->cpu.user);
+    cJSON_AddNumberToObject(o, "cpu_system", m->cpu.system);
+    cJSON *l = cJSON_AddObjectToObject(o, "lat");
+    gdr_json_add_u64(l, "count", m->lat.count);
+    cJSON_AddNumberToObject(l, "min", m->lat.min);
+    cJSON_AddNumberToObject(l, "max", m->lat.max);
+    cJSON_AddNumberToObject(l, "mean", m->lat.mean);
+    cJSON_AddNumberToObject(l, "stdev", m->lat.stdev);
+    cJSON_AddNumberToObject(l, "median", m->lat.median);
+    cJSON_AddNumberToObject(l, "p99", m->lat.p99);
+    cJSON_AddNumberToObject(l, "p999", m->lat.p999);
+    return o;
+}
+
+static int measure_from_json(const cJSON *o, struct gdr_measure *m, const char *what)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "lat");
+    if (gdr_json_u64(o, "iters", GDR_MAX_ITERS, &m->iters, what) ||
+        gdr_json_u64(o, "bytes", UINT64_MAX, &m->bytes, what) ||
+        gdr_json_u64(o, "elapsed_ns", UINT64_MAX, &m->elapsed_ns, what) ||
+        gdr_json_double(o, "bw_avg", &m->bw_avg, what) ||
+        gdr_json_double(o, "bw_peak", &m->bw_peak, what) ||
+        gdr_json_double(o, "msg_rate", &m->msg_rate, what) ||
+        gdr_json_double(o, "cpu_user", &m->cpu.user, what) ||
+        gdr_json_double(o, "cpu_system", &m->cpu.system, what) ||
+        gdr_json_u64(l, "count", GDR_MAX_ITERS, &m->lat.count, what) ||
+        gdr_json_double(l, "min", &m->lat.min, what) ||
+        gdr_json_double(l, "max", &m->lat.max, what) ||
+        gdr_json_double(l, "mean", &m->lat.mean, what) ||
+        gdr_json_double(l, "stdev", &m->lat.stdev, what) ||
+        gdr_json_double(l, "median", &m->lat.median, what) ||
+        gdr_json_double(l, "p99", &m->lat.p99, what) ||
+        gdr_json_double(l, "p999", &m->lat.p999, what))
+        return -1;
+    return 0;
+}
+
+/* Fill, clear or check every slot a phase of `iters` messages touches. */
+enum slot_op { SLOT_FILL, SLOT_ZERO, SLOT_CHECK };
+
+static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, uint64_t iters,
+                         uint64_t *bad_total)
+{
+    uint64_t nslots = gdr_slots_for(s, size);
+    if (op != SLOT_FILL && iters < nslots)
+        nslots = iters;
+    *bad_total = 0;
+    for (uint64_t k = 0; k < nslots; k++) {
+        size_t off = (size_t)(k * size);
+        uint64_t seed = gdr_pattern_seed(size, k), bad = 0;
+        size_t first = 0;
+        int rc = op == SLOT_FILL ? gdr_buffer_fill(&s->buf, off, size, seed)
+               : op == SLOT_ZERO ? gdr_buffer_zero(&s->buf, off, size)
+               : gdr_buffer_check(&s->buf, off, size, seed, &bad, &first);
+        if (rc)
+            return -1;
+        if (bad && !*bad_total)
+            fprintf(stderr, "%s: data check: size %llu slot %llu: first bad byte at offset %zu\n",
+                    s->test->binary, (unsigned long long)size, (unsigned long long)k,
+                    first - off);
+        *bad_total += bad;
+    }
+    return 0;
+}
+
+static int data_check_failed(uint64_t size, uint64_t bad)
+{
+    return gdr_fail(GDR_EXIT_RUN, "data check failed at size %llu: %llu bytes differ from the "
+                    "pattern", (unsigned long long)size, (unsigned long long)bad);
+}
+
+static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_t size,
+                     const struct gdr_measure *client, const struct gdr_measure *server,
+                     uint64_t bad)
+{
+    memset(row, 0, sizeof(*row));
+    row->size = size;
+    row->m = counts_on_server(s->test) ? *server : *client;
+    row->cpu_client = client->cpu;
+    row->cpu_server = server->cpu;
+    row->validated = s->cfg->validate;
+    row->bad_bytes = bad;
+}
+
+/* ---- client ---- */
+
+static int client_run_loop(struct gdr_session *s, uint64_t size, uint64_t iters,
+                           struct gdr_measure *m)
+{
+    struct gdr_cpu_mark mark;
+    gdr_cpu_mark(&mark);
+    int rc = s->test->metric == GDR_METRIC_LAT ? gdr_loop_latency(s, size, iters, m)
+                                               : gdr_loop_sender(s, size, iters, m);
+    m->cpu = gdr_cpu_since(&mark);
+    return rc;
+}
+
+static int client_phase(struct gdr_session *s, const char *phase, uint64_t size, uint64_t iters,
+                        double expect_s, struct gdr_measure *mine, struct gdr_measure *theirs,
+                        uint64_t *server_bad)
+{
+    cJSON *msg = cJSON_CreateObject();
+    cJSON_AddStringToObject(msg, "phase", phase);
+    gdr_json_add_u64(msg, "size", size);
+    gdr_json_add_u64(msg, "iters", iters);
+    cJSON_AddNumberToObject(msg, "expect_s", expect_s);
+    int rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_START, msg);
+    cJSON_Delete(msg);
+    cJSON *reply = NULL;
+    if (rc || gdr_oob_recv(&s->oob, GDR_MSG_READY, 0, &reply))
+        return -1;
+    cJSON_Delete(reply);
+
+    memset(mine, 0, sizeof(*mine));
+    if (client_run_loop(s, size, iters, mine))
+        return -1;
+
+    msg = measure_to_json(mine);
+    rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_DONE, msg);
+    cJSON_Delete(msg);
+    if (rc || gdr_oob_recv(&s->oob, GDR_MSG_SIZE_RESULT, expect_s, &reply))
+        return -1;
+    char what[160];
+    snprintf(what, sizeof(what), "SIZE_RESULT from %s", s->oob.peer);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "measure");
+    memset(theirs, 0, sizeof(*theirs));
+    rc = measure_from_json(m, theirs, what) ||
+         gdr_json_u64(reply, "bad_bytes", UINT64_MAX, server_bad, what);
+    cJSON_Delete(reply);
+    return rc ? -1 : 0;
+}
+
+static uint64_t calibrated_iters(const struct gdr_session *s, const struct gdr_measure *probe)
+{
+    double per_iter = probe->iters ? (double)probe->elapsed_ns * 1e-9 / (double)probe->iters : 0;
+    double n = per_iter > 0 ? s->cfg->time_per_size / per_iter : (double)GDR_MAX_ITERS;
+    uint64_t lo = min_iters(s->test);
+    if (n < (double)lo)
+        return lo;
+    return n > (double)GDR_MAX_ITERS ? GDR_MAX_ITERS : (uint64_t)n;
+}
+
+static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_result *row)
+{
+    const struct gdr_config *cfg = s->cfg;
+    struct gdr_measure mine, theirs = {0}, probe = {0};
+    uint64_t bad = 0, iters = cfg->iters, warm = warmup_iters(s, size);
+
+    if (cfg->validate && !source_is_server(s->test) &&
+        for_each_slot(s, SLOT_FILL, size, 0, &bad))
+        return -1;
+    if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs, &bad))
+        return -1;
+    if (cfg->time_per_size > 0)
+        iters = calibrated_iters(s, &probe);
+    double expect_s = probe.iters && probe.elapsed_ns
+                      ? (double)probe.elapsed_ns * 1e-9 * (double)iters / (double)probe.iters : 0;
+    if (cfg->validate && source_is_server(s->test) &&
+        for_each_slot(s, SLOT_ZERO, size, iters, &bad))
+        return -1;
+    if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad))
+        return -1;
+    if (cfg->validate && source_is_server(s->test) &&
+        for_each_slot(s, SLOT_CHECK, size, iters, &bad))
+        return -1;
+    fill_row(s, row, size, &mine, &theirs, bad);
+    return bad ? data_check_failed(size, bad) : 0;
+}
+
+int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows)
+{
+    const struct gdr_size_list *sizes = &s->cfg->sizes;
+    struct gdr_progress progress;
+    gdr_progress_start(&progress, s->cfg, sizes->count);
+    for (size_t i = 0; i < sizes->count; i++) {
+        gdr_progress_show(&progress, i, sizes->size[i]);
+        int rc = client_size(s, sizes->size[i], &rows[i]);
+        if (rc && rows[i].bad_bytes)
+            *nrows = i + 1;     /* keep the failing row: it shows the damage */
+        if (rc)
+            return -1;
+        *nrows = i + 1;
+        gdr_report_row(s, &rows[i]);
+    }
+    gdr_progress_done(&progress);
+    cJSON *bye = cJSON_CreateObject();
+    int rc = gdr_oob_send(&s->oob, GDR_MSG_BYE, bye);
+    cJSON_Delete(bye);
+    return rc;
+}
+
+/* ---- server ---- */
+
+struct start_msg {
+    char phase[16];
+    uint64_t size, iters;
+    double expect_s;
+};
+
+static int parse_start(struct gdr_session *s, const cJSON *msg, uint64_t want_size,
+                       struct start_msg *st)
+{
+    char what[160];
+    snprintf(what, sizeof(what), "SIZE_START from %s", s->oob.peer);
+    if (gdr_json_str(msg, "phase", st->phase, sizeof(st->phase), what) ||
+        gdr_json_u64(msg, "size", GDR_SIZE_MAX, &st->size, what) ||
+        gdr_json_u64(msg, "iters", GDR_MAX_ITERS, &st->iters, what) ||
+        gdr_json_double(msg, "expect_s", &st->expect_s, what))
+        return -1;
+    if (strcmp(st->phase, "warmup") && strcmp(st->phase, "timed"))
+        return gdr_fail(GDR_EXIT_RUN, "%s: unknown phase '%s'", what, st->phase);
+    if (st->size != want_size)
+        return gdr_fail(GDR_EXIT_RUN, "%s: size %llu, but the next size here is %llu", what,
+                        (unsigned long long)st->size, (unsigned long long)want_size);
+    if (st->iters < min_iters(s->test))
+        return gdr_fail(GDR_EXIT_RUN, "%s: %llu iterations is too few", what,
+                        (unsigned long long)st->iters);
+    if (st->expect_s < 0 || st->expect_s > GDR_MAX_SECONDS)
+        return gdr_fail(GDR_EXIT_RUN, "%s: expect_s out of range", what);
+    return 0;
+}
+
+static int server_phase(struct gdr_session *s, const struct start_msg *st, bool *filled,
+                        struct gdr_size_result *row)
+{
+    const struct gdr_config *cfg = s->cfg;
+    bool timed = strcmp(st->phase, "timed") == 0;
+    bool dest_here = gdr_verb_lands_on_server(s->test->verb);
+    uint64_t bad = 0;
+    if (cfg->validate && !dest_here && !*filled) {
+        if (for_each_slot(s, SLOT_FILL, st->size, 0, &bad))
+            return -1;
+        *filled = true;
+    }
+    if (cfg->validate && dest_here && timed && for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
+        return -1;
+    if (s->test->verb == GDR_VERB_SEND && gdr_loop_receiver_prepare(s, st->size, st->iters))
+        return -1;
+    cJSON *msg = cJSON_CreateObject();
+    int rc = gdr_oob_send(&s->oob, GDR_MSG_READY, msg);
+    cJSON_Delete(msg);
+    if (rc)
+        return -1;
+
+    struct gdr_measure mine = {0}, theirs = {0};
+    struct gdr_cpu_mark mark;
+    gdr_cpu_mark(&mark);
+    if (s->test->verb == GDR_VERB_SEND && gdr_loop_receiver(s, st->size, st->iters, &mine))
+        return -1;
+    cJSON *done;
+    if (gdr_oob_recv(&s->oob, GDR_MSG_SIZE_DONE, st->expect_s, &done))
+        return -1;
+    mine.cpu = gdr_cpu_since(&mark);
+    char what[160];
+    snprintf(what, sizeof(what), "SIZE_DONE from %s", s->oob.peer);
+    rc = measure_from_json(done, &theirs, what);
+    cJSON_Delete(done);
+    if (rc)
+        return -1;
+    if (cfg->validate && dest_here && timed &&
+        for_each_slot(s, SLOT_CHECK, st->size, st->iters, &bad))
+        return -1;
+
+    msg = cJSON_CreateObject();
+    cJSON_AddItemToObject(msg, "measure", measure_to_json(&mine));
+    gdr_json_add_u64(msg, "bad_bytes", bad);
+    rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_RESULT, msg);
+    cJSON_Delete(msg);
+    if (rc)
+        return -1;
+    if (timed)
+        fill_row(s, row, st->size, &theirs, &mine, bad);
+    return bad ? data_check_failed(st->size, bad) : 0;
+}
+
+int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows)
+{
+    const struct gdr_size_list *sizes = &s->cfg->sizes;
+    for (size_t i = 0; i < sizes->count; i++) {
+        bool filled = false, timed = false;
+        while (!timed) {
+            unsigned type;
+            cJSON *msg;
+            /* Between sizes the client may be validating or calibrating. */
+            if (gdr_oob_recv_any(&s->oob, 0, &type, &msg))
+                return -1;
+            if (type != GDR_MSG_SIZE_START) {
+                cJSON_Delete(msg);
+                return gdr_fail(GDR_EXIT_RUN, "peer %s: expected SIZE_START for size %llu, "
+                                "got %s", s->oob.peer, (unsigned long long)sizes->size[i],
+                                gdr_msg_type_name(type));
+            }
+            struct start_msg st;
+            int rc = parse_start(s, msg, sizes->size[i], &st);
+            cJSON_Delete(msg);
+            if (rc || server_phase(s, &st, &filled, &rows[i])) {
+                if (rows[i].bad_bytes)
+                    *nrows = i + 1;
+                return -1;
+            }
+            timed = strcmp(st.phase, "timed") == 0;
+        }
+        *nrows = i + 1;
+        gdr_report_row(s, &rows[i]);
+    }
+    cJSON *bye;
+    if (gdr_oob_recv(&s->oob, GDR_MSG_BYE, 0, &bye))
+        return -1;
+    cJSON_Delete(bye);
+    return 0;
+}

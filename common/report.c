@@ -1,0 +1,201 @@
+#include "config.h"
+
+#include "report.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+static bool latency(const struct gdr_session *s)
+{
+    return s->test->metric == GDR_METRIC_LAT;
+}
+
+static const struct gdr_endpoint *client_end(const struct gdr_session *s)
+{
+    return s->is_server ? &s->remote : &s->local;
+}
+
+static const struct gdr_endpoint *server_end(const struct gdr_session *s)
+{
+    return s->is_server ? &s->local : &s->remote;
+}
+
+static void print_end(const char *role, const struct gdr_endpoint *ep)
+{
+    printf(" %-7s %s  %s port %u  %s  MTU %u  GID[%d] %s  QPs %u  buffer %s/%s\n", role,
+           ep->host, ep->device, ep->port, ep->link_layer, ep->active_mtu, ep->gid_index,
+           ep->gid, ep->num_qps, ep->placement, ep->registration);
+}
+
+void gdr_report_banner(const struct gdr_session *s)
+{
+    if (s->cfg->quiet)
+        return;
+    printf("---------------------------------------------------------------------------\n");
+    printf(" %s (gdrbench %s)  %s, %s\n", s->test->binary, PACKAGE_VERSION,
+           gdr_verb_name(s->test->verb), latency(s) ? "latency" : "bandwidth");
+    print_end("client", client_end(s));
+    print_end("server", server_end(s));
+    printf("---------------------------------------------------------------------------\n");
+}
+
+static double pct(struct gdr_cpu_use u)
+{
+    return (u.user + u.system) * 100.0;
+}
+
+void gdr_report_row(const struct gdr_session *s, const struct gdr_size_result *r)
+{
+    static bool header_done;
+    if (s->cfg->quiet)
+        return;
+    if (latency(s)) {
+        if (!header_done)
+            printf(" %10s %11s %10s %10s %10s %10s %10s %10s %10s %8s %8s\n", "#bytes",
+                   "#iterations", "min[us]", "max[us]", "median[us]", "avg[us]", "stdev[us]",
+                   "p99[us]", "p99.9[us]", "cpu_c[%]", "cpu_s[%]");
+        printf(" %10llu %11llu %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %8.1f %8.1f\n",
+               (unsigned long long)r->size, (unsigned long long)r->m.iters, r->m.lat.min * 1e6,
+               r->m.lat.max * 1e6, r->m.lat.median * 1e6, r->m.lat.mean * 1e6,
+               r->m.lat.stdev * 1e6, r->m.lat.p99 * 1e6, r->m.lat.p999 * 1e6, pct(r->cpu_client),
+               pct(r->cpu_server));
+    } else {
+        bool gbits = s->cfg->report_gbits;
+        double scale = gbits ? 8e-9 : 1e-6;
+        const char *unit = gbits ? "Gb/s" : "MB/s";
+        if (!header_done) {
+            char peak[32], avg[32];
+            snprintf(peak, sizeof(peak), "peak[%s]", unit);
+            snprintf(avg, sizeof(avg), "average[%s]", unit);
+            printf(" %10s %11s %14s %14s %14s %8s %8s\n", "#bytes", "#iterations", peak, avg,
+                   "rate[Mmsg/s]", "cpu_c[%]", "cpu_s[%]");
+        }
+        printf(" %10llu %11llu %14.2f %14.2f %14.4f %8.1f %8.1f\n", (unsigned long long)r->size,
+               (unsigned long long)r->m.iters, r->m.bw_peak * scale, r->m.bw_avg * scale,
+               r->m.msg_rate * 1e-6, pct(r->cpu_client), pct(r->cpu_server));
+    }
+    header_done = true;
+    fflush(stdout);
+}
+
+void gdr_progress_start(struct gdr_progress *p, const struct gdr_config *cfg, size_t total)
+{
+    p->enabled = !cfg->quiet && isatty(STDERR_FILENO) && total > 1;
+    p->total = total;
+    p->start_ns = gdr_now_ns();
+}
+
+void gdr_progress_show(struct gdr_progress *p, size_t index, uint64_t size)
+{
+    if (!p->enabled)
+        return;
+    double elapsed = (double)(gdr_now_ns() - p->start_ns) * 1e-9;
+    double eta = index ? elapsed / (double)index * (double)(p->total - index) : 0;
+    fprintf(stderr, "\r size %zu of %zu (%llu B)  elapsed %.0f s  remaining ~%.0f s   ",
+            index + 1, p->total, (unsigned long long)size, elapsed, eta);
+}
+
+void gdr_progress_done(struct gdr_progress *p)
+{
+    if (p->enabled)
+        fprintf(stderr, "\r%78s\r", "");
+}
+
+static cJSON *cpu_json(struct gdr_cpu_use u)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "user", u.user);
+    cJSON_AddNumberToObject(o, "system", u.system);
+    return o;
+}
+
+static cJSON *parameters_json(const struct gdr_config *cfg)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON *sizes = cJSON_AddArrayToObject(p, "sizes");
+    for (size_t i = 0; i < cfg->sizes.count; i++)
+        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)cfg->sizes.size[i]));
+    gdr_json_add_u64(p, "iters", cfg->iters);
+    cJSON_AddNumberToObject(p, "time_per_size_s", cfg->time_per_size);
+    if (cfg->warmup_auto)
+        cJSON_AddStringToObject(p, "warmup", "auto");
+    else
+        gdr_json_add_u64(p, "warmup", cfg->warmup);
+    cJSON_AddNumberToObject(p, "num_qps", cfg->num_qps);
+    cJSON_AddNumberToObject(p, "tx_depth", cfg->tx_depth);
+    cJSON_AddNumberToObject(p, "inline_size", cfg->inline_size);
+    cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
+    cJSON_AddBoolToObject(p, "validate", cfg->validate);
+    cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
+    cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
+    cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
+    return p;
+}
+
+static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    gdr_json_add_u64(o, "size", r->size);
+    gdr_json_add_u64(o, "iterations", r->m.iters);
+    gdr_json_add_u64(o, "bytes", r->m.bytes);
+    cJSON_AddNumberToObject(o, "elapsed_s", (double)r->m.elapsed_ns * 1e-9);
+    cJSON_AddNumberToObject(o, "msg_rate_per_s", r->m.msg_rate);
+    if (latency(s)) {
+        cJSON *l = cJSON_AddObjectToObject(o, "latency_s");
+        gdr_json_add_u64(l, "count", r->m.lat.count);
+        cJSON_AddNumberToObject(l, "min", r->m.lat.min);
+        cJSON_AddNumberToObject(l, "median", r->m.lat.median);
+        cJSON_AddNumberToObject(l, "mean", r->m.lat.mean);
+        cJSON_AddNumberToObject(l, "stdev", r->m.lat.stdev);
+        cJSON_AddNumberToObject(l, "p99", r->m.lat.p99);
+        cJSON_AddNumberToObject(l, "p999", r->m.lat.p999);
+        cJSON_AddNumberToObject(l, "max", r->m.lat.max);
+    } else {
+        cJSON_AddNumberToObject(o, "bw_avg_bytes_per_s", r->m.bw_avg);
+        cJSON_AddNumberToObject(o, "bw_peak_bytes_per_s", r->m.bw_peak);
+    }
+    cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
+    cJSON_AddItemToObject(cpu, "client", cpu_json(r->cpu_client));
+    cJSON_AddItemToObject(cpu, "server", cpu_json(r->cpu_server));
+    cJSON_AddBoolToObject(o, "validated", r->validated);
+    gdr_json_add_u64(o, "bad_bytes", r->bad_bytes);
+    return o;
+}
+
+cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
+                       const struct gdr_size_result *rows, size_t nrows, const char *status,
+                       const char *error)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema_version", GDR_SCHEMA_VERSION);
+    cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
+    cJSON_AddStringToObject(tool, "name", "gdrbench");
+    cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
+    cJSON_AddStringToObject(tool, "binary", s->test->binary);
+    cJSON_AddStringToObject(doc, "test", s->test->name);
+    cJSON_AddStringToObject(doc, "verb", gdr_verb_name(s->test->verb));
+    cJSON_AddStringToObject(doc, "metric", latency(s) ? "latency" : "bandwidth");
+    cJSON_AddStringToObject(doc, "role", s->is_server ? "server" : "client");
+    cJSON *cmd = cJSON_AddArrayToObject(doc, "command_line");
+    for (int i = 0; i < argc; i++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+    char end_time[32];
+    gdr_utc_iso8601(end_time, sizeof(end_time));
+    cJSON_AddStringToObject(doc, "start_time", s->start_time);
+    cJSON_AddStringToObject(doc, "end_time", end_time);
+    cJSON_AddStringToObject(doc, "status", status);
+    if (error)
+        cJSON_AddStringToObject(doc, "error", error);
+    cJSON_AddItemToObject(doc, "parameters", parameters_json(s->cfg));
+    cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
+    /* An end we never heard from (the run failed early) is left out. */
+    if (client_end(s)->device[0])
+        cJSON_AddItemToObject(ends, "client", gdr_endpoint_report_json(client_end(s)));
+    if (server_end(s)->device[0])
+        cJSON_AddItemToObject(ends, "server", gdr_endpoint_report_json(server_end(s)));
+    cJSON *results = cJSON_AddArrayToObject(doc, "results");
+    for (size_t i = 0; i < nrows; i++)
+        cJSON_AddItemToArray(results, row_json(s, &rows[i]));
+    return doc;
+}

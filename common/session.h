@@ -1,0 +1,64 @@
+/* session.h - one benchmark run between two ends: the state the harness
+ * threads through connection, sweep and report. Internal to common/. */
+#ifndef GDR_SESSION_H
+#define GDR_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "endpoint.h"
+#include "mem.h"
+#include "oob.h"
+#include "options.h"
+#include "stats.h"
+#include "test.h"
+#include "verbs.h"
+
+struct gdr_session {
+    const struct gdr_test *test;
+    const struct gdr_config *cfg;
+    bool is_server;
+    struct gdr_oob oob;
+    int listen_fd;
+    struct gdr_verbs verbs;
+    struct gdr_buffer buf;
+    struct gdr_endpoint local, remote;
+    uint64_t rx_posted[GDR_MAX_QPS];    /* receives posted this phase, per QP */
+    char start_time[32];
+};
+
+/* One side's measurement of one timed phase. */
+struct gdr_measure {
+    uint64_t iters, bytes, elapsed_ns;
+    double bw_avg, bw_peak, msg_rate;   /* bytes/s, messages/s */
+    struct gdr_lat_stats lat;           /* latency tests only */
+    struct gdr_cpu_use cpu;
+};
+
+/* One row of the report: a size, measured by the side that counts it. */
+struct gdr_size_result {
+    uint64_t size;
+    struct gdr_measure m;               /* the counting side's numbers */
+    struct gdr_cpu_use cpu_client, cpu_server;
+    bool validated;                     /* --validate ran for this size */
+    uint64_t bad_bytes;
+};
+
+/* Slots of `size` bytes the buffer holds for this size (at least 1). */
+uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size);
+
+/* The timed loops (sweep.c). Each checks for a stalled or vanished peer
+ * and for interruption. */
+int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
+/* Post a phase's first receives; the caller then tells the sender to go. */
+int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t iters);
+int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
+int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
+
+/* The per-size protocol (phase.c). */
+int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
+int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
+
+#endif

@@ -1,0 +1,86 @@
+#include "config.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+double gdr_quantile_sorted(const uint64_t *sorted_ns, size_t count, double q)
+{
+    if (count == 0)
+        return 0;
+    if (q <= 0)
+        return sorted_ns[0] * 1e-9;
+    if (q >= 1)
+        return sorted_ns[count - 1] * 1e-9;
+    double pos = q * (double)(count - 1);
+    size_t lo = (size_t)pos;
+    double frac = pos - (double)lo;
+    double lo_v = (double)sorted_ns[lo];
+    double hi_v = lo + 1 < count ? (double)sorted_ns[lo + 1] : lo_v;
+    return (lo_v + (hi_v - lo_v) * frac) * 1e-9;
+}
+
+int gdr_lat_stats_compute(uint64_t *samples_ns, size_t count, struct gdr_lat_stats *out)
+{
+    if (count == 0)
+        return -1;
+    qsort(samples_ns, count, sizeof(*samples_ns), cmp_u64);
+
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < count; i++) {
+        double x = (double)samples_ns[i];
+        double delta = x - mean;
+        mean += delta / (double)(i + 1);
+        m2 += delta * (x - mean);
+    }
+    out->count = count;
+    out->min = samples_ns[0] * 1e-9;
+    out->max = samples_ns[count - 1] * 1e-9;
+    out->mean = mean * 1e-9;
+    out->stdev = count > 1 ? sqrt(m2 / (double)(count - 1)) * 1e-9 : 0;
+    out->median = gdr_quantile_sorted(samples_ns, count, 0.5);
+    out->p99 = gdr_quantile_sorted(samples_ns, count, 0.99);
+    out->p999 = gdr_quantile_sorted(samples_ns, count, 0.999);
+    return 0;
+}
+
+double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns)
+{
+    return elapsed_ns ? (double)bytes * 1e9 / (double)elapsed_ns : 0;
+}
+
+static uint64_t window_len(uint64_t total)
+{
+    uint64_t w = total / GDR_PEAK_WINDOWS;
+    return w ? w : 1;
+}
+
+void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t total,
+                    uint64_t start_count, uint64_t start_ns)
+{
+    t->msg_bytes = msg_bytes;
+    t->total = total;
+    t->last_count = start_count;
+    t->last_ns = start_ns;
+    t->next_mark = start_count + window_len(total);
+    t->peak = 0;
+}
+
+void gdr_peak_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t now_ns)
+{
+    if (count < t->next_mark || now_ns <= t->last_ns)
+        return;
+    double bw = gdr_bandwidth((count - t->last_count) * t->msg_bytes, now_ns - t->last_ns);
+    if (bw > t->peak)
+        t->peak = bw;
+    t->last_count = count;
+    t->last_ns = now_ns;
+    t->next_mark = count + window_len(t->total);
+}

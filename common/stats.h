@@ -1,0 +1,46 @@
+/* stats.h - summary statistics of latency samples, and bandwidth maths.
+ *
+ * Percentiles interpolate linearly between the two nearest order statistics
+ * (the method numpy and R call type 7), so p50 of an even count is the mean
+ * of the middle pair. Standard deviation is the sample one (n - 1), computed
+ * with Welford's method in double precision so nanosecond samples summed
+ * over millions of iterations lose nothing. */
+#ifndef GDR_STATS_H
+#define GDR_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gdr_lat_stats {
+    uint64_t count;
+    double min, max, mean, stdev;   /* seconds */
+    double median, p99, p999;       /* seconds */
+};
+
+/* Summarise count samples given in nanoseconds. Sorts samples in place.
+ * Returns -1 when count is 0. */
+int gdr_lat_stats_compute(uint64_t *samples_ns, size_t count, struct gdr_lat_stats *out);
+
+/* The q-quantile (0 <= q <= 1) of sorted nanosecond samples, in seconds. */
+double gdr_quantile_sorted(const uint64_t *sorted_ns, size_t count, double q);
+
+/* Bandwidth in bytes per second; 0 when no time elapsed. */
+double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns);
+
+/* Peak bandwidth: the run is cut into windows at completion-count
+ * milestones; the peak is the best window. */
+#define GDR_PEAK_WINDOWS 16
+struct gdr_peak_tracker {
+    uint64_t msg_bytes;        /* bytes per completed message */
+    uint64_t total;            /* messages expected in the run */
+    uint64_t next_mark;        /* completion count ending the current window */
+    uint64_t last_count, last_ns;
+    double peak;               /* bytes/s */
+};
+
+void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t total,
+                    uint64_t start_count, uint64_t start_ns);
+/* Call with the running completion count and the time it was reached. */
+void gdr_peak_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t now_ns);
+
+#endif

@@ -1,0 +1,285 @@
+/* sweep.c - the timed loops: the sender's pipelined post/poll loop, the
+ * receiver's repost loop, and the one-at-a-time latency loop. Nothing here
+ * talks to the peer except to notice that it has gone. */
+#include "config.h"
+
+#include "session.h"
+#include "error.h"
+
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#define POLL_BATCH 32
+#define QP_SHIFT 48
+#define COUNT_MASK ((1ull << QP_SHIFT) - 1)
+
+uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size)
+{
+    uint64_t len = s->buf.len < s->remote.buf_len ? s->buf.len : s->remote.buf_len;
+    uint64_t want = s->test->metric == GDR_METRIC_LAT ? 1
+                    : (uint64_t)s->cfg->tx_depth * s->cfg->num_qps;
+    uint64_t fit = len / size;
+    uint64_t n = want < fit ? want : fit;
+    return n ? n : 1;
+}
+
+/* Messages of a run that go to QP q when messages are dealt round robin. */
+static uint64_t share_of(uint64_t iters, unsigned nqp, unsigned q)
+{
+    return iters / nqp + (q < iters % nqp);
+}
+
+struct watchdog {
+    struct gdr_session *s;
+    uint64_t size;
+    uint64_t last_progress_ns;
+    unsigned idle;
+};
+
+static int peer_gone(struct gdr_session *s, uint64_t size)
+{
+    char c;
+    ssize_t n = recv(s->oob.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n <= 0)
+        return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection at size %llu", s->oob.peer,
+                        (unsigned long long)size);
+    unsigned type;
+    cJSON *body;
+    /* The peer says why it gave up: that message becomes our error. */
+    if (gdr_oob_recv_any(&s->oob, 0, &type, &body) == 0) {
+        cJSON_Delete(body);
+        return gdr_fail(GDR_EXIT_RUN, "peer %s sent %s in the middle of size %llu", s->oob.peer,
+                        gdr_msg_type_name(type), (unsigned long long)size);
+    }
+    return -1;
+}
+
+static void watchdog_progress(struct watchdog *w, uint64_t now)
+{
+    w->last_progress_ns = now;
+    w->idle = 0;
+}
+
+/* Called when a poll found nothing; cheap except every 1024th call. */
+static int watchdog_idle(struct watchdog *w)
+{
+    if (++w->idle & 1023)
+        return 0;
+    if (gdr_interrupted)
+        return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)w->size);
+    uint64_t now = gdr_now_ns();
+    if ((double)(now - w->last_progress_ns) > w->s->cfg->timeout * 1e9)
+        return gdr_fail(GDR_EXIT_RUN, "no completion for %g s at size %llu: peer %s stalled "
+                        "(--timeout)", w->s->cfg->timeout, (unsigned long long)w->size,
+                        w->s->oob.peer);
+    if (gdr_oob_peer_gone(&w->s->oob))
+        return peer_gone(w->s, w->size);
+    return 0;
+}
+
+static enum ibv_wr_opcode opcode_of(enum gdr_verb verb)
+{
+    switch (verb) {
+    case GDR_VERB_WRITE: return IBV_WR_RDMA_WRITE;
+    case GDR_VERB_READ: return IBV_WR_RDMA_READ;
+    default: return IBV_WR_SEND;
+    }
+}
+
+static void finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counted,
+                           uint64_t elapsed_ns)
+{
+    m->elapsed_ns = elapsed_ns;
+    m->bytes = counted * size;
+    m->bw_avg = gdr_bandwidth(m->bytes, elapsed_ns);
+    m->msg_rate = elapsed_ns ? (double)counted * 1e9 / (double)elapsed_ns : 0;
+    if (m->bw_peak < m->bw_avg)
+        m->bw_peak = m->bw_avg;     /* a run shorter than one window */
+}
+
+int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+{
+    const struct gdr_config *cfg = s->cfg;
+    unsigned nqp = s->verbs.num_qps, depth = cfg->tx_depth;
+    /* Signal every `sig` posts per QP: one completion frees many WQEs, as
+     * on real workloads; the last post of each QP is always signalled. */
+    unsigned sig = depth / 2 < 64 ? depth / 2 : 64;
+    if (!sig)
+        sig = 1;
+    uint64_t posted[GDR_MAX_QPS] = {0}, completed[GDR_MAX_QPS] = {0}, share[GDR_MAX_QPS];
+    for (unsigned q = 0; q < nqp; q++)
+        share[q] = share_of(iters, nqp, q);
+    uint64_t nslots = gdr_slots_for(s, size);
+    enum ibv_wr_opcode op = opcode_of(s->test->verb);
+    unsigned inline_flag = size <= s->verbs.max_inline && op != IBV_WR_RDMA_READ ?
+                           IBV_SEND_INLINE : 0;
+    uint64_t laddr = (uintptr_t)s->buf.addr, raddr = s->remote.addr;
+    uint32_t lkey = s->buf.mr->lkey, rkey = s->remote.rkey;
+    struct gdr_peak_tracker peak;
+    struct watchdog w = {.s = s, .size = size};
+    struct ibv_wc wc[POLL_BATCH];
+    uint64_t next = 0, done = 0;
+
+    uint64_t start = gdr_now_ns();
+    gdr_peak_start(&peak, size, iters, 0, start);
+    watchdog_progress(&w, start);
+    while (done < iters) {
+        while (next < iters) {
+            unsigned q = (unsigned)(next % nqp);
+            if (posted[q] - completed[q] >= depth)
+                break;
+            uint64_t n = ++posted[q];
+            unsigned flags = inline_flag | ((n % sig == 0 || n == share[q]) ? IBV_SEND_SIGNALED : 0);
+            uint64_t off = (next % nslots) * size;
+            if (gdr_post_one(s->verbs.qp[q], op, laddr + off, lkey, (uint32_t)size, raddr + off,
+                             rkey, flags, ((uint64_t)q << QP_SHIFT) | n))
+                return -1;
+            next++;
+        }
+        int got = ibv_poll_cq(s->verbs.send_cq, POLL_BATCH, wc);
+        if (got < 0)
+            return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
+                            (unsigned long long)size);
+        if (got == 0) {
+            if (watchdog_idle(&w))
+                return -1;
+            continue;
+        }
+        for (int i = 0; i < got; i++) {
+            if (wc[i].status != IBV_WC_SUCCESS)
+                return gdr_wc_fail(&wc[i], gdr_verb_name(s->test->verb), size);
+            unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
+            uint64_t count = wc[i].wr_id & COUNT_MASK;
+            done += count - completed[q];
+            completed[q] = count;
+        }
+        uint64_t now = gdr_now_ns();
+        watchdog_progress(&w, now);
+        gdr_peak_update(&peak, done, now);
+        if (gdr_interrupted)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+    }
+    m->iters = iters;
+    m->bw_peak = peak.peak;
+    finish_measure(m, size, iters, peak.last_ns > start ? peak.last_ns - start
+                                                        : gdr_now_ns() - start);
+    return 0;
+}
+
+/* Receive j on QP q carries message j * nqp + q; it lands in that
+ * message's slot, the slot the sender sent it from, so --validate can
+ * check every slot after the run. */
+static int post_receive(struct gdr_session *s, unsigned q, uint64_t j, uint64_t size,
+                        uint64_t nslots)
+{
+    uint64_t msg = j * s->verbs.num_qps + q;
+    uint64_t off = (msg % nslots) * size;
+    return gdr_post_recv(s->verbs.qp[q], (uintptr_t)s->buf.addr + off, s->buf.mr->lkey,
+                         (uint32_t)size, ((uint64_t)q << QP_SHIFT) | j);
+}
+
+int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t iters)
+{
+    unsigned nqp = s->verbs.num_qps;
+    uint64_t nslots = gdr_slots_for(s, size);
+    for (unsigned q = 0; q < nqp; q++) {
+        uint64_t first = share_of(iters, nqp, q);
+        if (first > s->cfg->tx_depth)
+            first = s->cfg->tx_depth;
+        for (s->rx_posted[q] = 0; s->rx_posted[q] < first; s->rx_posted[q]++)
+            if (post_receive(s, q, s->rx_posted[q], size, nslots))
+                return -1;
+    }
+    return 0;
+}
+
+int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+{
+    unsigned nqp = s->verbs.num_qps;
+    uint64_t nslots = gdr_slots_for(s, size);
+    struct ibv_wc wc[POLL_BATCH];
+    struct gdr_peak_tracker peak;
+    struct watchdog w = {.s = s, .size = size};
+    uint64_t received = 0, first_ns = 0, last_ns = 0;
+
+    watchdog_progress(&w, gdr_now_ns());
+    while (received < iters) {
+        int got = ibv_poll_cq(s->verbs.recv_cq, POLL_BATCH, wc);
+        if (got < 0)
+            return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
+                            (unsigned long long)size);
+        if (got == 0) {
+            if (watchdog_idle(&w))
+                return -1;
+            continue;
+        }
+        uint64_t now = gdr_now_ns();
+        for (int i = 0; i < got; i++) {
+            if (wc[i].status != IBV_WC_SUCCESS)
+                return gdr_wc_fail(&wc[i], "receive", size);
+            if (wc[i].byte_len != size)
+                return gdr_fail(GDR_EXIT_RUN, "received %u bytes where %llu were sent",
+                                wc[i].byte_len, (unsigned long long)size);
+            unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
+            if (s->rx_posted[q] < share_of(iters, nqp, q) &&
+                post_receive(s, q, s->rx_posted[q]++, size, nslots))
+                return -1;
+        }
+        /* Time runs from the first arrival: the gaps between arrivals are
+         * what the wire delivers, without the start-up handshake. */
+        if (!received) {
+            first_ns = now;
+            gdr_peak_start(&peak, size, iters, (uint64_t)got - 1, now);
+        }
+        received += (uint64_t)got;
+        last_ns = now;
+        gdr_peak_update(&peak, received - 1, now);
+        watchdog_progress(&w, now);
+        if (gdr_interrupted)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+    }
+    m->iters = iters;
+    m->bw_peak = peak.peak;
+    finish_measure(m, size, iters - 1, last_ns - first_ns);
+    return 0;
+}
+
+int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+{
+    uint64_t *samples = malloc(iters * sizeof(*samples));
+    if (!samples)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for %llu latency samples",
+                        (unsigned long long)iters);
+    enum ibv_wr_opcode op = opcode_of(s->test->verb);
+    unsigned inline_flag = size <= s->verbs.max_inline && op != IBV_WR_RDMA_READ ?
+                           IBV_SEND_INLINE : 0;
+    struct ibv_qp *qp = s->verbs.qp[0];
+    struct watchdog w = {.s = s, .size = size};
+    struct ibv_wc wc;
+    int rc = 0;
+    uint64_t start = gdr_now_ns();
+    for (uint64_t i = 0; i < iters && !rc; i++) {
+        uint64_t t0 = gdr_now_ns();
+        watchdog_progress(&w, t0);
+        rc = gdr_post_one(qp, op, (uintptr_t)s->buf.addr, s->buf.mr->lkey, (uint32_t)size,
+                          s->remote.addr, s->remote.rkey, IBV_SEND_SIGNALED | inline_flag, i);
+        int got = 0;
+        while (!rc && (got = ibv_poll_cq(s->verbs.send_cq, 1, &wc)) == 0)
+            rc = watchdog_idle(&w);
+        samples[i] = gdr_now_ns() - t0;
+        if (!rc && got < 0)
+            rc = gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
+                          (unsigned long long)size);
+        if (!rc && wc.status != IBV_WC_SUCCESS)
+            rc = gdr_wc_fail(&wc, gdr_verb_name(s->test->verb), size);
+        if (!rc && gdr_interrupted)
+            rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+    }
+    if (!rc) {
+        m->iters = iters;
+        finish_measure(m, size, iters, gdr_now_ns() - start);
+        gdr_lat_stats_compute(samples, iters, &m->lat);
+    }
+    free(samples);
+    return rc;
+}

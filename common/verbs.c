@@ -1,0 +1,358 @@
+#include "config.h"
+
+#include "verbs.h"
+#include "error.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+unsigned gdr_mtu_bytes(enum ibv_mtu mtu)
+{
+    return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128u << mtu : 0;
+}
+
+static enum ibv_mtu mtu_enum(unsigned bytes)
+{
+    switch (bytes) {
+    case 256: return IBV_MTU_256;
+    case 512: return IBV_MTU_512;
+    case 1024: return IBV_MTU_1024;
+    case 2048: return IBV_MTU_2048;
+    default: return IBV_MTU_4096;
+    }
+}
+
+const char *gdr_link_layer_name(uint8_t link_layer)
+{
+    switch (link_layer) {
+    case IBV_LINK_LAYER_ETHERNET: return "Ethernet";
+    case IBV_LINK_LAYER_INFINIBAND: return "InfiniBand";
+    default: return "unknown";
+    }
+}
+
+/* Signalling rate in bits/s from the port's width and speed codes. */
+static double port_speed_bps(const struct ibv_port_attr *pa)
+{
+    double lanes;
+    switch (pa->active_width) {
+    case 1: lanes = 1; break;
+    case 2: lanes = 4; break;
+    case 4: lanes = 8; break;
+    case 8: lanes = 12; break;
+    case 16: lanes = 2; break;
+    default: return 0;
+    }
+    double gbps;
+    switch (pa->active_speed) {
+    case 1: gbps = 2.5; break;
+    case 2: gbps = 5; break;
+    case 4: case 8: gbps = 10; break;
+    case 16: gbps = 14; break;
+    case 32: gbps = 25; break;
+    case 64: gbps = 50; break;
+    case 128: gbps = 100; break;
+    default: return 0;
+    }
+    return lanes * gbps * 1e9;
+}
+
+static int port_is_active(struct ibv_context *ctx, int port)
+{
+    struct ibv_port_attr pa;
+    return ibv_query_port(ctx, (uint8_t)port, &pa) == 0 && pa.state == IBV_PORT_ACTIVE;
+}
+
+static int open_device(struct gdr_verbs *v, const char *want, int port)
+{
+    int n = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    if (!list || n == 0) {
+        if (list)
+            ibv_free_device_list(list);
+        return gdr_fail(GDR_EXIT_ENV, "no RDMA device found (ibv_devices lists none; "
+                        "is an RDMA driver loaded? gdr_doctor checks)");
+    }
+    char names[256] = "";
+    for (int i = 0; i < n && !v->ctx; i++) {
+        const char *name = ibv_get_device_name(list[i]);
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", name);
+        if (want && strcmp(want, name))
+            continue;
+        struct ibv_context *ctx = ibv_open_device(list[i]);
+        if (!ctx) {
+            if (want) {
+                ibv_free_device_list(list);
+                return gdr_fail(GDR_EXIT_ENV, "cannot open RDMA device %s: %s", name,
+                                strerror(errno));
+            }
+            continue;
+        }
+        if (!want && !port_is_active(ctx, port)) {
+            ibv_close_device(ctx);
+            continue;
+        }
+        v->ctx = ctx;
+        snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
+    }
+    ibv_free_device_list(list);
+    if (!v->ctx)
+        return want ? gdr_fail(GDR_EXIT_ENV, "RDMA device '%s' not found (have: %s)", want, names)
+                    : gdr_fail(GDR_EXIT_ENV, "no RDMA device has port %d active (have: %s)",
+                               port, names);
+    return 0;
+}
+
+/* On Ethernet: the first RoCEv2 GID holding an IPv4-mapped address, so
+ * users need not guess -x; else the first RoCEv2 GID; else index 0. */
+static int choose_gid(struct gdr_verbs *v)
+{
+    int fallback = -1;
+    for (int i = 0; i < v->port_attr.gid_tbl_len; i++) {
+        struct ibv_gid_entry e;
+        if (ibv_query_gid_ex(v->ctx, (uint32_t)v->port, (uint32_t)i, &e, 0))
+            continue;
+        if (e.gid_type != IBV_GID_TYPE_ROCE_V2)
+            continue;
+        static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (memcmp(e.gid.raw, v4_prefix, sizeof(v4_prefix)) == 0)
+            return i;
+        if (fallback < 0)
+            fallback = i;
+    }
+    return fallback >= 0 ? fallback : 0;
+}
+
+int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index)
+{
+    memset(v, 0, sizeof(*v));
+    v->port = port;
+    if (open_device(v, dev_name, port))
+        return -1;
+    if (ibv_query_device(v->ctx, &v->dev_attr))
+        return gdr_fail(GDR_EXIT_ENV, "%s: ibv_query_device failed: %s", v->dev_name,
+                        strerror(errno));
+    if (port > v->dev_attr.phys_port_cnt)
+        return gdr_fail(GDR_EXIT_USAGE, "%s has %u port(s); --ib-port %d does not exist",
+                        v->dev_name, v->dev_attr.phys_port_cnt, port);
+    if (ibv_query_port(v->ctx, (uint8_t)port, &v->port_attr))
+        return gdr_fail(GDR_EXIT_ENV, "%s port %d: ibv_query_port failed: %s", v->dev_name, port,
+                        strerror(errno));
+    if (v->port_attr.state != IBV_PORT_ACTIVE)
+        return gdr_fail(GDR_EXIT_ENV, "%s port %d is not active (state %s)", v->dev_name, port,
+                        ibv_port_state_str(v->port_attr.state));
+
+    bool ethernet = v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+    if (gid_index >= 0 && gid_index >= v->port_attr.gid_tbl_len)
+        return gdr_fail(GDR_EXIT_USAGE, "--gid-index %d: %s port %d has %d GIDs", gid_index,
+                        v->dev_name, port, v->port_attr.gid_tbl_len);
+    v->gid_index = gid_index >= 0 ? gid_index : ethernet ? choose_gid(v) : -1;
+    if (v->gid_index >= 0) {
+        if (ibv_query_gid(v->ctx, (uint8_t)port, v->gid_index, &v->gid))
+            return gdr_fail(GDR_EXIT_ENV, "%s port %d: cannot read GID %d: %s", v->dev_name,
+                            port, v->gid_index, strerror(errno));
+        static const uint8_t zero[16];
+        if (memcmp(v->gid.raw, zero, sizeof(zero)) == 0)
+            return gdr_fail(GDR_EXIT_USAGE, "%s port %d: GID index %d is empty (no address)",
+                            v->dev_name, port, v->gid_index);
+    }
+    /* A random starting PSN, as the IB spec recommends. */
+    v->psn = (uint32_t)(lrand48() ^ getpid()) & 0xffffff;
+    return 0;
+}
+
+static int qp_to_init(struct gdr_verbs *v, struct ibv_qp *qp)
+{
+    struct ibv_qp_attr a = {
+        .qp_state = IBV_QPS_INIT,
+        .pkey_index = 0,
+        .port_num = (uint8_t)v->port,
+        .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                           IBV_ACCESS_REMOTE_READ,
+    };
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                      IBV_QP_ACCESS_FLAGS))
+        return gdr_fail(GDR_EXIT_RUN, "%s: QP %u to INIT failed: %s", v->dev_name, qp->qp_num,
+                        strerror(errno));
+    return 0;
+}
+
+int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
+                     unsigned recv_depth, unsigned inline_size)
+{
+    v->pd = ibv_alloc_pd(v->ctx);
+    if (!v->pd)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_alloc_pd failed: %s", v->dev_name, strerror(errno));
+    int max_cqe = v->dev_attr.max_cqe;
+    int send_cqe = (int)(send_depth * num_qps) + 1, recv_cqe = (int)(recv_depth * num_qps) + 1;
+    if (send_cqe > max_cqe || recv_cqe > max_cqe)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %u QPs x depth %u needs %d CQ entries; the device "
+                        "allows %d", v->dev_name, num_qps, send_depth > recv_depth ? send_depth :
+                        recv_depth, send_cqe > recv_cqe ? send_cqe : recv_cqe, max_cqe);
+    v->send_cq = ibv_create_cq(v->ctx, send_cqe, NULL, NULL, 0);
+    v->recv_cq = v->send_cq ? ibv_create_cq(v->ctx, recv_cqe, NULL, NULL, 0) : NULL;
+    if (!v->send_cq || !v->recv_cq)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_cq(%d) failed: %s", v->dev_name,
+                        send_cqe > recv_cqe ? send_cqe : recv_cqe, strerror(errno));
+    if ((int)send_depth > v->dev_attr.max_qp_wr || (int)recv_depth > v->dev_attr.max_qp_wr)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: depth %u exceeds the device's %d work requests "
+                        "per QP", v->dev_name, send_depth > recv_depth ? send_depth : recv_depth,
+                        v->dev_attr.max_qp_wr);
+    for (unsigned i = 0; i < num_qps; i++) {
+        struct ibv_qp_init_attr ia = {
+            .send_cq = v->send_cq,
+            .recv_cq = v->recv_cq,
+            .qp_type = IBV_QPT_RC,
+            .sq_sig_all = 0,
+            .cap = {.max_send_wr = send_depth, .max_recv_wr = recv_depth,
+                    .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = inline_size},
+        };
+        v->qp[i] = ibv_create_qp(v->pd, &ia);
+        if (!v->qp[i])
+            return gdr_fail(inline_size ? GDR_EXIT_USAGE : GDR_EXIT_RUN,
+                            "%s: ibv_create_qp failed (depth %u, inline %u): %s", v->dev_name,
+                            send_depth, inline_size, strerror(errno));
+        v->num_qps = i + 1;
+        v->max_inline = ia.cap.max_inline_data;
+        if (qp_to_init(v, v->qp[i]))
+            return -1;
+    }
+    return 0;
+}
+
+void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep)
+{
+    gethostname(ep->host, sizeof(ep->host) - 1);
+    snprintf(ep->device, sizeof(ep->device), "%s", v->dev_name);
+    ep->port = (unsigned)v->port;
+    snprintf(ep->link_layer, sizeof(ep->link_layer), "%s",
+             gdr_link_layer_name(v->port_attr.link_layer));
+    ep->active_mtu = gdr_mtu_bytes(v->port_attr.active_mtu);
+    ep->speed_bps = port_speed_bps(&v->port_attr);
+    ep->gid_index = v->gid_index;
+    if (v->gid_index >= 0) {
+        memcpy(ep->gid_raw, v->gid.raw, 16);
+        inet_ntop(AF_INET6, v->gid.raw, ep->gid, sizeof(ep->gid));
+    } else {
+        snprintf(ep->gid, sizeof(ep->gid), "none");
+    }
+    ep->lid = v->port_attr.lid;
+    ep->num_qps = v->num_qps;
+    for (unsigned i = 0; i < v->num_qps; i++)
+        ep->qpn[i] = v->qp[i]->qp_num;
+    ep->psn = v->psn;
+}
+
+static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_endpoint *r,
+                     uint32_t remote_qpn, enum ibv_mtu mtu)
+{
+    uint8_t rd_atom = v->dev_attr.max_qp_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_rd_atom;
+    uint8_t init_rd = v->dev_attr.max_qp_init_rd_atom > 16 ? 16 :
+                      (uint8_t)v->dev_attr.max_qp_init_rd_atom;
+    struct ibv_qp_attr a = {
+        .qp_state = IBV_QPS_RTR,
+        .path_mtu = mtu,
+        .dest_qp_num = remote_qpn,
+        .rq_psn = r->psn,
+        .max_dest_rd_atomic = rd_atom ? rd_atom : 1,
+        .min_rnr_timer = 12,        /* 0.64 ms: receivers repost quickly */
+        .ah_attr = {.dlid = r->lid, .sl = 0, .port_num = (uint8_t)v->port},
+    };
+    if (v->gid_index >= 0) {
+        a.ah_attr.is_global = 1;
+        memcpy(a.ah_attr.grh.dgid.raw, r->gid_raw, 16);
+        a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
+        a.ah_attr.grh.hop_limit = 64;
+    }
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+        return gdr_fail(GDR_EXIT_RUN, "%s: QP %u to RTR (remote QP %u on %s) failed: %s",
+                        v->dev_name, qp->qp_num, remote_qpn, r->host, strerror(errno));
+    struct ibv_qp_attr b = {
+        .qp_state = IBV_QPS_RTS,
+        .timeout = 14,              /* 4.096 us * 2^14 = 67 ms per retry */
+        .retry_cnt = 7,
+        .rnr_retry = 7,             /* 7 = retry forever on receiver-not-ready */
+        .sq_psn = v->psn,
+        .max_rd_atomic = init_rd ? init_rd : 1,
+    };
+    if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+        return gdr_fail(GDR_EXIT_RUN, "%s: QP %u to RTS failed: %s", v->dev_name, qp->qp_num,
+                        strerror(errno));
+    return 0;
+}
+
+int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu)
+{
+    if (remote->num_qps != v->num_qps)
+        return gdr_fail(GDR_EXIT_RUN, "peer %s has %u QPs, we have %u", remote->host,
+                        remote->num_qps, v->num_qps);
+    if ((v->gid_index >= 0) != (remote->gid_index >= 0))
+        return gdr_fail(GDR_EXIT_RUN, "peer %s %s a GID but we %s: link layers differ?",
+                        remote->host, remote->gid_index >= 0 ? "uses" : "does not use",
+                        v->gid_index >= 0 ? "do" : "do not");
+    unsigned local_mtu = gdr_mtu_bytes(v->port_attr.active_mtu);
+    unsigned path = mtu ? mtu : local_mtu < remote->active_mtu ? local_mtu : remote->active_mtu;
+    if (path < 256)
+        path = 256;
+    for (unsigned i = 0; i < v->num_qps; i++)
+        if (qp_to_rts(v, v->qp[i], remote, remote->qpn[i], mtu_enum(path)))
+            return -1;
+    return 0;
+}
+
+void gdr_verbs_close(struct gdr_verbs *v)
+{
+    for (unsigned i = v->num_qps; i-- > 0;)
+        if (v->qp[i])
+            ibv_destroy_qp(v->qp[i]);
+    v->num_qps = 0;
+    if (v->recv_cq)
+        ibv_destroy_cq(v->recv_cq);
+    if (v->send_cq)
+        ibv_destroy_cq(v->send_cq);
+    if (v->pd)
+        ibv_dealloc_pd(v->pd);
+    if (v->ctx)
+        ibv_close_device(v->ctx);
+    memset(v, 0, sizeof(*v));
+}
+
+int gdr_post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32_t lkey,
+                 uint32_t len, uint64_t raddr, uint32_t rkey, unsigned flags, uint64_t wr_id)
+{
+    struct ibv_sge sge = {.addr = laddr, .length = len, .lkey = lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op, .send_flags = flags,
+        .wr.rdma = {.remote_addr = raddr, .rkey = rkey},
+    }, *bad;
+    int rc = ibv_post_send(qp, &wr, &bad);
+    if (rc)
+        return gdr_fail(GDR_EXIT_RUN, "ibv_post_send on QP %u (%u bytes) failed: %s", qp->qp_num,
+                        len, strerror(rc));
+    return 0;
+}
+
+int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id)
+{
+    struct ibv_sge sge = {.addr = laddr, .length = len, .lkey = lkey};
+    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1}, *bad;
+    int rc = ibv_post_recv(qp, &wr, &bad);
+    if (rc)
+        return gdr_fail(GDR_EXIT_RUN, "ibv_post_recv on QP %u (%u bytes) failed: %s", qp->qp_num,
+                        len, strerror(rc));
+    return 0;
+}
+
+int gdr_wc_fail(const struct ibv_wc *wc, const char *op, uint64_t size)
+{
+    return gdr_fail(GDR_EXIT_RUN, "%s of %llu bytes failed on QP %u: %s (status %d, vendor "
+                    "error 0x%x)", op, (unsigned long long)size, wc->qp_num,
+                    ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+}

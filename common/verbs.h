@@ -1,0 +1,62 @@
+/* verbs.h - the verbs lifecycle: device and port choice, GID choice, PD,
+ * CQs, RC queue pairs and their walk to RTS, and the post/poll helpers the
+ * timed loops use. Resources are created in gdr_verbs_open/_create and
+ * released in reverse order by gdr_verbs_close, whatever state they are in. */
+#ifndef GDR_VERBS_H
+#define GDR_VERBS_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "endpoint.h"
+#include "options.h"
+
+struct gdr_verbs {
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_cq *send_cq, *recv_cq;
+    struct ibv_qp *qp[GDR_MAX_QPS];
+    unsigned num_qps;
+    struct ibv_device_attr dev_attr;
+    struct ibv_port_attr port_attr;
+    int port;
+    int gid_index;              /* -1 on InfiniBand: LID routing, no GRH */
+    union ibv_gid gid;
+    char dev_name[64];
+    uint32_t max_inline;        /* what the QPs were created with */
+    uint32_t psn;
+};
+
+/* Open the named device (NULL: the first with an active port) and choose
+ * the GID: the requested index, or on Ethernet the RoCEv2 GID that holds
+ * an IPv4 address. */
+int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index);
+
+/* PD, CQs and num_qps RC queue pairs in INIT. */
+int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
+                     unsigned recv_depth, unsigned inline_size);
+
+/* Fill the local facts of an endpoint (not the buffer fields). */
+void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep);
+
+/* Move every QP to RTR then RTS against the remote endpoint. mtu 0: the
+ * smaller of both ports' active MTUs. */
+int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu);
+
+void gdr_verbs_close(struct gdr_verbs *v);
+
+/* Post one RDMA write/read or send on qp. */
+int gdr_post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32_t lkey,
+                 uint32_t len, uint64_t raddr, uint32_t rkey, unsigned flags, uint64_t wr_id);
+int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len,
+                  uint64_t wr_id);
+
+/* Turn a failed work completion into the run's error, naming the
+ * operation and the size. */
+int gdr_wc_fail(const struct ibv_wc *wc, const char *op, uint64_t size);
+
+unsigned gdr_mtu_bytes(enum ibv_mtu mtu);
+const char *gdr_link_layer_name(uint8_t link_layer);
+
+#endif
