@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Check gdrbench result documents: the JSON Schema, every size of the sweep
+present in order, and numbers that are consistent with each other.
+
+Usage: check_result.py --schema FILE [--role client|server] [--test NAME]
+                       [--pair SERVER_JSON] [--expect-placement C:S] RESULT...
+Exits 1 with one line per problem."""
+import argparse
+import json
+import sys
+
+import jsonschema
+
+
+def problems(doc, args):
+    out = []
+    params = doc["parameters"]
+    rows = doc["results"]
+    if doc["status"] != "complete":
+        out.append(f"status is {doc['status']}: {doc.get('error')}")
+    if args.role and doc["role"] != args.role:
+        out.append(f"role {doc['role']}, expected {args.role}")
+    if args.test and doc["test"] != args.test:
+        out.append(f"test {doc['test']}, expected {args.test}")
+    sizes = [r["size"] for r in rows]
+    if sizes != params["sizes"]:
+        out.append(f"sizes in results {sizes} != swept sizes {params['sizes']}")
+    for end in ("client", "server"):
+        if end not in doc["ends"]:
+            out.append(f"ends.{end} missing")
+    if args.expect_placement:
+        want = args.expect_placement.split(":")
+        got = [doc["ends"][e]["placement"] for e in ("client", "server")]
+        if got != want:
+            out.append(f"placements {got}, expected {want}")
+    for r in rows:
+        where = f"size {r['size']}"
+        if r["iterations"] < 1:
+            out.append(f"{where}: no iterations")
+        counted = r["iterations"] - 1 if doc["test"] == "send_bw" else r["iterations"]
+        if r["bytes"] != counted * r["size"]:
+            out.append(f"{where}: bytes {r['bytes']} != {counted} x {r['size']}")
+        if r["elapsed_s"] <= 0:
+            out.append(f"{where}: elapsed {r['elapsed_s']}")
+        if doc["metric"] == "bandwidth":
+            if not r["bw_avg_bytes_per_s"] > 0:
+                out.append(f"{where}: bandwidth {r['bw_avg_bytes_per_s']}")
+            if r["bw_peak_bytes_per_s"] < r["bw_avg_bytes_per_s"]:
+                out.append(f"{where}: peak below average")
+            expect = r["bytes"] / r["elapsed_s"]
+            if abs(expect - r["bw_avg_bytes_per_s"]) > 1e-6 * expect:
+                out.append(f"{where}: bandwidth != bytes / elapsed")
+        else:
+            lat = r["latency_s"]
+            chain = [lat["min"], lat["median"], lat["p99"], lat["p999"], lat["max"]]
+            if chain != sorted(chain) or lat["min"] <= 0:
+                out.append(f"{where}: latency not ordered min<=median<=p99<=p999<=max: {chain}")
+            if not lat["min"] <= lat["mean"] <= lat["max"]:
+                out.append(f"{where}: mean outside [min, max]")
+            if lat["count"] != r["iterations"]:
+                out.append(f"{where}: {lat['count']} samples for {r['iterations']} iterations")
+        if params["validate"] and not (r["validated"] and r["bad_bytes"] == 0):
+            out.append(f"{where}: data check: validated={r['validated']} bad={r['bad_bytes']}")
+        for end in ("client", "server"):
+            cpu = r["cpu"][end]
+            if not (0 <= cpu["user"] <= 64 and 0 <= cpu["system"] <= 64):
+                out.append(f"{where}: cpu.{end} out of range: {cpu}")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--schema", required=True)
+    ap.add_argument("--role")
+    ap.add_argument("--test")
+    ap.add_argument("--pair", help="the server's document: its rows must match")
+    ap.add_argument("--expect-placement")
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    with open(args.schema) as f:
+        schema = json.load(f)
+    bad = 0
+    for path in args.files:
+        with open(path) as f:
+            doc = json.load(f)
+        try:
+            jsonschema.validate(doc, schema)
+            found = problems(doc, args)
+        except jsonschema.ValidationError as e:
+            found = [f"schema: {e.message} at {'/'.join(map(str, e.absolute_path))}"]
+        if args.pair and not found:
+            with open(args.pair) as f:
+                other = json.load(f)
+            if other["results"] != doc["results"]:
+                found.append(f"server document {args.pair} has different rows")
+        for p in found:
+            print(f"{path}: {p}", file=sys.stderr)
+        bad += bool(found)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+# tests/lib.sh - shared by the shell tests: where things are, how to fail
+# or skip, and how to run a command in the soft-RoCE lab.
+# Usage: . "$(dirname "$0")/../lib.sh"
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+top_srcdir=$(cd "$top_srcdir" && pwd)
+top_builddir=$(cd "$top_builddir" && pwd)
+bench=$top_builddir/bench
+PYTHON=${PYTHON:-/usr/bin/python3}
+test_name=$(basename "$0")
+
+fail() { echo "FAIL: $test_name: $*" >&2; exit 1; }
+skip() { echo "SKIP: $test_name: $*" >&2; exit 77; }
+note() { echo "# $*"; }
+
+# Run "$@" in the lab; the lab's own failures (3 = missing prerequisite,
+# 124 = timeout, 125 = boot failure) fail the test in CI and skip it
+# elsewhere only when a prerequisite is missing.
+lab() {
+    "${GDR_RXE_LAB:-$top_srcdir/ci/rxe-lab}" "$@"
+    rc=$?
+    if [ $rc -eq 3 ]; then
+        [ "${CI:-}" = true ] && fail "the lab is missing a prerequisite (see above)"
+        skip "the lab is missing a prerequisite (see above)"
+    fi
+    return $rc
+}
+
+# A scratch directory, removed on exit, shareable with the lab. Under /var/tmp
+# because the lab gives the guest a fresh /tmp.
+scratch() {
+    scratch_dir=$(mktemp -d /var/tmp/gdr-test.XXXXXX) || fail "mktemp"
+    trap 'rm -rf "$scratch_dir"' EXIT
+}
+
+# Check a result document: schema, every size present, consistent numbers.
+check_result() {
+    "$PYTHON" "$top_srcdir/tests/integration/check_result.py" \
+        --schema "$top_srcdir/results/schema/result.schema.json" "$@" ||
+        fail "result check failed: $*"
+}
