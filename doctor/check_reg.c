@@ -54,6 +54,6 @@ int gdr_doc_check_registration(struct gdr_doc_ctx *ctx)
 				   ctx->verbs_dmabuf == 1 ? "supported" : "not checked (captured tree)");
 	return gdr_doc_add(ctx, "registration", "system", GDR_DOC_FAIL,
 			   "modprobe nvidia_peermem (NVIDIA driver >= 470), or use kernel >= 5.12 with the NVIDIA open kernel module >= 515 for dma-buf",
-			   "no way to register GPU memory: nvidia_peermem not loaded; dma-buf not possible%s",
-			   why[0] ? why : "");
+			   "no way to register GPU memory: nvidia_peermem not loaded; dma-buf not possible: %s",
+			   why[0] ? why + 2 : "reason unknown");
 }
