@@ -1,0 +1,57 @@
+#!/bin/sh
+# Per-check verdicts (registration, BAR1, IOMMU, ACS, ports) and exit codes.
+. "$(dirname "$0")/lib.sh"
+
+# Healthy PIX box: nothing fails.
+run pix
+expect_rc 0 "pix exit"
+expect_line '^PASS +registration +system: nvidia_peermem loaded' "pix registration"
+expect_line '^PASS +bar1 +0000:03:00.0: BAR1 32 GiB \(resource 1\)' "pix bar1"
+expect_line '^PASS +acs +mlx5_0<->0000:03:00.0: no ACS redirect on the 3 bridge' "pix acs"
+expect_line '^PASS +port +mlx5_0/1: ACTIVE, InfiniBand, 200 Gb/sec' "pix port"
+expect_line '^PASS +iommu +system: no IOMMU active' "pix iommu"
+expect_no_line '^FAIL' "pix has no FAIL"
+run pix --json
+expect_json '"method":"peermem"' "pix JSON method"
+expect_json '"bar1_bytes":34359738368,"bar1_resource_index":1' "pix JSON bar1"
+expect_json '"rate_bytes_per_s":25000000000' "pix JSON rate in bytes/s"
+expect_json '"exit_code":0' "pix JSON exit code"
+
+# Small BAR1.
+run smallbar
+expect_rc 1 "smallbar exit"
+expect_line '^FAIL +bar1 +0000:03:00.0: BAR1 256 MiB .*small BAR' "smallbar verdict"
+expect_line 'fix: enable Above 4G Decoding and Resizable BAR' "smallbar fix"
+
+# No peermem but dma-buf possible.
+run dmabuf
+expect_rc 0 "dmabuf exit"
+expect_line '^PASS +registration +system: dma-buf: kernel 6.5.0-35-generic, NVIDIA open kernel module 550.54.14' "dmabuf verdict"
+run dmabuf --json
+expect_json '"peermem":false,"kernel_dmabuf":true,"nvidia_open_module":true,"verbs_dmabuf":null,"dmabuf":true,"method":"dmabuf"' "dmabuf JSON"
+
+# Neither peermem nor dma-buf.
+run noreg
+expect_rc 1 "noreg exit"
+expect_line '^FAIL +registration +system: .*kernel 5.4.0-150-generic < 5.12.*proprietary.*470.223.02 < 515' "noreg reasons"
+expect_line 'fix: modprobe nvidia_peermem' "noreg fix"
+run noreg --json
+expect_json '"method":"none"' "noreg JSON method"
+
+# ACS redirect below the root complex fails; RoCE with MTU 1500 warns.
+run pxb
+expect_rc 1 "pxb exit"
+expect_line '^FAIL +acs +mlx5_0<->0000:05:00.0: .*at 0000:02:00.0 \(ctrl 0x001d\)' "pxb acs"
+expect_line '^WARN +port +mlx5_0/1: ACTIVE, Ethernet \(RoCE\) on enp6s0f0np0, .*MTU 1500' "pxb mtu"
+
+# Config space cut at 64 bytes (non-root): ACS UNKNOWN; IOMMU translating: WARN.
+run phb
+expect_rc 0 "phb exit"
+expect_line '^UNKNOWN +acs .*unreadable for 0000:00:02.0 0000:00:01.0' "phb acs unknown"
+expect_line 'fix: run gdr_doctor as root' "phb acs fix"
+expect_line '^WARN +iommu +system: IOMMU translates DMA for 0000:01:00.0=DMA-FQ' "phb iommu"
+
+# IOMMU in passthrough.
+run sys
+expect_line '^PASS +iommu +system: IOMMU on in passthrough mode' "sys iommu"
+finish
