@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs inside the soft-RoCE lab (see host-host.test): every benchmark as
+# server and client on rxe0, with --validate, over a sweep of sizes, and the
+# cases that must fail cleanly. Writes JSON, outputs and exit codes to $1.
+out=$1
+bench=$2
+dev=${GDR_LAB_DEV:-rxe0}
+addr=${GDR_LAB_ADDR:-198.18.0.1}
+port=18600
+
+# pair NAME SERVER_ARGS -- CLIENT_ARGS: one server/client run; records
+# NAME.server.rc, NAME.client.rc and their outputs.
+pair() {
+    name=$1; shift
+    server_args=""
+    while [ "$1" != "--" ]; do server_args="$server_args $1"; shift; done
+    shift
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    "$bench/$tool" -d "$dev" -p $port --timeout=30 $server_args \
+        >"$out/$name.server.out" 2>&1 &
+    spid=$!
+    "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
+    echo $? >"$out/$name.client.rc"
+    wait $spid
+    echo $? >"$out/$name.server.rc"
+}
+
+sweep="--sizes=1:1M:4 -n 64 --validate"
+for t in write_bw read_lat send_bw; do
+    tool=gdr_$t
+    pair "$t" $sweep --json="$out/$t.server.json" -- $sweep --json="$out/$t.client.json"
+done
+
+tool=gdr_write_bw
+pair write_bw_qp4 -q 4 -t 16 --sizes=4K:256K:4 -n 100 --validate \
+    -- -q 4 -t 16 --sizes=4K:256K:4 -n 100 --validate --json="$out/write_bw_qp4.client.json"
+pair write_bw_inline -I 64 --sizes=8:64:2 -n 200 --validate \
+    -- -I 64 --sizes=8:64:2 -n 200 --validate --json="$out/write_bw_inline.client.json"
+pair write_bw_tps --sizes=64:64K:32 --time-per-size=0.3 \
+    -- --sizes=64:64K:32 --time-per-size=0.3 --json="$out/write_bw_tps.client.json"
+pair mismatch -n 10 -- -n 20
+tool=gdr_send_bw
+pair send_bw_qp2 -q 2 -t 8 -s 4096 -n 101 --validate \
+    -- -q 2 -t 8 -s 4096 -n 101 --validate --json="$out/send_bw_qp2.client.json"
+# A server of one test and a client of another.
+port=$((port + 1))
+"$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &
+spid=$!
+"$bench/gdr_send_bw" -d "$dev" -p $port --timeout=20 "$addr" >"$out/wrongtest.client.out" 2>&1
+echo $? >"$out/wrongtest.client.rc"
+wait $spid
+echo $? >"$out/wrongtest.server.rc"
+# A device that does not exist.
+"$bench/gdr_write_bw" -d nosuchdev0 >"$out/nodev.out" 2>&1
+echo $? >"$out/nodev.rc"
+exit 0
