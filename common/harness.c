@@ -167,13 +167,18 @@ static int exchange_endpoints(struct gdr_session *s)
     return 0;
 }
 
-static int setup_local(struct gdr_session *s)
+/* A receiver that reposts only after polling lags the sender's view of
+ * completions; four receives per send in flight keep it from running dry
+ * (each dry spell is an RNR NAK and a retransmission, not bandwidth). */
+static unsigned recv_depth(const struct gdr_session *s)
+{
+    return s->test->verb == GDR_VERB_SEND ? 4 * s->cfg->tx_depth : 1;
+}
+
+/* The buffer, once the PD exists, and this end's facts for the peer. */
+static int setup_buffer(struct gdr_session *s)
 {
     const struct gdr_config *cfg = s->cfg;
-    unsigned recv_depth = s->test->verb == GDR_VERB_SEND ? cfg->tx_depth : 1;
-    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
-        gdr_verbs_create(&s->verbs, cfg->num_qps, cfg->tx_depth, recv_depth, cfg->inline_size))
-        return -1;
     if (cfg->inline_size > s->verbs.max_inline)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: %s allows at most %u", cfg->inline_size,
                         s->verbs.dev_name, s->verbs.max_inline);
@@ -188,16 +193,39 @@ static int setup_local(struct gdr_session *s)
     return 0;
 }
 
+/* Without rdma_cm the device is ours to choose, before any peer shows up,
+ * so a missing device is reported before waiting on the network. */
+static int setup_local(struct gdr_session *s)
+{
+    const struct gdr_config *cfg = s->cfg;
+    if (cfg->rdma_cm)
+        return 0;
+    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
+        gdr_verbs_create(&s->verbs, cfg->num_qps, cfg->tx_depth, recv_depth(s), cfg->inline_size))
+        return -1;
+    return setup_buffer(s);
+}
+
 static int connect_peer(struct gdr_session *s)
 {
     const struct gdr_config *cfg = s->cfg;
     if (s->is_server) {
+        if (cfg->rdma_cm && gdr_cm_listen(&s->cm, cfg->bind_addr, cfg->tcp_port, cfg->timeout))
+            return -1;
         if (gdr_oob_listen(cfg->bind_addr, cfg->tcp_port, &s->listen_fd) ||
             gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob) || server_hello(s))
             return -1;
-    } else if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) ||
-               client_hello(s)) {
-        return -1;
+    } else {
+        if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) ||
+            client_hello(s))
+            return -1;
+        if (cfg->rdma_cm && gdr_cm_client(&s->cm, cfg->server, cfg->tcp_port, cfg->timeout))
+            return -1;
+    }
+    if (cfg->rdma_cm) {
+        /* rdma_cm picks the device and walks the QPs to RTS itself. */
+        return gdr_cm_connect(s->cm, &s->verbs, cfg, cfg->tx_depth, recv_depth(s)) ||
+               setup_buffer(s) || exchange_endpoints(s) ? -1 : 0;
     }
     return exchange_endpoints(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu) ? -1 : 0;
 }
@@ -205,7 +233,9 @@ static int connect_peer(struct gdr_session *s)
 static void teardown(struct gdr_session *s)
 {
     gdr_buffer_destroy(&s->buf);
+    gdr_cm_release_qps(s->cm, &s->verbs);
     gdr_verbs_close(&s->verbs);
+    gdr_cm_destroy(s->cm);
     gdr_oob_close(&s->oob);
     if (s->listen_fd >= 0)
         close(s->listen_fd);

@@ -269,6 +269,10 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
     if (cfg->server && cfg->bind_addr)
         return gdr_fail(GDR_EXIT_USAGE, "--bind is for the server; the client connects to %s",
                         cfg->server);
+    if (cfg->rdma_cm && cfg->gid_index >= 0)
+        return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
+    if (cfg->rdma_cm && cfg->mtu)
+        return gdr_fail(GDR_EXIT_USAGE, "--mtu: with --rdma_cm, rdma_cm chooses the path MTU");
 #ifndef HAVE_RDMACM
     if (cfg->rdma_cm)
         return gdr_fail(GDR_EXIT_ENV, "--rdma_cm: this build has no librdmacm");

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "cm.h"
 #include "endpoint.h"
 #include "mem.h"
 #include "oob.h"
@@ -23,6 +24,7 @@ struct gdr_session {
     struct gdr_oob oob;
     int listen_fd;
     struct gdr_verbs verbs;
+    struct gdr_cm *cm;                  /* -R only */
     struct gdr_buffer buf;
     struct gdr_endpoint local, remote;
     uint64_t rx_posted[GDR_MAX_QPS];    /* receives posted this phase, per QP */

@@ -67,9 +67,10 @@ void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t tot
 {
     t->msg_bytes = msg_bytes;
     t->total = total;
-    t->last_count = start_count;
-    t->last_ns = start_ns;
+    t->prev_count = t->last_count = start_count;
+    t->prev_ns = t->last_ns = start_ns;
     t->next_mark = start_count + window_len(total);
+    t->segments = 0;
     t->peak = 0;
 }
 
@@ -77,9 +78,13 @@ void gdr_peak_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t now_ns
 {
     if (count < t->next_mark || now_ns <= t->last_ns)
         return;
-    double bw = gdr_bandwidth((count - t->last_count) * t->msg_bytes, now_ns - t->last_ns);
-    if (bw > t->peak)
-        t->peak = bw;
+    if (++t->segments >= 2) {
+        double bw = gdr_bandwidth((count - t->prev_count) * t->msg_bytes, now_ns - t->prev_ns);
+        if (bw > t->peak)
+            t->peak = bw;
+    }
+    t->prev_count = t->last_count;
+    t->prev_ns = t->last_ns;
     t->last_count = count;
     t->last_ns = now_ns;
     t->next_mark = count + window_len(t->total);

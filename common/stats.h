@@ -27,14 +27,20 @@ double gdr_quantile_sorted(const uint64_t *sorted_ns, size_t count, double q);
 /* Bandwidth in bytes per second; 0 when no time elapsed. */
 double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns);
 
-/* Peak bandwidth: the run is cut into windows at completion-count
- * milestones; the peak is the best window. */
+/* Peak bandwidth: the run is cut into GDR_PEAK_WINDOWS segments at
+ * completion-count milestones, and the peak is the best rate over two
+ * adjacent segments (1/8 of the run). Spanning two segments keeps a burst
+ * of completions reported together (as receivers see after a retransmit)
+ * from passing for bandwidth. A run too short for two segments has no
+ * peak of its own: the caller uses the average. */
 #define GDR_PEAK_WINDOWS 16
 struct gdr_peak_tracker {
     uint64_t msg_bytes;        /* bytes per completed message */
     uint64_t total;            /* messages expected in the run */
-    uint64_t next_mark;        /* completion count ending the current window */
-    uint64_t last_count, last_ns;
+    uint64_t next_mark;        /* completion count ending the current segment */
+    uint64_t prev_count, prev_ns;  /* the milestone before the last one */
+    uint64_t last_count, last_ns;  /* the last milestone */
+    unsigned segments;         /* milestones passed */
     double peak;               /* bytes/s */
 };
 

@@ -184,8 +184,8 @@ int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t ite
     uint64_t nslots = gdr_slots_for(s, size);
     for (unsigned q = 0; q < nqp; q++) {
         uint64_t first = share_of(iters, nqp, q);
-        if (first > s->cfg->tx_depth)
-            first = s->cfg->tx_depth;
+        if (first > s->verbs.recv_depth)
+            first = s->verbs.recv_depth;
         for (s->rx_posted[q] = 0; s->rx_posted[q] < first; s->rx_posted[q]++)
             if (post_receive(s, q, s->rx_posted[q], size, nslots))
                 return -1;
@@ -200,9 +200,10 @@ int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, stru
     struct ibv_wc wc[POLL_BATCH];
     struct gdr_peak_tracker peak;
     struct watchdog w = {.s = s, .size = size};
-    uint64_t received = 0, first_ns = 0, last_ns = 0;
+    uint64_t received = 0, first_batch = 0, first_ns = 0, last_ns = 0;
+    uint64_t ready_ns = gdr_now_ns();
 
-    watchdog_progress(&w, gdr_now_ns());
+    watchdog_progress(&w, ready_ns);
     while (received < iters) {
         int got = ibv_poll_cq(s->verbs.recv_cq, POLL_BATCH, wc);
         if (got < 0)
@@ -225,22 +226,27 @@ int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, stru
                 post_receive(s, q, s->rx_posted[q]++, size, nslots))
                 return -1;
         }
-        /* Time runs from the first arrival: the gaps between arrivals are
-         * what the wire delivers, without the start-up handshake. */
+        /* Time runs from the first arrival and counts what arrived after
+         * it: the gaps between arrivals are what the wire delivers,
+         * without the start-up handshake. */
         if (!received) {
+            first_batch = (uint64_t)got;
             first_ns = now;
-            gdr_peak_start(&peak, size, iters, (uint64_t)got - 1, now);
+            gdr_peak_start(&peak, size, iters, first_batch, now);
         }
         received += (uint64_t)got;
         last_ns = now;
-        gdr_peak_update(&peak, received - 1, now);
+        gdr_peak_update(&peak, received, now);
         watchdog_progress(&w, now);
         if (gdr_interrupted)
             return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
     m->iters = iters;
     m->bw_peak = peak.peak;
-    finish_measure(m, size, iters - 1, last_ns - first_ns);
+    if (first_batch < iters)
+        finish_measure(m, size, iters - first_batch, last_ns - first_ns);
+    else    /* everything arrived in one poll: time it from the go signal */
+        finish_measure(m, size, iters, last_ns - ready_ns);
     return 0;
 }
 

@@ -128,12 +128,10 @@ static int choose_gid(struct gdr_verbs *v)
     return fallback >= 0 ? fallback : 0;
 }
 
-int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index)
+/* Device and port facts, once a context is open. */
+static int query_port(struct gdr_verbs *v, int port)
 {
-    memset(v, 0, sizeof(*v));
     v->port = port;
-    if (open_device(v, dev_name, port))
-        return -1;
     if (ibv_query_device(v->ctx, &v->dev_attr))
         return gdr_fail(GDR_EXIT_ENV, "%s: ibv_query_device failed: %s", v->dev_name,
                         strerror(errno));
@@ -146,7 +144,16 @@ int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_
     if (v->port_attr.state != IBV_PORT_ACTIVE)
         return gdr_fail(GDR_EXIT_ENV, "%s port %d is not active (state %s)", v->dev_name, port,
                         ibv_port_state_str(v->port_attr.state));
+    /* A random starting PSN, as the IB spec recommends. */
+    v->psn = (uint32_t)(lrand48() ^ getpid()) & 0xffffff;
+    return 0;
+}
 
+int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index)
+{
+    memset(v, 0, sizeof(*v));
+    if (open_device(v, dev_name, port) || query_port(v, port))
+        return -1;
     bool ethernet = v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
     if (gid_index >= 0 && gid_index >= v->port_attr.gid_tbl_len)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index %d: %s port %d has %d GIDs", gid_index,
@@ -161,9 +168,27 @@ int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_
             return gdr_fail(GDR_EXIT_USAGE, "%s port %d: GID index %d is empty (no address)",
                             v->dev_name, port, v->gid_index);
     }
-    /* A random starting PSN, as the IB spec recommends. */
-    v->psn = (uint32_t)(lrand48() ^ getpid()) & 0xffffff;
     return 0;
+}
+
+int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port)
+{
+    v->ctx = ctx;
+    v->ctx_borrowed = true;
+    v->gid_index = -1;
+    snprintf(v->dev_name, sizeof(v->dev_name), "%s", ibv_get_device_name(ctx->device));
+    return query_port(v, port);
+}
+
+int gdr_verbs_find_gid(const struct gdr_verbs *v, const union ibv_gid *gid)
+{
+    for (int i = 0; i < v->port_attr.gid_tbl_len; i++) {
+        union ibv_gid g;
+        if (ibv_query_gid(v->ctx, (uint8_t)v->port, i, &g) == 0 &&
+            memcmp(g.raw, gid->raw, sizeof(g.raw)) == 0)
+            return i;
+    }
+    return -1;
 }
 
 static int qp_to_init(struct gdr_verbs *v, struct ibv_qp *qp)
@@ -185,6 +210,9 @@ static int qp_to_init(struct gdr_verbs *v, struct ibv_qp *qp)
 int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
                      unsigned recv_depth, unsigned inline_size)
 {
+    if ((int)recv_depth > v->dev_attr.max_qp_wr && (int)send_depth <= v->dev_attr.max_qp_wr)
+        recv_depth = (unsigned)v->dev_attr.max_qp_wr;
+    v->recv_depth = recv_depth;
     v->pd = ibv_alloc_pd(v->ctx);
     if (!v->pd)
         return gdr_fail(GDR_EXIT_RUN, "%s: ibv_alloc_pd failed: %s", v->dev_name, strerror(errno));
@@ -212,14 +240,19 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
             .cap = {.max_send_wr = send_depth, .max_recv_wr = recv_depth,
                     .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = inline_size},
         };
-        v->qp[i] = ibv_create_qp(v->pd, &ia);
+        if (v->make_qp) {
+            if (v->make_qp(v->make_qp_arg, i, v->pd, &ia, &v->qp[i]))
+                return -1;
+        } else {
+            v->qp[i] = ibv_create_qp(v->pd, &ia);
+        }
         if (!v->qp[i])
             return gdr_fail(inline_size ? GDR_EXIT_USAGE : GDR_EXIT_RUN,
                             "%s: ibv_create_qp failed (depth %u, inline %u): %s", v->dev_name,
                             send_depth, inline_size, strerror(errno));
         v->num_qps = i + 1;
         v->max_inline = ia.cap.max_inline_data;
-        if (qp_to_init(v, v->qp[i]))
+        if (!v->make_qp && qp_to_init(v, v->qp[i]))     /* rdma_cm walks its own QPs */
             return -1;
     }
     return 0;
@@ -319,7 +352,7 @@ void gdr_verbs_close(struct gdr_verbs *v)
         ibv_destroy_cq(v->send_cq);
     if (v->pd)
         ibv_dealloc_pd(v->pd);
-    if (v->ctx)
+    if (v->ctx && !v->ctx_borrowed)
         ibv_close_device(v->ctx);
     memset(v, 0, sizeof(*v));
 }

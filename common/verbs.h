@@ -5,6 +5,7 @@
 #ifndef GDR_VERBS_H
 #define GDR_VERBS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -25,7 +26,14 @@ struct gdr_verbs {
     union ibv_gid gid;
     char dev_name[64];
     uint32_t max_inline;        /* what the QPs were created with */
+    unsigned recv_depth;        /* receives each QP can hold */
     uint32_t psn;
+    bool ctx_borrowed;          /* rdma_cm owns ctx: do not close it */
+    /* When set, QPs are created through this hook (rdma_cm), not
+     * ibv_create_qp, and must be gone before gdr_verbs_close. */
+    int (*make_qp)(void *arg, unsigned index, struct ibv_pd *pd,
+                   struct ibv_qp_init_attr *attr, struct ibv_qp **qp);
+    void *make_qp_arg;
 };
 
 /* Open the named device (NULL: the first with an active port) and choose
@@ -33,7 +41,14 @@ struct gdr_verbs {
  * an IPv4 address. */
 int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index);
 
-/* PD, CQs and num_qps RC queue pairs in INIT. */
+/* Use a context someone else opened (rdma_cm chose the device). */
+int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port);
+
+/* Find the index of a GID in the port's table (-1: not there). */
+int gdr_verbs_find_gid(const struct gdr_verbs *v, const union ibv_gid *gid);
+
+/* PD, CQs and num_qps RC queue pairs in INIT. A recv_depth beyond the
+ * device's limit is lowered to it. */
 int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
                      unsigned recv_depth, unsigned inline_size);
 
