@@ -65,8 +65,8 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_u64(o, "addr", UINT64_MAX, &ep->addr, what) ||
         gdr_json_u64(o, "rkey", UINT32_MAX, &rkey, what))
         return -1;
-    if (gid_index < -1 || gid_index > 65535)
-        return gdr_fail(GDR_EXIT_RUN, "%s: field 'gid_index' out of range", what);
+    if (gid_index < -1 || gid_index > 65535 || gid_index != (double)(int)gid_index)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'gid_index' is not an index -1..65535", what);
     ep->port = (unsigned)port;
     ep->active_mtu = (unsigned)mtu;
     ep->gid_index = (int)gid_index;

@@ -85,7 +85,11 @@ int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const
 
 void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v)
 {
-    if (v <= (1ull << 53)) {
+    /* A double holds integers exactly up to 2^53, but cJSON prints with
+     * "%1.15g" whenever that reads back within DBL_EPSILON, which drops
+     * the last digits of integers from 10^15 up (2^53 prints as
+     * 9.00719925474099e+15). Below 10^15, 15 digits are exact. */
+    if (v < 1000000000000000ull) {
         cJSON_AddNumberToObject(obj, key, (double)v);
     } else {
         char s[24];

@@ -18,8 +18,10 @@ int gdr_json_bool(const cJSON *obj, const char *key, bool *out, const char *what
 /* Copies into buf (NUL-terminated); a string that does not fit is an error. */
 int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const char *what);
 
-/* Add an unsigned integer exactly: cJSON stores numbers as double, which is
- * exact below 2^53; larger values (addresses) are written as decimal strings. */
+/* Add an unsigned integer exactly: values below 10^15 are JSON numbers
+ * (cJSON prints only 15 significant digits when they read back within
+ * DBL_EPSILON, so larger integers would lose their last digits); larger
+ * values (addresses, byte totals) are written as decimal strings. */
 void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v);
 
 /* Write a document to path atomically: a temporary file in the same

@@ -288,7 +288,8 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0;     /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:i:x:m:s:an:D:q:t:p:I:RF", long_opts, NULL)) != -1) {
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:RF";
+    while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             print_help(test);
             return GDR_PARSE_EXIT;
@@ -298,7 +299,12 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
             return GDR_PARSE_EXIT;
         }
         if (c == '?' || c == ':') {
-            const char *what = argv[optind - 1];
+            /* An unknown letter inside a cluster ("-zF") leaves optind on
+             * the cluster, so argv[optind - 1] is the argument before it:
+             * name the letter itself. */
+            char letter[3] = {'-', (char)optopt, '\0'};
+            const char *what = c == '?' && optopt > 0 && optopt < 128 &&
+                               !strchr(short_opts, optopt) ? letter : argv[optind - 1];
             gdr_fail(GDR_EXIT_USAGE, "%s '%s' (see %s --help)",
                      c == ':' ? "missing value for" : "unknown option", what, test->binary);
             return GDR_PARSE_ERROR;

@@ -74,10 +74,14 @@ int gdr_sizes_parse(struct gdr_size_list *list, const char *spec)
         char *end;
         errno = 0;
         factor = strtoull(fields[2], &end, 10);
-        if (!isdigit((unsigned char)fields[2][0]) || *end || errno || factor > 1024)
+        if (!isdigit((unsigned char)fields[2][0]) || *end || errno || factor < 2 || factor > 1024)
             return gdr_fail(GDR_EXIT_USAGE, "--sizes '%s': bad FACTOR '%s' (integer 2..1024)",
                             spec, fields[2]);
     }
+    /* Checked here too, so the message names the option the user typed. */
+    if (min < GDR_SIZE_MIN || max > GDR_SIZE_MAX || min > max)
+        return gdr_fail(GDR_EXIT_USAGE, "--sizes '%s': need %u <= MIN <= MAX <= 1G", spec,
+                        GDR_SIZE_MIN);
     return gdr_sizes_range(list, min, max, (unsigned)factor);
 }
 

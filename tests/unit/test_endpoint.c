@@ -1,0 +1,255 @@
+/* test_endpoint.c - the endpoint message: a full round trip, and every way a
+ * peer's description of itself is refused. */
+#include "config.h"
+
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "endpoint.h"
+
+static void sample(struct gdr_endpoint *ep)
+{
+    memset(ep, 0, sizeof(*ep));
+    snprintf(ep->host, sizeof(ep->host), "node-a.lab");
+    snprintf(ep->device, sizeof(ep->device), "rxe0");
+    ep->port = 1;
+    snprintf(ep->link_layer, sizeof(ep->link_layer), "Ethernet");
+    ep->active_mtu = 1024;
+    ep->speed_bps = 100e9;
+    ep->gid_index = 3;
+    snprintf(ep->gid, sizeof(ep->gid), "::ffff:198.18.0.1");
+    ep->lid = 0;
+    ep->num_qps = 3;
+    ep->qpn[0] = 17;
+    ep->qpn[1] = 0x123456;
+    ep->qpn[2] = 0xffffff;
+    ep->psn = 0xabcdef;
+    ep->addr = 0x7f12345678000ull;
+    ep->buf_len = 8ull << 20;
+    ep->rkey = 0xdeadbeef;
+    snprintf(ep->placement, sizeof(ep->placement), "cuda");
+    snprintf(ep->registration, sizeof(ep->registration), "dmabuf");
+}
+
+static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr_endpoint *b)
+{
+    assert_string_equal(a->host, b->host);
+    assert_string_equal(a->device, b->device);
+    assert_int_equal(a->port, b->port);
+    assert_string_equal(a->link_layer, b->link_layer);
+    assert_int_equal(a->active_mtu, b->active_mtu);
+    assert_near(a->speed_bps, b->speed_bps, 0);
+    assert_int_equal(a->gid_index, b->gid_index);
+    assert_string_equal(a->gid, b->gid);
+    assert_int_equal(a->lid, b->lid);
+    assert_int_equal(a->num_qps, b->num_qps);
+    for (unsigned i = 0; i < a->num_qps; i++)
+        assert_int_equal(a->qpn[i], b->qpn[i]);
+    assert_int_equal(a->psn, b->psn);
+    assert_int_equal(a->addr, b->addr);
+    assert_int_equal(a->buf_len, b->buf_len);
+    assert_int_equal(a->rkey, b->rkey);
+    assert_string_equal(a->placement, b->placement);
+    assert_string_equal(a->registration, b->registration);
+}
+
+/* Encode, print, parse the text, decode: what the peer would see. */
+static int wire(const struct gdr_endpoint *in, struct gdr_endpoint *out)
+{
+    cJSON *o = gdr_endpoint_to_json(in);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON *back = cJSON_Parse(text);
+    int rc = gdr_endpoint_from_json(back, out, "ENDPOINT from peer");
+    cJSON_Delete(back);
+    free(text);
+    cJSON_Delete(o);
+    return rc;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct gdr_endpoint in, out;
+    sample(&in);
+    assert_int_equal(wire(&in, &out), 0);
+    assert_endpoint_equal(&in, &out);
+    /* The GID text becomes the raw 16 bytes: ::ffff:198.18.0.1 */
+    static const uint8_t raw[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 1};
+    assert_memory_equal(out.gid_raw, raw, 16);
+}
+
+static void test_round_trip_infiniband(void **state)
+{
+    (void)state;
+    struct gdr_endpoint in, out;
+    sample(&in);
+    snprintf(in.link_layer, sizeof(in.link_layer), "InfiniBand");
+    in.gid_index = -1;   /* LID routing: no GID, and the text is not checked */
+    in.gid[0] = '\0';
+    in.lid = 0xbeef;
+    in.num_qps = 64;
+    for (unsigned i = 0; i < 64; i++)
+        in.qpn[i] = 1000 + i;
+    assert_int_equal(wire(&in, &out), 0);
+    assert_endpoint_equal(&in, &out);
+}
+
+/* Large addresses and lengths survive the text form exactly (above 2^53 a
+ * double cannot hold them; from 10^15 cJSON's printer drops digits). */
+static void test_large_addresses(void **state)
+{
+    (void)state;
+    static const uint64_t addrs[] = {
+        0x7ffff7a00000ull, 999999999999999ull, 1000000000000001ull, 4503599627370497ull,
+        (1ull << 53) - 1, 1ull << 53, (1ull << 53) + 1, 0xffff800012345679ull, UINT64_MAX,
+    };
+    for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+        struct gdr_endpoint in, out;
+        sample(&in);
+        in.addr = addrs[i];
+        in.buf_len = addrs[i] - 1;
+        assert_int_equal(wire(&in, &out), 0);
+        assert_int_equal(out.addr, addrs[i]);
+        assert_int_equal(out.buf_len, addrs[i] - 1);
+
+        cJSON *o = gdr_endpoint_to_json(&in);
+        const cJSON *a = cJSON_GetObjectItem(o, "addr");
+        if (addrs[i] > (1ull << 53))
+            assert_true(cJSON_IsString(a));
+        if (addrs[i] < 1000000000000000ull)
+            assert_true(cJSON_IsNumber(a));
+        cJSON_Delete(o);
+    }
+}
+
+static const char *const all_keys[] = {
+    "host", "device", "port", "link_layer", "active_mtu", "speed_bps", "gid_index", "gid",
+    "lid", "placement", "registration", "buffer_bytes", "qpn", "psn", "addr", "rkey",
+};
+
+static void test_missing_field(void **state)
+{
+    (void)state;
+    struct gdr_endpoint in, out;
+    sample(&in);
+    for (size_t i = 0; i < sizeof(all_keys) / sizeof(all_keys[0]); i++) {
+        cJSON *o = gdr_endpoint_to_json(&in);
+        assert_non_null(cJSON_GetObjectItem(o, all_keys[i]));
+        cJSON_DeleteItemFromObjectCaseSensitive(o, all_keys[i]);
+        gdr_error_clear();
+        if (gdr_endpoint_from_json(o, &out, "ENDPOINT from 198.18.0.2") != -1)
+            fail_msg("accepted without '%s'", all_keys[i]);
+        char want[64];
+        snprintf(want, sizeof(want), "'%s'", all_keys[i]);
+        if (!strstr(gdr_error_message(), want) ||
+            !strstr(gdr_error_message(), "ENDPOINT from 198.18.0.2"))
+            fail_msg("without '%s': message '%s'", all_keys[i], gdr_error_message());
+        assert_int_equal(gdr_error_code(), GDR_EXIT_RUN);
+        cJSON_Delete(o);
+    }
+    gdr_error_clear();
+}
+
+/* Replace one field of a valid message and expect a refusal naming it. */
+static void expect_rejected(const char *key, cJSON *value, const char *fragment)
+{
+    struct gdr_endpoint in, out;
+    sample(&in);
+    cJSON *o = gdr_endpoint_to_json(&in);
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(o, key, value));
+    gdr_error_clear();
+    char *text = cJSON_PrintUnformatted(value);
+    if (gdr_endpoint_from_json(o, &out, "peer") != -1)
+        fail_msg("%s = %s accepted", key, text);
+    if (!strstr(gdr_error_message(), fragment))
+        fail_msg("%s = %s: message '%s' lacks '%s'", key, text, gdr_error_message(), fragment);
+    free(text);
+    cJSON_Delete(o);
+    gdr_error_clear();
+}
+
+static cJSON *qpn_list(unsigned n, double first)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (unsigned i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(first + i));
+    return a;
+}
+
+static void test_wrong_types_and_ranges(void **state)
+{
+    (void)state;
+    expect_rejected("host", cJSON_CreateNumber(1), "field 'host' is not a string");
+    expect_rejected("host", cJSON_CreateString("a-host-name-that-is-longer-than-the-sixty-"
+                                               "three-bytes-the-struct-holds"),
+                    "field 'host' is longer than 63 bytes");
+    expect_rejected("port", cJSON_CreateString("one"), "field 'port'");
+    expect_rejected("port", cJSON_CreateNumber(256), "field 'port'");
+    expect_rejected("port", cJSON_CreateNumber(-1), "field 'port'");
+    expect_rejected("active_mtu", cJSON_CreateNumber(1.5), "field 'active_mtu'");
+    expect_rejected("speed_bps", cJSON_CreateString("100G"), "field 'speed_bps' is not a number");
+    expect_rejected("gid_index", cJSON_CreateNumber(-2), "field 'gid_index'");
+    expect_rejected("gid_index", cJSON_CreateNumber(65536), "field 'gid_index'");
+    expect_rejected("gid_index", cJSON_CreateNumber(1.5), "field 'gid_index'");
+    expect_rejected("gid_index", cJSON_CreateTrue(), "field 'gid_index'");
+    expect_rejected("lid", cJSON_CreateNumber(65536), "field 'lid'");
+    expect_rejected("psn", cJSON_CreateNumber(1 << 24), "field 'psn'");
+    expect_rejected("rkey", cJSON_CreateNumber(4294967296.0), "field 'rkey'");
+    expect_rejected("addr", cJSON_CreateString("18446744073709551616"), "field 'addr'");
+    expect_rejected("addr", cJSON_CreateString("0x1000"), "field 'addr'");
+    expect_rejected("addr", cJSON_CreateNumber(9007199254740994.0), "field 'addr'");
+    expect_rejected("placement", cJSON_CreateNull(), "field 'placement'");
+    expect_rejected("gid", cJSON_CreateString("198.18.0.1"), "field 'gid' is not a GID");
+    expect_rejected("gid", cJSON_CreateString("not-a-gid"), "field 'gid' is not a GID");
+    expect_rejected("gid", cJSON_CreateString(""), "field 'gid' is not a GID");
+}
+
+static void test_qpn_list(void **state)
+{
+    (void)state;
+    expect_rejected("qpn", cJSON_CreateArray(), "field 'qpn' must list 1..64");
+    expect_rejected("qpn", qpn_list(65, 100), "field 'qpn' must list 1..64");
+    expect_rejected("qpn", cJSON_CreateNumber(17), "field 'qpn' must list 1..64");
+    expect_rejected("qpn", qpn_list(1, 0), "qpn[0] is not a QP number");
+    expect_rejected("qpn", qpn_list(3, 16777214), "qpn[2] is not a QP number");   /* 2^24 */
+    expect_rejected("qpn", qpn_list(1, 1.5), "qpn[0] is not a QP number");
+    expect_rejected("qpn", qpn_list(1, -1), "qpn[0] is not a QP number");
+    cJSON *strs = cJSON_CreateArray();
+    cJSON_AddItemToArray(strs, cJSON_CreateNumber(5));
+    cJSON_AddItemToArray(strs, cJSON_CreateString("6"));
+    expect_rejected("qpn", strs, "qpn[1] is not a QP number");
+}
+
+static void test_report_form(void **state)
+{
+    (void)state;
+    struct gdr_endpoint ep;
+    sample(&ep);
+    cJSON *o = gdr_endpoint_report_json(&ep);
+    /* Facts for the report, without keys or queue numbers. */
+    assert_null(cJSON_GetObjectItem(o, "qpn"));
+    assert_null(cJSON_GetObjectItem(o, "rkey"));
+    assert_null(cJSON_GetObjectItem(o, "addr"));
+    assert_null(cJSON_GetObjectItem(o, "psn"));
+    assert_int_equal(cJSON_GetObjectItem(o, "num_qps")->valuedouble, 3);
+    assert_string_equal(cJSON_GetObjectItem(o, "device")->valuestring, "rxe0");
+    assert_string_equal(cJSON_GetObjectItem(o, "placement")->valuestring, "cuda");
+    assert_int_equal(cJSON_GetObjectItem(o, "buffer_bytes")->valuedouble, 8 << 20);
+    cJSON_Delete(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        gdr_unit_test(test_round_trip),
+        gdr_unit_test(test_round_trip_infiniband),
+        gdr_unit_test(test_large_addresses),
+        gdr_unit_test(test_missing_field),
+        gdr_unit_test(test_wrong_types_and_ranges),
+        gdr_unit_test(test_qpn_list),
+        gdr_unit_test(test_report_form),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

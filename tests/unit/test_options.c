@@ -1,0 +1,374 @@
+/* test_options.c - the command line: defaults, every flag, and every way a
+ * value or a combination of flags is refused. */
+#include "config.h"
+
+#include "unit.h"
+
+#include "options.h"
+#include "test.h"
+
+static const struct gdr_test bw_test = {
+    .name = "write_bw", .binary = "gdr_write_bw", .summary = "RDMA write bandwidth",
+    .verb = GDR_VERB_WRITE, .metric = GDR_METRIC_BW,
+};
+static const struct gdr_test lat_test = {
+    .name = "read_lat", .binary = "gdr_read_lat", .summary = "RDMA read latency",
+    .verb = GDR_VERB_READ, .metric = GDR_METRIC_LAT,
+};
+static const struct gdr_test send_test = {
+    .name = "send_bw", .binary = "gdr_send_bw", .summary = "send bandwidth",
+    .verb = GDR_VERB_SEND, .metric = GDR_METRIC_BW,
+};
+
+#define MAX_ARGS 24
+
+/* Parse a NULL-terminated list of arguments (argv[0] is added). getopt
+ * permutes the pointer array, so it is rebuilt on every call. */
+static enum gdr_parse_result parse_argv(struct gdr_config *cfg, const struct gdr_test *t,
+                                        const char *const *args)
+{
+    static char *argv[MAX_ARGS + 2];
+    int argc = 0;
+    argv[argc++] = (char *)t->binary;
+    for (; args[argc - 1]; argc++) {
+        assert_true(argc <= MAX_ARGS);
+        argv[argc] = (char *)args[argc - 1];
+    }
+    argv[argc] = NULL;
+    return gdr_options_parse(cfg, t, argc, argv);
+}
+
+#define PARSE(cfg, t, ...) parse_argv((cfg), (t), (const char *const[]){__VA_ARGS__, NULL})
+#define PARSE0(cfg, t) parse_argv((cfg), (t), (const char *const[]){NULL})
+
+static void assert_run(enum gdr_parse_result r)
+{
+    if (r != GDR_PARSE_RUN)
+        fail_msg("parse returned %d, error: '%s'", (int)r, gdr_error_message());
+    assert_no_error();
+}
+
+static void test_defaults_bandwidth(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &bw_test));
+    assert_int_equal(cfg.tcp_port, 18515);
+    assert_int_equal(cfg.sizes.count, 1);
+    assert_int_equal(cfg.sizes.size[0], 65536);
+    assert_int_equal(cfg.iters, 5000);
+    assert_int_equal(cfg.gid_index, -1);
+    assert_int_equal(cfg.ib_port, 1);
+    assert_null(cfg.ib_dev);
+    assert_int_equal(cfg.mtu, 0);
+    assert_int_equal(cfg.num_qps, 1);
+    assert_int_equal(cfg.tx_depth, 128);
+    assert_int_equal(cfg.inline_size, 0);
+    assert_true(cfg.warmup_auto);
+    assert_near(cfg.time_per_size, 0, 0);
+    assert_near(cfg.timeout, 60.0, 0);
+    assert_null(cfg.server);
+    assert_null(cfg.bind_addr);
+    assert_null(cfg.json_path);
+    assert_false(cfg.validate || cfg.quiet || cfg.report_gbits || cfg.rdma_cm);
+}
+
+static void test_defaults_latency(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &lat_test));
+    assert_int_equal(cfg.tcp_port, 18515);
+    assert_int_equal(cfg.sizes.count, 1);
+    assert_int_equal(cfg.sizes.size[0], 2);
+    assert_int_equal(cfg.iters, 1000);
+    assert_int_equal(cfg.gid_index, -1);
+    assert_int_equal(cfg.tx_depth, 1);
+    assert_int_equal(cfg.num_qps, 1);
+}
+
+static void test_perftest_flags(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "-d", "mlx5_0", "-i", "2", "-x", "3", "-s", "4K",
+                     "-n", "77", "-q", "4", "-t", "64", "-p", "20000", "-I", "128",
+                     "-F", "--report_gbits", "198.18.0.2"));
+    assert_string_equal(cfg.ib_dev, "mlx5_0");
+    assert_int_equal(cfg.ib_port, 2);
+    assert_int_equal(cfg.gid_index, 3);
+    assert_int_equal(cfg.sizes.count, 1);
+    assert_int_equal(cfg.sizes.size[0], 4096);
+    assert_int_equal(cfg.iters, 77);
+    assert_int_equal(cfg.num_qps, 4);
+    assert_int_equal(cfg.tx_depth, 64);
+    assert_int_equal(cfg.tcp_port, 20000);
+    assert_int_equal(cfg.inline_size, 128);
+    assert_false(cfg.rdma_cm);
+    assert_true(cfg.report_gbits);
+    assert_string_equal(cfg.server, "198.18.0.2");
+}
+
+static void test_all_flag(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "-a"));
+    assert_int_equal(cfg.sizes.count, 23);  /* 2^1 .. 2^23 */
+    assert_int_equal(cfg.sizes.size[0], 2);
+    assert_int_equal(cfg.sizes.size[22], 8u << 20);
+    assert_int_equal(cfg.iters, 5000);
+}
+
+static void test_duration_flags(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "-D", "2.5"));
+    assert_near(cfg.time_per_size, 2.5, 0);
+    assert_int_equal(cfg.iters, 0);   /* calibrated, not the default count */
+
+    assert_run(PARSE(&cfg, &lat_test, "--time-per-size=0.25"));
+    assert_near(cfg.time_per_size, 0.25, 0);
+    assert_int_equal(cfg.iters, 0);
+}
+
+static void test_long_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "--sizes=1K:1M:4", "--warmup=0", "--json=out.json",
+                     "--validate", "--quiet", "--timeout=1.5", "--bind=127.0.0.1",
+                     "--mtu=1024"));
+    static const uint64_t want[] = {1024, 4096, 16384, 65536, 262144, 1048576};
+    assert_int_equal(cfg.sizes.count, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(cfg.sizes.size[i], want[i]);
+    assert_int_equal(cfg.warmup, 0);
+    assert_false(cfg.warmup_auto);
+    assert_string_equal(cfg.json_path, "out.json");
+    assert_true(cfg.validate);
+    assert_true(cfg.quiet);
+    assert_near(cfg.timeout, 1.5, 0);
+    assert_string_equal(cfg.bind_addr, "127.0.0.1");
+    assert_null(cfg.server);
+    assert_int_equal(cfg.mtu, 1024);
+
+    /* The long spellings of the perftest flags, with separate values. */
+    assert_run(PARSE(&cfg, &bw_test, "--ib-dev", "rxe0", "--ib-port", "3", "--gid-index", "1",
+                     "--size", "1M", "--iters", "9", "--qp", "2", "--tx-depth", "16",
+                     "--port", "4000", "--inline_size", "64", "--warmup", "12"));
+    assert_string_equal(cfg.ib_dev, "rxe0");
+    assert_int_equal(cfg.ib_port, 3);
+    assert_int_equal(cfg.gid_index, 1);
+    assert_int_equal(cfg.sizes.size[0], 1 << 20);
+    assert_int_equal(cfg.iters, 9);
+    assert_int_equal(cfg.num_qps, 2);
+    assert_int_equal(cfg.tx_depth, 16);
+    assert_int_equal(cfg.tcp_port, 4000);
+    assert_int_equal(cfg.inline_size, 64);
+    assert_int_equal(cfg.warmup, 12);
+    assert_false(cfg.warmup_auto);
+}
+
+/* The largest and smallest accepted values of each bounded option. */
+static void test_boundaries_accepted(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "-s", "1G", "-q", "64", "-t", "8192", "-p", "65535",
+                     "-x", "0", "-i", "255", "-I", "4096", "-m", "4096", "-n", "100000000"));
+    assert_int_equal(cfg.sizes.size[0], 1ull << 30);
+    assert_int_equal(cfg.num_qps, 64);
+    assert_int_equal(cfg.tx_depth, 8192);
+    assert_int_equal(cfg.tcp_port, 65535);
+    assert_int_equal(cfg.gid_index, 0);
+    assert_int_equal(cfg.ib_port, 255);
+    assert_int_equal(cfg.inline_size, 4096);
+    assert_int_equal(cfg.mtu, 4096);
+    assert_int_equal(cfg.iters, 100000000);
+
+    assert_run(PARSE(&cfg, &bw_test, "-s", "1", "-q", "1", "-t", "1", "-p", "1", "-m", "256",
+                     "-n", "1"));
+    assert_int_equal(cfg.sizes.size[0], 1);
+    assert_int_equal(cfg.tcp_port, 1);
+    assert_int_equal(cfg.mtu, 256);
+    assert_int_equal(cfg.iters, 1);
+
+    /* A send test may run two iterations (one gap to time). */
+    assert_run(PARSE(&cfg, &send_test, "-n", "2"));
+    assert_int_equal(cfg.iters, 2);
+}
+
+/* GNU argument order: the server may come first. */
+static void test_server_before_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &lat_test, "node2", "-s", "64", "-n", "10"));
+    assert_string_equal(cfg.server, "node2");
+    assert_int_equal(cfg.sizes.size[0], 64);
+    assert_int_equal(cfg.iters, 10);
+}
+
+/* A second parse starts from the defaults and from the first argument. */
+static void test_parse_twice(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "-s", "8", "-q", "3", "--json=a.json", "host"));
+    assert_run(PARSE(&cfg, &bw_test, "-n", "5"));
+    assert_int_equal(cfg.sizes.size[0], 65536);
+    assert_int_equal(cfg.num_qps, 1);
+    assert_null(cfg.json_path);
+    assert_null(cfg.server);
+    assert_int_equal(cfg.iters, 5);
+}
+
+static void test_help_and_version(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_int_equal(PARSE(&cfg, &bw_test, "--help"), GDR_PARSE_EXIT);
+    assert_no_error();
+    assert_int_equal(PARSE(&cfg, &lat_test, "--help"), GDR_PARSE_EXIT);
+    assert_int_equal(PARSE(&cfg, &bw_test, "-s", "8", "--version"), GDR_PARSE_EXIT);
+    assert_no_error();
+}
+
+/* -R needs librdmacm; a build without it says so as an environment error. */
+static void test_rdma_cm(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+#ifdef HAVE_RDMACM
+    assert_run(PARSE(&cfg, &bw_test, "-R"));
+    assert_true(cfg.rdma_cm);
+    assert_run(PARSE(&cfg, &bw_test, "--rdma_cm"));
+    assert_true(cfg.rdma_cm);
+#else
+    assert_int_equal(PARSE(&cfg, &bw_test, "-R"), GDR_PARSE_ERROR);
+    assert_error(GDR_EXIT_ENV, "--rdma_cm");
+#endif
+}
+
+struct bad_case {
+    const struct gdr_test *test;
+    const char *args[6];
+    const char *fragment;   /* the message must contain this */
+};
+
+#define BW &bw_test
+#define LAT &lat_test
+#define SEND &send_test
+
+static const struct bad_case bad_cases[] = {
+    /* sizes */
+    {BW, {"-s", "0"}, "--size '0'"},
+    {BW, {"-s", "-1"}, "--size '-1'"},
+    {BW, {"-s", "99999999999999999999"}, "--size '99999999999999999999'"},
+    {BW, {"-s", "abc"}, "--size 'abc'"},
+    {BW, {"-s", "2G"}, "--size '2G'"},
+    {BW, {"-s", "1025M"}, "--size '1025M'"},
+    {BW, {"-s", ""}, "--size ''"},
+    /* counts */
+    {BW, {"-n", "0"}, "--iters '0'"},
+    {BW, {"-n", "1e3"}, "--iters '1e3'"},
+    {BW, {"-n", "100000001"}, "--iters '100000001'"},
+    {BW, {"-q", "0"}, "--qp '0'"},
+    {BW, {"-q", "65"}, "--qp '65'"},
+    {BW, {"-t", "0"}, "--tx-depth '0'"},
+    {BW, {"-t", "8193"}, "--tx-depth '8193'"},
+    {BW, {"-p", "0"}, "--port '0'"},
+    {BW, {"-p", "65536"}, "--port '65536'"},
+    {BW, {"-p", "http"}, "--port 'http'"},
+    {BW, {"-x", "-1"}, "--gid-index '-1'"},
+    {BW, {"-x", "65536"}, "--gid-index '65536'"},
+    {BW, {"-i", "0"}, "--ib-port '0'"},
+    {BW, {"-i", "256"}, "--ib-port '256'"},
+    {BW, {"-m", "300"}, "--mtu '300'"},
+    {BW, {"-m", "128"}, "--mtu '128'"},
+    {BW, {"-m", "8192"}, "--mtu '8192'"},
+    {BW, {"-I", "5000"}, "--inline_size '5000'"},
+    {BW, {"-I", "4097"}, "--inline_size '4097'"},
+    {BW, {"-d", ""}, "--ib-dev"},
+    {BW, {"--sizes=8:2"}, "--sizes '8:2'"},
+    {BW, {"--sizes=1:2:1"}, "--sizes '1:2:1'"},
+    {BW, {"--sizes=0:8"}, "--sizes '0:8'"},
+    {BW, {"--sizes=1:2G"}, "--sizes '1:2G'"},
+    {BW, {"--sizes=a:b"}, "--sizes 'a:b'"},
+    {BW, {"--sizes=64"}, "--sizes '64'"},
+    {BW, {"--sizes=1:8:2:2"}, "--sizes '1:8:2:2'"},
+    {BW, {"--timeout=0"}, "--timeout '0'"},
+    {BW, {"--timeout=-5"}, "--timeout '-5'"},
+    {BW, {"--timeout=nan"}, "--timeout 'nan'"},
+    {BW, {"--warmup=-1"}, "--warmup '-1'"},
+    {BW, {"-D", "0"}, "--duration '0'"},
+    {BW, {"-D", "86401"}, "--duration '86401'"},
+    {BW, {"--time-per-size=x"}, "--time-per-size 'x'"},
+    {BW, {"--json="}, "--json"},
+    {BW, {"--bind="}, "--bind"},
+    /* contradictory flags */
+    {BW, {"-s", "8", "-a"}, "choose one of --size, --all and --sizes"},
+    {BW, {"-a", "--sizes=2:8"}, "choose one of --size, --all and --sizes"},
+    {BW, {"-n", "10", "-D", "1"}, "choose one of --iters, --duration and --time-per-size"},
+    {BW, {"-D", "1", "--time-per-size=1"}, "choose one of --iters, --duration"},
+    {LAT, {"-t", "4"}, "--tx-depth"},
+    {LAT, {"-q", "2"}, "--qp"},
+    {LAT, {"-I", "64"}, "--inline_size"},          /* lat_test is the read test */
+    {BW, {"--bind=127.0.0.1", "server1"}, "--bind"},
+    {SEND, {"-n", "1"}, "--iters 1"},
+    /* malformed command lines */
+    {BW, {"--bogus"}, "unknown option '--bogus'"},
+    {BW, {"-z"}, "unknown option '-z'"},
+    {BW, {"-zF"}, "unknown option '-z'"},
+    {BW, {"-Fz"}, "unknown option '-z'"},
+    {BW, {"--quiet", "-zq", "2"}, "unknown option '-z'"},
+    {BW, {"-s", "8", "-z"}, "unknown option '-z'"},
+    {BW, {"-s"}, "missing value for '-s'"},
+    {BW, {"-n", "5", "--sizes"}, "missing value for '--sizes'"},
+    {BW, {"--validate=yes"}, "--validate"},
+    {BW, {"host1", "host2"}, "unexpected argument 'host2'"},
+    {BW, {""}, "empty server name"},
+};
+
+static void test_bad_values_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        const struct bad_case *bc = &bad_cases[i];
+        struct gdr_config cfg;
+        gdr_error_clear();
+        enum gdr_parse_result r = parse_argv(&cfg, bc->test, bc->args);
+        const char *msg = gdr_error_message();
+        if (r != GDR_PARSE_ERROR)
+            fail_msg("case %zu (%s %s): parse returned %d, expected an error", i,
+                     bc->test->binary, bc->args[0], (int)r);
+        if (gdr_error_code() != GDR_EXIT_USAGE)
+            fail_msg("case %zu (%s %s): exit code %d, expected %d; message '%s'", i,
+                     bc->test->binary, bc->args[0], (int)gdr_error_code(), GDR_EXIT_USAGE, msg);
+        if (!strstr(msg, bc->fragment))
+            fail_msg("case %zu (%s %s): message '%s' does not contain '%s'", i,
+                     bc->test->binary, bc->args[0], msg, bc->fragment);
+    }
+    gdr_error_clear();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        gdr_unit_test(test_defaults_bandwidth),
+        gdr_unit_test(test_defaults_latency),
+        gdr_unit_test(test_perftest_flags),
+        gdr_unit_test(test_all_flag),
+        gdr_unit_test(test_duration_flags),
+        gdr_unit_test(test_long_options),
+        gdr_unit_test(test_boundaries_accepted),
+        gdr_unit_test(test_server_before_options),
+        gdr_unit_test(test_parse_twice),
+        gdr_unit_test(test_help_and_version),
+        gdr_unit_test(test_rdma_cm),
+        gdr_unit_test(test_bad_values_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
