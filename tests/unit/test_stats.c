@@ -162,8 +162,9 @@ static void test_bandwidth(void **state)
     assert_near(gdr_bandwidth(65536ull * 5000, 25000000), 65536.0 * 5000 / 0.025, 1e-3);
 }
 
-/* 160 messages of 1000 B: 16 windows of 10. Every window takes 10 us
- * (1 GB/s) except the sixth, which takes 5 us (2 GB/s). */
+/* 160 messages of 1000 B: 16 segments of 10. Every segment takes 10 us
+ * (1 GB/s) except the sixth, which takes 5 us (2 GB/s). The peak spans two
+ * adjacent segments: the sixth with a neighbour, 20 messages in 15 us. */
 static void test_peak_tracker(void **state)
 {
     (void)state;
@@ -176,12 +177,12 @@ static void test_peak_tracker(void **state)
         uint64_t window = (count - 1) / 10;
         now += window == 5 ? 500 : 1000;
         gdr_peak_update(&t, count, now);
-        if (count < 10)
-            assert_near(t.peak, 0, 0);   /* no window complete yet */
-        if (count >= 10 && count < 60)
+        if (count < 20)
+            assert_near(t.peak, 0, 0);   /* fewer than two segments yet */
+        if (count >= 20 && count < 60)
             assert_near(t.peak, 1e9, 1);
     }
-    assert_near(t.peak, 2e9, 1);
+    assert_near(t.peak, 20000 / 15e-6, 1);
     double average = gdr_bandwidth(160 * 1000, now - start_ns);
     assert_near(average, 160000.0 / 155e-6, 1);
     assert_true(t.peak >= average);
@@ -196,14 +197,14 @@ static void test_peak_tracker_batches(void **state)
     gdr_peak_start(&t, 4096, 1600, 100, 0);   /* 100 completions before the timed run */
     gdr_peak_update(&t, 150, 1000);            /* below the first mark (200) */
     assert_near(t.peak, 0, 0);
-    gdr_peak_update(&t, 250, 100000);          /* 150 msgs in 100 us */
-    assert_near(t.peak, 150 * 4096 / 100e-6, 1);
+    gdr_peak_update(&t, 250, 100000);          /* one segment: no peak yet */
+    assert_near(t.peak, 0, 0);
     gdr_peak_update(&t, 400, 100000);          /* same instant: ignored */
-    assert_near(t.peak, 150 * 4096 / 100e-6, 1);
-    gdr_peak_update(&t, 400, 150000);          /* 150 msgs in 50 us: faster */
-    assert_near(t.peak, 150 * 4096 / 50e-6, 1);
+    assert_near(t.peak, 0, 0);
+    gdr_peak_update(&t, 400, 150000);          /* two segments: 300 msgs in 150 us */
+    assert_near(t.peak, 300 * 4096 / 150e-6, 1);
     gdr_peak_update(&t, 1700, 10150000);       /* slow tail: the peak stays */
-    assert_near(t.peak, 150 * 4096 / 50e-6, 1);
+    assert_near(t.peak, 300 * 4096 / 150e-6, 1);
     assert_false(isinf(t.peak) || isnan(t.peak));
 }
 
