@@ -1,0 +1,88 @@
+#!/bin/sh
+# gdr-compare: clean on identical runs, names exactly the regressed sizes,
+# tolerates noise, and refuses mismatched or malformed input with exit 2.
+set -eu
+. "$(dirname "$0")/lib.sh"
+cmp=$top_srcdir/scripts/gdr-compare
+wbw=$fixtures/write_bw-client.json
+lat=$fixtures/read_lat-client.json
+mkdir -p "$tmp/base" "$tmp/run"
+cp "$wbw" "$lat" "$fixtures/send_bw-client.json" "$fixtures/send_bw-server.json" "$tmp/base/"
+
+# Sizes that a test's table marks REGRESSION, space-separated.
+regressed() { awk -v t="$1" '$1 == t && $NF == "REGRESSION" { printf "%s%s", s, $5; s = " " }' "$tmp/out"; }
+
+expect_rc 0 "identical runs are clean" sh "$cmp" "$tmp/base" "$tmp/base"
+grep -q "clean: 0 regressions" "$tmp/out" && pass "summary says clean" || fail "no clean summary"
+
+cp "$tmp/base"/*.json "$tmp/run/"
+scale "$wbw" bw_avg_bytes_per_s 0.8 8192 65536 > "$tmp/run/write_bw-client.json"
+expect_rc 1 "20% bandwidth drop is a regression" sh "$cmp" "$tmp/base" "$tmp/run"
+[ "$(regressed write_bw)" = "8192 65536" ] && pass "names exactly 8192 65536" ||
+    fail "regressed sizes '$(regressed write_bw)', want '8192 65536'"
+grep -q "regression: write_bw host-host host/host sizes 8192 65536" "$tmp/out" &&
+    pass "summary names the sizes" || fail "summary lacks the sizes"
+[ -z "$(regressed send_bw)$(regressed read_lat)" ] && pass "other tests untouched" || fail "other tests flagged"
+
+scale "$wbw" bw_avg_bytes_per_s 0.8 128 > "$tmp/run/write_bw-client.json"
+expect_rc 1 "a lone 20% drop (over twice the tolerance) is a regression" sh "$cmp" "$tmp/base" "$tmp/run"
+[ "$(regressed write_bw)" = "128" ] && pass "names exactly 128" || fail "regressed '$(regressed write_bw)'"
+
+scale "$wbw" bw_avg_bytes_per_s 0.97 all > "$tmp/run/write_bw-client.json"
+expect_rc 0 "3% drop everywhere is within tolerance" sh "$cmp" "$tmp/base" "$tmp/run"
+
+scale "$wbw" bw_avg_bytes_per_s 0.93 1024 > "$tmp/run/write_bw-client.json"
+expect_rc 0 "a lone 7% drop is noise" sh "$cmp" "$tmp/base" "$tmp/run"
+awk '$1 == "write_bw" && $5 == 1024 && $NF == "noise"' "$tmp/out" | grep -q . &&
+    pass "1024 reported as noise" || fail "1024 not reported as noise"
+
+scale "$wbw" bw_avg_bytes_per_s 0.93 1024 8192 > "$tmp/run/write_bw-client.json"
+expect_rc 1 "7% drop at two neighbouring sizes is a regression" sh "$cmp" "$tmp/base" "$tmp/run"
+[ "$(regressed write_bw)" = "1024 8192" ] && pass "names 1024 8192" || fail "regressed '$(regressed write_bw)'"
+
+expect_rc 0 "--bw-tol 10 accepts the same 7% drop" sh "$cmp" --bw-tol 10 "$tmp/base" "$tmp/run"
+cp "$wbw" "$tmp/run/"
+
+scale "$lat" median 1.3 1024 > "$tmp/run/read_lat-client.json"
+expect_rc 1 "30% latency increase is a regression" sh "$cmp" --markdown "$tmp/report.md" "$tmp/base" "$tmp/run"
+[ "$(regressed read_lat)" = "1024" ] && pass "names latency size 1024" || fail "regressed '$(regressed read_lat)'"
+grep -q '| read_lat | host-host | n/a | host/host | 1024 | median_us | .* | \*\*REGRESSION\*\* |' "$tmp/report.md" &&
+    pass "markdown table written" || fail "markdown table lacks the row"
+cp "$lat" "$tmp/half.json"
+for k in min median mean stdev p99 p999 max; do
+    scale "$tmp/half.json" $k 0.5 all > "$tmp/half2.json" && mv "$tmp/half2.json" "$tmp/half.json"
+done
+cp "$tmp/half.json" "$tmp/run/read_lat-client.json"
+expect_rc 0 "lower latency is not a regression" sh "$cmp" "$tmp/base" "$tmp/run"
+cp "$lat" "$tmp/run/"
+
+# Repeats: two runs of one series count as their per-size median.
+scale "$wbw" bw_avg_bytes_per_s 0.5 all > "$tmp/run/write_bw-client.2.json"
+scale "$wbw" bw_avg_bytes_per_s 0.99 all > "$tmp/run/write_bw-client.3.json"
+expect_rc 0 "one bad repeat out of three is outvoted by the median" sh "$cmp" "$tmp/base" "$tmp/run"
+rm "$tmp/run/write_bw-client.2.json" "$tmp/run/write_bw-client.3.json"
+
+printf '{"schema_version": "gdrbench.result/1", "test": ' > "$tmp/run/broken.json"
+expect_rc 2 "malformed JSON is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
+one_line_error "broken.json: not valid JSON"
+rm "$tmp/run/broken.json"
+
+sed 's/gdrbench.result\/1/gdrbench.result\/2/' "$wbw" > "$tmp/run/write_bw-client.json"
+expect_rc 2 "wrong schema_version is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
+one_line_error "is not gdrbench.result/1"
+cp "$wbw" "$tmp/run/"
+
+rm "$tmp/base/send_bw-client.json" "$tmp/base/send_bw-server.json"
+expect_rc 2 "a run missing from the baseline is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
+one_line_error "send_bw host-host host/host .* has no baseline"
+expect_rc 2 "a run missing from the run is bad input" sh "$cmp" "$tmp/run" "$tmp/base"
+one_line_error "send_bw host-host host/host is in the baseline .* but not in the run"
+
+sed 's/"status":\t"complete"/"status":\t"failed", "error": "peer gone"/' "$wbw" > "$tmp/failed.json"
+expect_rc 1 "a failed run fails the comparison" sh "$cmp" "$wbw" "$tmp/failed.json"
+one_line_error "the run is failed: peer gone"
+
+expect_rc 2 "bad tolerance" sh "$cmp" --bw-tol abc "$wbw" "$wbw"
+one_line_error "--bw-tol 'abc'"
+expect_rc 0 "--help" sh "$cmp" --help
+finish

@@ -1,0 +1,274 @@
+/* collect.c - documents from files and directories, grouped into series. */
+#include "config.h"
+
+#include "collect.h"
+#include "error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct names {
+    size_t n, cap;
+    char **v;
+};
+
+static int names_add(struct names *l, const char *name)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return gdr_fail(GDR_EXIT_RUN, "out of memory");
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(name)))
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    l->n++;
+    return 0;
+}
+
+static void names_free(struct names *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_json_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".json");
+}
+
+static int add_dir(struct names *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", dir, strerror(errno));
+    size_t first = l->n;
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        if (!is_json_name(e->d_name))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        rc = names_add(l, path);
+    }
+    closedir(d);
+    if (rc)
+        return -1;
+    if (l->n == first)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: no result documents (*.json) in this directory",
+                        dir);
+    qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_str);
+    return 0;
+}
+
+static int expand(char *const *paths, size_t npaths, struct names *out)
+{
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st))
+            return gdr_fail(GDR_EXIT_USAGE, "%s: %s", paths[i], strerror(errno));
+        if (S_ISDIR(st.st_mode) ? add_dir(out, paths[i]) : names_add(out, paths[i]))
+            return -1;
+    }
+    return 0;
+}
+
+static bool same_key(const struct gdr_series *s, const struct gdr_doc *d)
+{
+    return !strcmp(s->test, d->test) && !strcmp(s->pair, d->pair) && !strcmp(s->reg, d->reg);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+#define NFIELDS (5 + LAT_N)
+
+static double *field_of(struct gdr_row *r, int f)
+{
+    switch (f) {
+    case 0: return &r->bw_avg;
+    case 1: return &r->bw_peak;
+    case 2: return &r->msg_rate;
+    case 3: return &r->cpu_client;
+    case 4: return &r->cpu_server;
+    default: return &r->lat[f - 5];
+    }
+}
+
+/* The sizes of every document, each size's numbers the median over them. */
+static int merge_rows(struct gdr_series *s)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < s->ndocs; i++)
+        cap += s->docs[i]->nrows;
+    uint64_t *sizes = calloc(cap + 1, sizeof(*sizes));
+    double *vals = calloc(s->ndocs + 1, sizeof(*vals));
+    s->rows = calloc(cap + 1, sizeof(*s->rows));
+    if (!sizes || !vals || !s->rows) {
+        free(sizes);
+        free(vals);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->ndocs; i++)
+        for (size_t j = 0; j < s->docs[i]->nrows; j++)
+            sizes[n++] = s->docs[i]->rows[j].size;
+    qsort(sizes, n, sizeof(*sizes), cmp_u64);
+    s->nsizes = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (k && sizes[k] == sizes[k - 1])
+            continue;
+        struct gdr_row *out = &s->rows[s->nsizes++];
+        out->size = sizes[k];
+        for (int f = 0; f < NFIELDS; f++) {
+            size_t m = 0;
+            for (size_t i = 0; i < s->ndocs; i++) {
+                const struct gdr_row *r = gdr_doc_row(s->docs[i], sizes[k]);
+                if (r) {
+                    vals[m++] = *field_of((struct gdr_row *)r, f);
+                    if (f == 0)
+                        out->iterations += r->iterations;
+                }
+            }
+            *field_of(out, f) = median(vals, m);
+        }
+    }
+    free(sizes);
+    free(vals);
+    return 0;
+}
+
+static int group(struct gdr_set *set)
+{
+    set->series = calloc(set->ndocs + 1, sizeof(*set->series));
+    if (!set->series)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    for (size_t i = 0; i < set->ndocs; i++) {
+        const struct gdr_doc *d = &set->docs[i];
+        if (!d->rows)
+            continue;   /* skipped */
+        struct gdr_series *s = NULL;
+        for (size_t k = 0; k < set->nseries && !s; k++)
+            if (same_key(&set->series[k], d))
+                s = &set->series[k];
+        if (!s) {
+            s = &set->series[set->nseries++];
+            snprintf(s->test, sizeof(s->test), "%s", d->test);
+            snprintf(s->metric, sizeof(s->metric), "%s", d->metric);
+            snprintf(s->pair, sizeof(s->pair), "%s", d->pair);
+            snprintf(s->reg, sizeof(s->reg), "%s", d->reg);
+            snprintf(s->gdr, sizeof(s->gdr), "%s", d->gdr);
+            s->latency = d->latency;
+            s->docs = calloc(set->ndocs, sizeof(*s->docs));
+            if (!s->docs)
+                return gdr_fail(GDR_EXIT_RUN, "out of memory");
+        } else if (strcmp(s->metric, d->metric)) {
+            return gdr_fail(GDR_EXIT_USAGE, "%s: test %s measures %s, but %s says %s",
+                            d->path, d->test, d->metric, s->docs[0]->path, s->metric);
+        }
+        bool client = !strcmp(d->role, "client");
+        bool have_client = s->ndocs && !strcmp(s->docs[0]->role, "client");
+        if (client && !have_client)
+            s->ndocs = 0;           /* the client's documents replace the server's */
+        if (client || !have_client)
+            s->docs[s->ndocs++] = d;
+    }
+    for (size_t k = 0; k < set->nseries; k++)
+        if (merge_rows(&set->series[k]))
+            return -1;
+    return 0;
+}
+
+int gdr_set_load(struct gdr_set *set, char *const *paths, size_t npaths,
+                 enum gdr_incomplete incomplete, bool *failed_run)
+{
+    memset(set, 0, sizeof(*set));
+    *failed_run = false;
+    struct names files = {0};
+    int rc = -1;
+    if (expand(paths, npaths, &files))
+        goto out;
+    set->docs = calloc(files.n + 1, sizeof(*set->docs));
+    if (!set->docs) {
+        gdr_fail(GDR_EXIT_RUN, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < files.n; i++) {
+        struct gdr_doc *d = &set->docs[set->ndocs];
+        if (gdr_doc_load(files.v[i], d))
+            goto out;
+        set->ndocs++;
+        if (!strcmp(d->status, "complete"))
+            continue;
+        if (incomplete == GDR_INCOMPLETE_FAIL) {
+            *failed_run = true;
+            gdr_fail(GDR_EXIT_RUN, "%s: the run is %s: %s", d->path, d->status, d->error);
+            goto out;
+        }
+        fprintf(stderr, "gdr-json: note: %s: skipped, the run is %s: %s\n", d->path, d->status,
+                d->error);
+        gdr_doc_free(d);
+    }
+    rc = group(set);
+out:
+    names_free(&files);
+    return rc;
+}
+
+void gdr_set_free(struct gdr_set *set)
+{
+    for (size_t k = 0; k < set->nseries; k++) {
+        free(set->series[k].docs);
+        free(set->series[k].rows);
+    }
+    free(set->series);
+    for (size_t i = 0; i < set->ndocs; i++)
+        gdr_doc_free(&set->docs[i]);
+    free(set->docs);
+    memset(set, 0, sizeof(*set));
+}
+
+const struct gdr_series *gdr_set_find(const struct gdr_set *set, const struct gdr_series *like)
+{
+    for (size_t k = 0; k < set->nseries; k++) {
+        const struct gdr_series *s = &set->series[k];
+        if (!strcmp(s->test, like->test) && !strcmp(s->pair, like->pair) &&
+            !strcmp(s->reg, like->reg))
+            return s;
+    }
+    return NULL;
+}
+
+void gdr_series_name(const struct gdr_series *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s %s", s->test, s->pair, s->reg);
+}

@@ -1,0 +1,206 @@
+/* compare.c - match a run's series to a baseline's and judge each size. */
+#include "config.h"
+
+#include "compare.h"
+#include "error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum verdict { V_OK, V_BETTER, V_NOISE, V_REGRESSION };
+static const char *const verdict_name[] = {"ok", "better", "noise", "REGRESSION"};
+
+struct line {
+    const struct gdr_series *s;
+    uint64_t size;
+    double base, run, change;   /* change: (run - base) / base */
+    double worse;               /* change signed so that > 0 is worse */
+    enum verdict v;
+};
+
+static int match(const struct gdr_set *base, const struct gdr_set *run)
+{
+    char name[256];
+    for (size_t k = 0; k < run->nseries; k++) {
+        const struct gdr_series *r = &run->series[k], *b = gdr_set_find(base, r);
+        gdr_series_name(r, name, sizeof(name));
+        if (!b)
+            return gdr_fail(GDR_EXIT_USAGE, "%s (%s) has no baseline", name, r->docs[0]->path);
+        if (strcmp(r->metric, b->metric))
+            return gdr_fail(GDR_EXIT_USAGE, "%s measures %s in the run but %s in the baseline",
+                            name, r->metric, b->metric);
+        for (size_t i = 0; i < r->nsizes; i++) {
+            bool found = false;
+            for (size_t j = 0; j < b->nsizes && !found; j++)
+                found = b->rows[j].size == r->rows[i].size;
+            if (!found)
+                return gdr_fail(GDR_EXIT_USAGE, "%s size %llu is in the run but not in the "
+                                "baseline", name, (unsigned long long)r->rows[i].size);
+        }
+        if (b->nsizes != r->nsizes)
+            for (size_t j = 0; j < b->nsizes; j++) {
+                bool found = false;
+                for (size_t i = 0; i < r->nsizes && !found; i++)
+                    found = b->rows[j].size == r->rows[i].size;
+                if (!found)
+                    return gdr_fail(GDR_EXIT_USAGE, "%s size %llu is in the baseline but not "
+                                    "in the run", name, (unsigned long long)b->rows[j].size);
+            }
+    }
+    for (size_t k = 0; k < base->nseries; k++) {
+        const struct gdr_series *b = &base->series[k];
+        if (!gdr_set_find(run, b)) {
+            gdr_series_name(b, name, sizeof(name));
+            return gdr_fail(GDR_EXIT_USAGE, "%s is in the baseline (%s) but not in the run",
+                            name, b->docs[0]->path);
+        }
+    }
+    return 0;
+}
+
+static double value(const struct gdr_series *s, const struct gdr_row *r)
+{
+    return s->latency ? r->lat[LAT_MEDIAN] : r->bw_avg;
+}
+
+static void judge(struct line *l, size_t n, double tol)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].base > 0)
+            l[i].change = (l[i].run - l[i].base) / l[i].base;
+        else
+            l[i].change = l[i].run > 0 ? INFINITY : 0;
+        l[i].worse = l[i].s->latency ? l[i].change : -l[i].change;
+        if (l[i].base <= 0 && l[i].run > 0 && !l[i].s->latency)
+            l[i].worse = -INFINITY;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool beyond = l[i].worse > tol;
+        bool prev = i > 0 && l[i - 1].worse > tol;
+        bool next = i + 1 < n && l[i + 1].worse > tol;
+        l[i].v = !beyond ? (l[i].worse < -tol ? V_BETTER : V_OK)
+                 : (l[i].worse > 2 * tol || prev || next) ? V_REGRESSION : V_NOISE;
+    }
+}
+
+static void human(const struct gdr_series *s, double v, char *buf, size_t len)
+{
+    if (s->latency)
+        snprintf(buf, len, "%.2f", v * 1e6);
+    else
+        snprintf(buf, len, "%.2f", v * 1e-6);
+}
+
+static void print_line(FILE *f, const struct line *l, bool md)
+{
+    char b[32], r[32], c[32];
+    human(l->s, l->base, b, sizeof(b));
+    human(l->s, l->run, r, sizeof(r));
+    if (isinf(l->change))
+        snprintf(c, sizeof(c), "inf");
+    else
+        snprintf(c, sizeof(c), "%+.1f%%", l->change * 100);
+    const char *metric = l->s->latency ? "median_us" : "bw_avg_MB/s";
+    if (md)
+        fprintf(f, "| %s | %s | %s | %s | %llu | %s | %s | %s | %s | %s |\n", l->s->test,
+                l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
+                l->v == V_REGRESSION ? "**REGRESSION**" : verdict_name[l->v]);
+    else
+        fprintf(f, "%-10s %-10s %-4s %-16s %10llu %-12s %12s %12s %8s  %s\n", l->s->test,
+                l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
+                verdict_name[l->v]);
+}
+
+static void summary(FILE *f, const struct line *l, size_t n, const struct gdr_compare_opts *o,
+                    bool md)
+{
+    size_t count[4] = {0};
+    for (size_t i = 0; i < n; i++)
+        count[l[i].v]++;
+    /* One line per series with regressions, naming its sizes. */
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].v != V_REGRESSION || (i && l[i - 1].s == l[i].s &&
+                                       l[i - 1].v == V_REGRESSION))
+            continue;
+        bool first_of_series = true;
+        for (size_t j = 0; j < i; j++)
+            if (l[j].s == l[i].s && l[j].v == V_REGRESSION)
+                first_of_series = false;
+        if (!first_of_series)
+            continue;
+        char name[256];
+        gdr_series_name(l[i].s, name, sizeof(name));
+        fprintf(f, "%sregression: %s sizes", md ? "- " : "gdr-compare: ", name);
+        for (size_t j = i; j < n; j++)
+            if (l[j].s == l[i].s && l[j].v == V_REGRESSION)
+                fprintf(f, " %llu", (unsigned long long)l[j].size);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "%s%s: %zu regression%s, %zu noise, %zu better, %zu ok (tolerance: bandwidth "
+            "%g%%, latency %g%%)\n", md ? "\n" : "gdr-compare: ",
+            count[V_REGRESSION] ? "REGRESSION" : "clean", count[V_REGRESSION],
+            count[V_REGRESSION] == 1 ? "" : "s", count[V_NOISE], count[V_BETTER], count[V_OK],
+            o->bw_tol * 100, o->lat_tol * 100);
+}
+
+static int write_markdown(const char *path, const struct line *l, size_t n,
+                          const struct gdr_compare_opts *o)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    fprintf(f, "| test | placement | GDR | registration | size [B] | metric | baseline | run "
+            "| change | verdict |\n|---|---|---|---|---:|---|---:|---:|---:|---|\n");
+    for (size_t i = 0; i < n; i++)
+        print_line(f, &l[i], true);
+    summary(f, l, n, o, true);
+    if (fclose(f))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(errno));
+    return 0;
+}
+
+int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
+                const struct gdr_compare_opts *o)
+{
+    if (match(base, run))
+        return 2;
+    size_t n = 0;
+    for (size_t k = 0; k < run->nseries; k++)
+        n += run->series[k].nsizes;
+    struct line *lines = calloc(n + 1, sizeof(*lines));
+    if (!lines) {
+        gdr_fail(GDR_EXIT_RUN, "out of memory");
+        return 2;
+    }
+    n = 0;
+    bool regression = false;
+    for (size_t k = 0; k < run->nseries; k++) {
+        const struct gdr_series *r = &run->series[k], *b = gdr_set_find(base, r);
+        struct line *first = &lines[n];
+        for (size_t i = 0; i < r->nsizes; i++) {
+            struct line *l = &lines[n++];
+            l->s = r;
+            l->size = r->rows[i].size;
+            l->run = value(r, &r->rows[i]);
+            for (size_t j = 0; j < b->nsizes; j++)
+                if (b->rows[j].size == l->size)
+                    l->base = value(b, &b->rows[j]);
+        }
+        judge(first, r->nsizes, r->latency ? o->lat_tol : o->bw_tol);
+        for (size_t i = 0; i < r->nsizes; i++)
+            regression |= first[i].v == V_REGRESSION;
+    }
+    printf("%-10s %-10s %-4s %-16s %10s %-12s %12s %12s %8s  %s\n", "test", "placement", "gdr",
+           "registration", "size[B]", "metric", "baseline", "run", "change", "verdict");
+    for (size_t i = 0; i < n; i++)
+        print_line(stdout, &lines[i], false);
+    summary(stdout, lines, n, o, false);
+    int rc = regression ? 1 : 0;
+    if (o->markdown && write_markdown(o->markdown, lines, n, o))
+        rc = 2;
+    free(lines);
+    return rc;
+}

@@ -1,0 +1,374 @@
+/* gdr-json - the one JSON reader of the results scripts (no jq, no Python).
+ *
+ *   gdr-json check FILE...            validate result documents
+ *   gdr-json get FILE PATH            print one value (results[2].latency_s.median)
+ *   gdr-json table FILE               whitespace table of one document, for gnuplot
+ *   gdr-json series [-o DIR] PATH...  one table per series, and an index
+ *   gdr-json compare [options] BASELINE... -- RUN...
+ *
+ * Exit codes: 0 ok, 1 regression or failed run, 2 bad input, 3 environment. */
+#include "config.h"
+
+#include "collect.h"
+#include "compare.h"
+#include "doc.h"
+#include "error.h"
+#include "json.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: gdr-json COMMAND ARGS\n"
+    "  check FILE...             check result documents (schema gdrbench.result/1);\n"
+    "                            prints one line per bad file; exit 2 if any is bad\n"
+    "  get FILE PATH             print the value at PATH (e.g. ends.client.host,\n"
+    "                            results[0].latency_s.median); objects as compact JSON\n"
+    "  table FILE                rows of one document as a whitespace table (SI units)\n"
+    "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
+    "                            (test, placements, registrations), write DIR/<n>.dat\n"
+    "                            per series and print a tab-separated index\n"
+    "  compare [--bw-tol PCT] [--lat-tol PCT] [--markdown FILE] BASELINE... -- RUN...\n"
+    "                            compare a run with a baseline (files or directories)\n"
+    "exit: 0 ok, 1 regression or failed run, 2 bad input\n";
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "gdr-json: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (gdr-json --help)\n");
+    va_end(ap);
+    return GDR_EXIT_USAGE;
+}
+
+static int report_error(int code)
+{
+    fprintf(stderr, "gdr-json: %s\n", gdr_error_message());
+    return code;
+}
+
+/* ---- check ---- */
+
+static int cmd_check(int argc, char **argv)
+{
+    bool quiet = argc > 0 && !strcmp(argv[0], "-q");
+    if (quiet) {
+        argc--;
+        argv++;
+    }
+    if (argc < 1)
+        return usage_error("check: %s", "no file given");
+    int bad = 0;
+    for (int i = 0; i < argc; i++) {
+        struct gdr_doc d;
+        gdr_error_clear();
+        if (gdr_doc_load(argv[i], &d)) {
+            fprintf(stderr, "gdr-json: %s\n", gdr_error_message());
+            bad++;
+            continue;
+        }
+        if (!quiet)
+            printf("%s: ok (%s %s, %s, %zu sizes, %s)\n", argv[i], d.test, d.role, d.status,
+                   d.nrows, d.pair);
+        gdr_doc_free(&d);
+    }
+    return bad ? GDR_EXIT_USAGE : GDR_EXIT_OK;
+}
+
+/* ---- get ---- */
+
+static const cJSON *walk(const cJSON *node, const char *path, const char *file)
+{
+    const char *p = path;
+    while (*p) {
+        if (*p == '[') {
+            char *end;
+            errno = 0;
+            long idx = strtol(p + 1, &end, 10);
+            if (end == p + 1 || *end != ']' || errno || idx < 0) {
+                gdr_fail(GDR_EXIT_USAGE, "%s: bad index in path '%s'", file, path);
+                return NULL;
+            }
+            if (!cJSON_IsArray(node) || idx >= cJSON_GetArraySize(node)) {
+                gdr_fail(GDR_EXIT_USAGE, "%s: '%.*s' has no element %ld", file,
+                         (int)(p - path), path, idx);
+                return NULL;
+            }
+            node = cJSON_GetArrayItem(node, (int)idx);
+            p = end + 1;
+        } else {
+            if (*p == '.')
+                p++;
+            size_t n = strcspn(p, ".[");
+            char key[256];
+            if (n == 0 || n >= sizeof(key)) {
+                gdr_fail(GDR_EXIT_USAGE, "%s: bad path '%s'", file, path);
+                return NULL;
+            }
+            memcpy(key, p, n);
+            key[n] = '\0';
+            const cJSON *next = cJSON_IsObject(node)
+                                ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
+            if (!next) {
+                gdr_fail(GDR_EXIT_USAGE, "%s: no field '%.*s'", file, (int)(p - path + n),
+                         path);
+                return NULL;
+            }
+            node = next;
+            p += n;
+        }
+    }
+    return node;
+}
+
+static int cmd_get(int argc, char **argv)
+{
+    if (argc != 2)
+        return usage_error("get: %s", "needs FILE and PATH");
+    cJSON *root = gdr_json_read_file(argv[0], GDR_DOC_MAX_BYTES);
+    if (!root)
+        return report_error(GDR_EXIT_USAGE);
+    const cJSON *v = walk(root, argv[1], argv[0]);
+    int rc = GDR_EXIT_OK;
+    if (!v) {
+        rc = report_error(GDR_EXIT_USAGE);
+    } else if (cJSON_IsString(v)) {
+        printf("%s\n", v->valuestring);
+    } else if (cJSON_IsNumber(v)) {
+        printf("%.17g\n", v->valuedouble);
+    } else {
+        char *s = cJSON_PrintUnformatted(v);
+        printf("%s\n", s ? s : "");
+        free(s);
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ---- table and series ---- */
+
+static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t n)
+{
+    if (latency)
+        fprintf(f, "# size_B min_s median_s mean_s p99_s p999_s max_s cpu_client cpu_server\n");
+    else
+        fprintf(f, "# size_B bw_avg_Bps bw_peak_Bps msg_rate_per_s cpu_client cpu_server\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct gdr_row *r = &rows[i];
+        if (latency)
+            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g %.10g %.10g %.10g\n",
+                    (unsigned long long)r->size, r->lat[LAT_MIN], r->lat[LAT_MEDIAN],
+                    r->lat[LAT_MEAN], r->lat[LAT_P99], r->lat[LAT_P999], r->lat[LAT_MAX],
+                    r->cpu_client, r->cpu_server);
+        else
+            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g\n", (unsigned long long)r->size,
+                    r->bw_avg, r->bw_peak, r->msg_rate, r->cpu_client, r->cpu_server);
+    }
+}
+
+static int cmd_table(int argc, char **argv)
+{
+    if (argc != 1)
+        return usage_error("table: %s", "needs one FILE");
+    struct gdr_doc d;
+    if (gdr_doc_load(argv[0], &d))
+        return report_error(GDR_EXIT_USAGE);
+    write_rows(stdout, d.latency, d.rows, d.nrows);
+    gdr_doc_free(&d);
+    return GDR_EXIT_OK;
+}
+
+static void print_index(const char *file, const char *kind, const struct gdr_series *s)
+{
+    const struct gdr_doc *d = s->docs[0];
+    /* kind file test metric pair gdr reg repeats client_host server_host
+     * client_device server_device start_time version */
+    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\n", kind, file, s->test,
+           s->metric, s->pair, s->gdr, s->reg, s->ndocs, d->client.host, d->server.host,
+           d->client.device, d->server.device, d->start_time, d->version);
+}
+
+static int open_out(const char *dir, const char *name, char *path, size_t len, FILE **f)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    if (!(*f = fopen(path, "w")))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* GDR on over off for the same test and placements: bandwidth on/off,
+ * latency off/on, so above 1 is always "GDR helps". */
+static int write_speedups(const struct gdr_set *set, const char *dir)
+{
+    for (size_t a = 0; a < set->nseries; a++) {
+        const struct gdr_series *on = &set->series[a];
+        if (strcmp(on->gdr, "on"))
+            continue;
+        for (size_t b = 0; b < set->nseries; b++) {
+            const struct gdr_series *off = &set->series[b];
+            if (strcmp(off->gdr, "off") || strcmp(off->test, on->test) ||
+                strcmp(off->pair, on->pair))
+                continue;
+            char name[64], path[4096];
+            FILE *f;
+            snprintf(name, sizeof(name), "speedup-%02zu-%02zu.dat", a + 1, b + 1);
+            if (open_out(dir, name, path, sizeof(path), &f))
+                return -1;
+            fprintf(f, "# %s %s: GDR on (%s) over off (%s)\n# size_B speedup\n", on->test,
+                    on->pair, on->reg, off->reg);
+            for (size_t i = 0; i < on->nsizes; i++)
+                for (size_t j = 0; j < off->nsizes; j++) {
+                    const struct gdr_row *x = &on->rows[i], *y = &off->rows[j];
+                    if (x->size != y->size)
+                        continue;
+                    double num = on->latency ? y->lat[LAT_MEDIAN] : x->bw_avg;
+                    double den = on->latency ? x->lat[LAT_MEDIAN] : y->bw_avg;
+                    if (den > 0)
+                        fprintf(f, "%llu %.10g\n", (unsigned long long)x->size, num / den);
+                }
+            fclose(f);
+            print_index(path, "speedup", on);
+        }
+    }
+    return 0;
+}
+
+static int cmd_series(int argc, char **argv)
+{
+    const char *dir = ".";
+    if (argc >= 2 && !strcmp(argv[0], "-o")) {
+        dir = argv[1];
+        argc -= 2;
+        argv += 2;
+    }
+    if (argc < 1)
+        return usage_error("series: %s", "no results given");
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+        return usage_error("series: %s is not a directory", dir);
+    struct gdr_set set;
+    bool failed;
+    if (gdr_set_load(&set, argv, (size_t)argc, GDR_INCOMPLETE_SKIP, &failed))
+        return report_error(GDR_EXIT_USAGE);
+    int rc = GDR_EXIT_OK;
+    for (size_t k = 0; k < set.nseries && !rc; k++) {
+        const struct gdr_series *s = &set.series[k];
+        char name[256], path[4096];
+        FILE *f;
+        snprintf(name, sizeof(name), "series-%02zu-%s-%s.dat", k + 1, s->test, s->pair);
+        if (open_out(dir, name, path, sizeof(path), &f)) {
+            rc = report_error(GDR_EXIT_USAGE);
+            break;
+        }
+        fprintf(f, "# %s %s %s (GDR %s), median of %zu run%s\n", s->test, s->pair, s->reg,
+                s->gdr, s->ndocs, s->ndocs == 1 ? "" : "s");
+        write_rows(f, s->latency, s->rows, s->nsizes);
+        fclose(f);
+        print_index(path, "series", s);
+    }
+    if (!rc && write_speedups(&set, dir))
+        rc = report_error(GDR_EXIT_USAGE);
+    if (!rc && set.nseries == 0)
+        rc = usage_error("series: %s", "no complete result documents");
+    gdr_set_free(&set);
+    return rc;
+}
+
+/* ---- compare ---- */
+
+static int tolerance(const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end != arg && *end == '%')
+        end++;
+    if (end == arg || *end || errno || !(v >= 0 && v < 100))
+        return -1;
+    *out = v / 100;
+    return 0;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    struct gdr_compare_opts o = {.bw_tol = 0.05, .lat_tol = 0.10, .markdown = NULL};
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+        const char *opt = argv[i];
+        if (i + 1 >= argc)
+            return usage_error("compare: %s needs a value", opt);
+        const char *val = argv[++i];
+        if (!strcmp(opt, "--bw-tol")) {
+            if (tolerance(val, &o.bw_tol))
+                return usage_error("compare: --bw-tol '%s' is not a percentage 0..100", val);
+        } else if (!strcmp(opt, "--lat-tol")) {
+            if (tolerance(val, &o.lat_tol))
+                return usage_error("compare: --lat-tol '%s' is not a percentage 0..100", val);
+        } else if (!strcmp(opt, "--markdown")) {
+            o.markdown = val;
+        } else {
+            return usage_error("compare: unknown option %s", opt);
+        }
+    }
+    int sep = -1;
+    for (int k = i; k < argc; k++)
+        if (!strcmp(argv[k], "--") && sep < 0)
+            sep = k;
+    if (sep < 0 || sep == i || sep == argc - 1)
+        return usage_error("compare: %s", "needs BASELINE... -- RUN...");
+    struct gdr_set base, run;
+    bool failed;
+    if (gdr_set_load(&base, argv + i, (size_t)(sep - i), GDR_INCOMPLETE_FAIL, &failed)) {
+        fprintf(stderr, "gdr-json: baseline: %s\n", gdr_error_message());
+        gdr_set_free(&base);
+        return GDR_EXIT_USAGE;
+    }
+    if (gdr_set_load(&run, argv + sep + 1, (size_t)(argc - sep - 1), GDR_INCOMPLETE_FAIL,
+                     &failed)) {
+        fprintf(stderr, "gdr-json: run: %s\n", gdr_error_message());
+        gdr_set_free(&base);
+        gdr_set_free(&run);
+        return failed ? GDR_EXIT_RUN : GDR_EXIT_USAGE;
+    }
+    int rc = gdr_compare(&base, &run, &o);
+    if (rc == 2)
+        fprintf(stderr, "gdr-json: compare: %s\n", gdr_error_message());
+    gdr_set_free(&base);
+    gdr_set_free(&run);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("%s", "no command given");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return GDR_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("gdr-json (gdrbench) %s\n", PACKAGE_VERSION);
+        return GDR_EXIT_OK;
+    }
+    argc -= 2;
+    argv += 2;
+    if (!strcmp(cmd, "check"))
+        return cmd_check(argc, argv);
+    if (!strcmp(cmd, "get"))
+        return cmd_get(argc, argv);
+    if (!strcmp(cmd, "table"))
+        return cmd_table(argc, argv);
+    if (!strcmp(cmd, "series"))
+        return cmd_series(argc, argv);
+    if (!strcmp(cmd, "compare"))
+        return cmd_compare(argc, argv);
+    return usage_error("unknown command '%s'", cmd);
+}
