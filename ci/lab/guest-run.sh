@@ -64,9 +64,9 @@ else
       ip rule add pref 10 iif lo from 198.18.0.1 to 198.18.0.2 lookup 11 &&
       ip route add 198.18.0.1 dev veth1 src 198.18.0.2 table 10 &&
       ip route add 198.18.0.2 dev veth0 src 198.18.0.1 table 11 &&
-      for i in all veth0 veth1; do
-          sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0 || exit 1
-      done; } || fail "cannot set up the veth routing rules"
+      sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
+          net.ipv4.conf.veth0.accept_local=1 net.ipv4.conf.veth0.rp_filter=0 \
+          net.ipv4.conf.veth1.accept_local=1 net.ipv4.conf.veth1.rp_filter=0; } || fail "cannot set up the veth routing rules"
     rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0 failed"
     rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
     devs="rxe0 rxe1"
