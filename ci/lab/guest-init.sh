@@ -1,0 +1,37 @@
+#!/bin/busybox sh
+# Stage 1 of the rxe-lab VM: runs from the hand-made initramfs (busybox only).
+# Loads the virtio/9p modules, mounts the host root read-only over 9p, the lab
+# control dir and the --share dirs read-write, then switch_root's into
+# guest-run.sh (bash from the host root). Config comes from /lab.conf.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+fail() { echo "GDR-LAB-FAIL: $*"; poweroff -f; sleep 5; }
+echo "GDR-LAB-INIT"
+case " $(cat /proc/cmdline) " in *" gdrlab.probe=1 "*) poweroff -f; sleep 5 ;; esac
+. /lab.conf
+for m in $(cat /modules.order); do
+    insmod "/modules/$m" || fail "insmod $m"
+done
+o9p="trans=virtio,version=9p2000.L,msize=262144"
+mount -t 9p -o "$o9p,ro,cache=loose" hostroot /newroot || fail "cannot mount the host root over 9p"
+mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "tmpfs /tmp"
+mount -t tmpfs -o mode=1777 tmpfs /newroot/var/tmp || fail "tmpfs /var/tmp"
+mount -t tmpfs -o mode=755 tmpfs /newroot/run || fail "tmpfs /run"
+mkdir -p "/newroot$LABDIR" && mount -t 9p -o "$o9p,cache=none" labctl "/newroot$LABDIR" ||
+    fail "cannot mount the lab control dir $LABDIR"
+i=0
+while [ "$i" -lt "$NSHARES" ]; do
+    eval "p=\$SHARE_$i; mode=\$SHAREMODE_$i"
+    mkdir -p "/newroot$p" && mount -t 9p -o "$o9p,$mode,cache=none" "share$i" "/newroot$p" ||
+        fail "cannot mount share $p"
+    i=$((i + 1))
+done
+mount --move /dev /newroot/dev
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+exec switch_root /newroot /bin/bash "$LABDIR/guest-run.sh" "$LABDIR"
+fail "switch_root failed"

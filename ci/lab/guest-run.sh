@@ -1,0 +1,142 @@
+#!/bin/bash
+# Stage 2 of the rxe-lab: runs as PID 1 in the VM (after switch_root onto the
+# read-only host root), or in a private network namespace in direct mode.
+# Sets up the soft-RoCE layout, runs the command, reports its exit status in
+# $LABDIR/rc.<node>, then powers the VM off.
+# Argument: the lab control dir (the host's temp dir, shared read-write).
+LABDIR=$1
+. "$LABDIR/lab.env"                 # LAB_MODE LAB_NODES LAB_CWD LAB_VERBOSE
+node=node1
+case " $(cat /proc/cmdline 2>/dev/null) " in *" gdrlab.node=node2 "*) node=node2 ;; esac
+[ "$LAB_MODE" = direct ] && node=node1
+
+log() { [ "$LAB_MODE" = vm ] && echo "GDR-LAB: $*" >/dev/console; }
+halt_vm() {
+    [ "$LAB_MODE" = vm ] || exit "${1:-0}"
+    sync
+    /bin/busybox poweroff -f
+    echo o >/proc/sysrq-trigger
+    sleep 10
+}
+fail() {
+    echo "$*" >"$LABDIR/fail.$node"
+    log "GDR-LAB-FAIL: $*"
+    halt_vm 125
+}
+
+if [ "$LAB_MODE" = vm ]; then
+    export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+    mkdir -p /dev/pts /dev/shm
+    mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+    mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+    [ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
+    ln -sf /proc/self/fd /dev/fd 2>/dev/null
+    ln -sf /proc/self/fd/0 /dev/stdin; ln -sf /proc/self/fd/1 /dev/stdout; ln -sf /proc/self/fd/2 /dev/stderr
+    dmesg -n 1 2>/dev/null          # keep kernel messages off the console
+    hostname "$node"
+    ip link set lo up
+fi
+ulimit -l unlimited 2>/dev/null
+ulimit -n 65536 2>/dev/null
+
+modprobe -a rdma_rxe rdma_ucm ib_umad 2>"$LABDIR/modprobe.$node" || fail "modprobe rdma_rxe failed: $(cat "$LABDIR/modprobe.$node")"
+sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
+
+if [ "$LAB_NODES" = 2 ]; then
+    modprobe virtio_net || fail "modprobe virtio_net failed"
+    i=0; while ! ip link show eth0 >/dev/null 2>&1; do
+        i=$((i + 1)); [ $i -gt 50 ] && fail "no eth0 in the VM"; sleep 0.1; done
+    if [ $node = node1 ]; then addr=198.18.0.1 peer=node2 peer_addr=198.18.0.2
+    else addr=198.18.0.2 peer=node1 peer_addr=198.18.0.1; fi
+    ip addr add $addr/24 dev eth0 && ip link set eth0 up || fail "cannot configure eth0"
+    rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
+    devs="rxe0"
+else
+    addr=198.18.0.1
+    ip link add veth0 type veth peer name veth1 || fail "cannot create veth pair"
+    ip addr add 198.18.0.1/24 dev veth0 && ip addr add 198.18.0.2/24 dev veth1 &&
+        ip link set veth0 up && ip link set veth1 up || fail "cannot configure veth0/veth1"
+    # Two local addresses would talk over lo, which rxe does not serve. Route
+    # locally generated .2 <-> .1 traffic over the veth wire instead (policy
+    # rules ahead of the local table), so rxe1 <-> rxe0 works too.
+    { ip rule add pref 100 lookup local && ip rule del pref 0 lookup local &&
+      ip rule add pref 10 iif lo from 198.18.0.2 to 198.18.0.1 lookup 10 &&
+      ip rule add pref 10 iif lo from 198.18.0.1 to 198.18.0.2 lookup 11 &&
+      ip route add 198.18.0.1 dev veth1 src 198.18.0.2 table 10 &&
+      ip route add 198.18.0.2 dev veth0 src 198.18.0.1 table 11 &&
+      sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
+          net.ipv4.conf.veth0.accept_local=1 net.ipv4.conf.veth0.rp_filter=0 \
+          net.ipv4.conf.veth1.accept_local=1 net.ipv4.conf.veth1.rp_filter=0; } || fail "cannot set up the veth routing rules"
+    rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0 failed"
+    rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
+    devs="rxe0 rxe1"
+fi
+
+# Wait until the ports are ACTIVE and rxe0 has its IPv4 (RoCEv2) GID.
+hexip=$(printf '%02x%02x:%02x%02x' $(echo $addr | tr . ' '))
+gid_index=
+for _ in $(seq 100); do
+    ok=1
+    for d in $devs; do
+        grep -q ACTIVE /sys/class/infiniband/$d/ports/1/state 2>/dev/null || ok=0
+    done
+    for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+        [ "$(cat $g 2>/dev/null)" = "0000:0000:0000:0000:0000:ffff:$hexip" ] && gid_index=${g##*/} && break
+    done
+    [ $ok = 1 ] && [ -n "$gid_index" ] && break
+    sleep 0.1
+done
+[ -n "$gid_index" ] && [ $ok = 1 ] || fail "rxe ports did not become ACTIVE / no IPv4 GID on rxe0"
+
+# Environment from the host, then the lab contract on top.
+. "$LABDIR/env.sh"
+export GDR_LAB=1 GDR_LAB_DEV=rxe0 GDR_LAB_ADDR=$addr GDR_LAB_GID_INDEX=$gid_index
+export GDR_LAB_NODES=$LAB_NODES GDR_LAB_MODE=$LAB_MODE GDR_LAB_NODE=$node
+if [ "$LAB_NODES" = 2 ]; then
+    export GDR_LAB_PEER=$peer GDR_LAB_PEER_ADDR=$peer_addr GDR_LAB_SSH=ssh
+    printf '127.0.0.1\tlocalhost\n198.18.0.1\tnode1\n198.18.0.2\tnode2\n' >"$LABDIR/hosts"
+    mount --bind "$LABDIR/hosts" /etc/hosts || fail "cannot bind /etc/hosts"
+    mount --bind "$LABDIR/ssh_config" /etc/ssh/ssh_config || fail "cannot bind /etc/ssh/ssh_config"
+    mkdir -p /run/sshd && chmod 755 /run/sshd
+    {
+        cat "$LABDIR/sshd_config"
+        printf 'ListenAddress %s\n' "$addr"
+        printf 'SetEnv'
+        for v in PATH GDR_LAB GDR_LAB_DEV GDR_LAB_ADDR GDR_LAB_GID_INDEX GDR_LAB_NODES \
+                 GDR_LAB_MODE GDR_LAB_NODE GDR_LAB_PEER GDR_LAB_PEER_ADDR GDR_LAB_SSH; do
+            printf ' "%s=%s"' "$v" "${!v}"
+        done
+        printf '\n'
+    } >"$LABDIR/sshd_config.$node"
+    /usr/sbin/sshd -f "$LABDIR/sshd_config.$node" -E "$LABDIR/sshd.$node.log" ||
+        fail "sshd failed to start: $(tail -3 "$LABDIR/sshd.$node.log")"
+    if [ $node = node2 ]; then
+        log "GDR-LAB-READY $node"
+        while :; do sleep 3600; done   # the host stops this VM when node1 is done
+    fi
+    # node1: wait until node2 answers over ssh
+    for i in $(seq 120); do
+        ssh -o ConnectTimeout=3 node2 true 2>/dev/null && break
+        [ $i = 120 ] && fail "node2 did not come up (ssh node2 true failed for 120 s)"
+        sleep 1
+    done
+fi
+log "GDR-LAB-READY $node"
+
+if [ "$LAB_MODE" = vm ]; then
+    out=/dev/null err=/dev/null
+    for p in /sys/class/virtio-ports/*; do
+        case "$(cat $p/name)" in
+            gdrlab.out) out=/dev/${p##*/} ;;
+            gdrlab.err) err=/dev/${p##*/} ;;
+        esac
+    done
+    exec 1>"$out" 2>"$err"
+fi
+cd "$LAB_CWD" || fail "cannot cd to $LAB_CWD inside the lab"
+. "$LABDIR/cmd.sh"                  # defines the LAB_CMD array
+"${LAB_CMD[@]}" </dev/null
+rc=$?
+echo $rc >"$LABDIR/rc.$node"
+log "GDR-LAB-DONE rc=$rc"
+halt_vm $rc
