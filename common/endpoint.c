@@ -21,6 +21,12 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddStringToObject(o, "placement", ep->placement);
     cJSON_AddStringToObject(o, "registration", ep->registration);
     gdr_json_add_u64(o, "buffer_bytes", ep->buf_len);
+    gdr_json_add_u64(o, "ring_bytes", ep->ring_bytes);
+    gdr_json_add_u64(o, "slot_bytes", ep->slot_bytes);
+    cJSON_AddNumberToObject(o, "cuda_device", ep->cuda_device);
+    cJSON_AddStringToObject(o, "cuda_bus_id", ep->cuda_bus_id);
+    cJSON_AddStringToObject(o, "cuda_name", ep->cuda_name);
+    cJSON_AddStringToObject(o, "registration_note", ep->reg_note);
 }
 
 cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
@@ -41,13 +47,15 @@ cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep)
     cJSON_AddNumberToObject(o, "psn", ep->psn);
     gdr_json_add_u64(o, "addr", ep->addr);
     cJSON_AddNumberToObject(o, "rkey", ep->rkey);
+    gdr_json_add_u64(o, "ring_addr", ep->ring_addr);
+    cJSON_AddNumberToObject(o, "ring_rkey", ep->ring_rkey);
     return o;
 }
 
 int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *what)
 {
-    uint64_t port, mtu, lid, psn, rkey;
-    double gid_index;
+    uint64_t port, mtu, lid, psn, rkey, ring_rkey;
+    double gid_index, cuda_device;
     memset(ep, 0, sizeof(*ep));
     if (gdr_json_str(o, "host", ep->host, sizeof(ep->host), what) ||
         gdr_json_str(o, "device", ep->device, sizeof(ep->device), what) ||
@@ -63,8 +71,20 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_u64(o, "buffer_bytes", UINT64_MAX, &ep->buf_len, what) ||
         gdr_json_u64(o, "psn", 0xffffff, &psn, what) ||
         gdr_json_u64(o, "addr", UINT64_MAX, &ep->addr, what) ||
-        gdr_json_u64(o, "rkey", UINT32_MAX, &rkey, what))
+        gdr_json_u64(o, "rkey", UINT32_MAX, &rkey, what) ||
+        gdr_json_u64(o, "ring_addr", UINT64_MAX, &ep->ring_addr, what) ||
+        gdr_json_u64(o, "ring_bytes", UINT64_MAX, &ep->ring_bytes, what) ||
+        gdr_json_u64(o, "slot_bytes", UINT64_MAX, &ep->slot_bytes, what) ||
+        gdr_json_u64(o, "ring_rkey", UINT32_MAX, &ring_rkey, what) ||
+        gdr_json_double(o, "cuda_device", &cuda_device, what) ||
+        gdr_json_str(o, "cuda_bus_id", ep->cuda_bus_id, sizeof(ep->cuda_bus_id), what) ||
+        gdr_json_str(o, "cuda_name", ep->cuda_name, sizeof(ep->cuda_name), what) ||
+        gdr_json_str(o, "registration_note", ep->reg_note, sizeof(ep->reg_note), what))
         return -1;
+    if (cuda_device < -1 || cuda_device > 1023 || cuda_device != (int)cuda_device)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'cuda_device' out of range", what);
+    ep->cuda_device = (int)cuda_device;
+    ep->ring_rkey = (uint32_t)ring_rkey;
     if (gid_index < -1 || gid_index > 65535 || gid_index != (double)(int)gid_index)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'gid_index' is not an index -1..65535", what);
     ep->port = (unsigned)port;

@@ -29,6 +29,14 @@ struct gdr_endpoint {
     uint32_t rkey;
     char placement[16];         /* "host" or "cuda" */
     char registration[16];      /* "host", "dmabuf", "peermem", "staged" */
+    /* Staged buffers: the bounce ring the peer addresses (0 bytes: none). */
+    uint64_t ring_addr, ring_bytes, slot_bytes;
+    uint32_t ring_rkey;
+    /* GPU buffers (report only). */
+    int cuda_device;            /* -1: host memory */
+    char cuda_bus_id[32];
+    char cuda_name[64];
+    char reg_note[192];
 };
 
 /* Full form for the wire. */

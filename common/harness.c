@@ -77,6 +77,8 @@ static cJSON *agreed_parameters(const struct gdr_session *s)
     cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
     cJSON_AddBoolToObject(p, "validate", cfg->validate);
     cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
+    gdr_json_add_u64(p, "stage_slot", cfg->stage_slot);
+    cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
     return p;
 }
 
@@ -172,7 +174,9 @@ static int exchange_endpoints(struct gdr_session *s)
  * (each dry spell is an RNR NAK and a retransmission, not bandwidth). */
 static unsigned recv_depth(const struct gdr_session *s)
 {
-    return s->test->verb == GDR_VERB_SEND ? 4 * s->cfg->tx_depth : 1;
+    unsigned depth = s->test->verb == GDR_VERB_SEND ? 4 * s->cfg->tx_depth : 1;
+    /* Staged transfers (either end) signal every slot with an immediate. */
+    return depth > s->cfg->stage_slots + 1 ? depth : s->cfg->stage_slots + 1;
 }
 
 /* The buffer, once the PD exists, and this end's facts for the peer. */
@@ -182,14 +186,27 @@ static int setup_buffer(struct gdr_session *s)
     if (cfg->inline_size > s->verbs.max_inline)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: %s allows at most %u", cfg->inline_size,
                         s->verbs.dev_name, s->verbs.max_inline);
-    if (gdr_buffer_create(&s->buf, &gdr_mem_host_ops, s->verbs.pd, buffer_bytes(cfg, s->test)))
+    const struct gdr_buffer *b = &s->buf;
+    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, buffer_bytes(cfg, s->test),
+                          cfg->stage_slot, cfg->stage_slots))
         return -1;
-    gdr_verbs_describe(&s->verbs, &s->local);
-    s->local.addr = (uintptr_t)s->buf.addr;
-    s->local.buf_len = s->buf.len;
-    s->local.rkey = s->buf.mr->rkey;
-    snprintf(s->local.placement, sizeof(s->local.placement), "%s", s->buf.ops->placement);
-    snprintf(s->local.registration, sizeof(s->local.registration), "%s", s->buf.registration);
+    struct gdr_endpoint *ep = &s->local;
+    gdr_verbs_describe(&s->verbs, ep);
+    ep->addr = (uintptr_t)b->addr;
+    ep->buf_len = b->len;
+    ep->rkey = b->mr ? b->mr->rkey : 0;
+    if (gdr_buffer_staged(b)) {
+        ep->ring_addr = (uintptr_t)b->ring;
+        ep->ring_bytes = b->ring_len;
+        ep->slot_bytes = b->slot_size;
+        ep->ring_rkey = b->ring_mr->rkey;
+    }
+    snprintf(ep->placement, sizeof(ep->placement), "%s", b->ops->placement);
+    snprintf(ep->registration, sizeof(ep->registration), "%s", b->registration);
+    ep->cuda_device = b->cuda_device;
+    snprintf(ep->cuda_bus_id, sizeof(ep->cuda_bus_id), "%s", b->cuda_bus_id);
+    snprintf(ep->cuda_name, sizeof(ep->cuda_name), "%s", b->cuda_name);
+    snprintf(ep->reg_note, sizeof(ep->reg_note), "%s", b->reg_note);
     return 0;
 }
 

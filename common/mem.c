@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_ops *ops, struct ibv_pd *pd,
-                      size_t len)
+int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd,
+                      size_t len, size_t slot_size, unsigned nslots)
 {
     memset(b, 0, sizeof(*b));
-    b->ops = ops;
-    if (ops->alloc(b, pd, len)) {
+    b->ops = spec->cuda ? &gdr_mem_cuda_ops : &gdr_mem_host_ops;
+    b->len = len;
+    b->slot_size = slot_size;
+    b->nslots = nslots;
+    b->cuda_device = -1;
+    if (b->ops->alloc(b, spec, pd)) {
         gdr_buffer_destroy(b);
         return -1;
     }

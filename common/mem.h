@@ -7,39 +7,65 @@
 #ifndef GDR_MEM_H
 #define GDR_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
-enum gdr_placement { GDR_MEM_HOST, GDR_MEM_CUDA };
+#include "options.h"
 
 struct gdr_buffer;
 
 struct gdr_mem_ops {
     const char *placement;      /* "host", "cuda" */
-    int (*alloc)(struct gdr_buffer *b, struct ibv_pd *pd, size_t len);
+    int (*alloc)(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd);
     void (*release)(struct gdr_buffer *b);
     /* Copy between the buffer and host memory (for fill and check). */
     int (*to_host)(struct gdr_buffer *b, void *dst, size_t off, size_t len);
     int (*from_host)(struct gdr_buffer *b, size_t off, const void *src, size_t len);
+    /* Staged buffers: start a copy buffer -> ring (out) or ring -> buffer
+     * (in) at a ring offset, and ask whether the copy at that ring slot has
+     * finished (1 done, 0 not yet, -1 error). Copies finish in order. */
+    int (*stage_out)(struct gdr_buffer *b, unsigned slot, size_t off, size_t len);
+    int (*stage_in)(struct gdr_buffer *b, unsigned slot, size_t off, size_t len);
+    int (*stage_done)(struct gdr_buffer *b, unsigned slot);
 };
 
 struct gdr_buffer {
     const struct gdr_mem_ops *ops;
     const char *registration;   /* "host", "dmabuf", "peermem", "staged" */
-    void *addr;                 /* what the NIC addresses (lkey/rkey cover it) */
+    void *addr;                 /* the buffer's address (a device VA for CUDA) */
     size_t len;
-    struct ibv_mr *mr;
+    struct ibv_mr *mr;          /* covers addr..len; NULL when staged */
+    /* Staged (--gdr=off): the pinned, registered bounce ring the NIC uses. */
+    uint8_t *ring;
+    size_t ring_len, slot_size;
+    unsigned nslots;
+    struct ibv_mr *ring_mr;
+    /* GPU facts for the report. */
+    int cuda_device;
+    char cuda_bus_id[32];
+    char cuda_name[64];
+    char reg_note[192];         /* why a preferred registration was not used */
     void *priv;                 /* the placement's own state */
 };
 
 extern const struct gdr_mem_ops gdr_mem_host_ops;
+extern const struct gdr_mem_ops gdr_mem_cuda_ops;
 
-/* Allocate len bytes with the given placement and register them with pd
- * for local write and remote read/write. */
-int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_ops *ops, struct ibv_pd *pd,
-                      size_t len);
+/* Allocate len bytes where spec says and make them reachable by the NIC:
+ * registered directly, or (staged) behind a bounce ring of nslots slots of
+ * slot_size bytes. */
+int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd,
+                      size_t len, size_t slot_size, unsigned nslots);
+
+/* The lkey/address the NIC uses for [off, off + len) of the data: the
+ * buffer itself, or for staged buffers ring slot `slot`. */
+static inline bool gdr_buffer_staged(const struct gdr_buffer *b)
+{
+    return b->ring != NULL;
+}
 void gdr_buffer_destroy(struct gdr_buffer *b);
 
 /* Validation helpers: fill/zero/check [off, off + len) through a host view. */

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static int host_alloc(struct gdr_buffer *b, struct ibv_pd *pd, size_t len)
+static int host_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd)
 {
+    (void)spec;
+    size_t len = b->len;
     long page = sysconf(_SC_PAGESIZE);
     size_t rounded = (len + (size_t)page - 1) & ~((size_t)page - 1);
     if (posix_memalign(&b->addr, (size_t)page, rounded)) {
@@ -18,7 +20,6 @@ static int host_alloc(struct gdr_buffer *b, struct ibv_pd *pd, size_t len)
         return gdr_fail(GDR_EXIT_RUN, "cannot allocate %zu bytes of host memory", len);
     }
     memset(b->addr, 0, rounded);   /* touch every page before registration */
-    b->len = len;
     b->registration = "host";
     b->mr = ibv_reg_mr(pd, b->addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                        IBV_ACCESS_REMOTE_READ);

@@ -404,7 +404,7 @@ void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code)
     cJSON_Delete(body);
 }
 
-int gdr_oob_peer_gone(struct gdr_oob *oob)
+int gdr_oob_readable(struct gdr_oob *oob)
 {
     struct pollfd p = {.fd = oob->fd, .events = POLLIN};
     return poll(&p, 1, 0) > 0;

@@ -72,7 +72,7 @@ int gdr_oob_recv(struct gdr_oob *oob, enum gdr_msg_type expected, double extra, 
 int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **body);
 /* Tell the peer why we are giving up (best effort, never blocks long). */
 void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code);
-/* Non-blocking: has the peer closed the connection or sent something? */
-int gdr_oob_peer_gone(struct gdr_oob *oob);
+/* Non-blocking: is there something to read (a message, or EOF)? */
+int gdr_oob_readable(struct gdr_oob *oob);
 
 #endif

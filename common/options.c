@@ -15,6 +15,7 @@
 enum {
     OPT_SIZES = 256, OPT_WARMUP, OPT_TIME_PER_SIZE, OPT_JSON, OPT_VALIDATE,
     OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_GBITS, OPT_TIMEOUT, OPT_BIND,
+    OPT_MEM, OPT_USE_CUDA, OPT_USE_CUDA_BUS_ID, OPT_GDR, OPT_STAGE_SLOT, OPT_STAGE_SLOTS,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +42,12 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"bind", required_argument, NULL, OPT_BIND},
+    {"mem", required_argument, NULL, OPT_MEM},
+    {"use_cuda", required_argument, NULL, OPT_USE_CUDA},
+    {"use_cuda_bus_id", required_argument, NULL, OPT_USE_CUDA_BUS_ID},
+    {"gdr", required_argument, NULL, OPT_GDR},
+    {"stage-slot", required_argument, NULL, OPT_STAGE_SLOT},
+    {"stage-slots", required_argument, NULL, OPT_STAGE_SLOTS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -78,6 +85,16 @@ static void print_help(const struct gdr_test *test)
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default 128)\n"
                "  -q, --qp=N               queue pairs, used round robin (default 1)\n");
     printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0)\n\n"
+           "Buffers (each end chooses its own):\n"
+           "      --mem=host|cuda[:N|:BUS_ID]  host memory (default) or GPU N / at a PCI\n"
+           "                           bus id (--use_cuda=N, --use_cuda_bus_id=BDF)\n"
+           "      --gdr=MODE           GPU buffers: auto (dma-buf, else peermem; default),\n"
+           "                           dmabuf, peermem, or off: staged through pinned host\n"
+           "                           memory, as without GPUDirect RDMA\n"
+           "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default 1M)\n"
+           "      --stage-slots=N      --gdr=off: bounce slots per end (default %u)\n\n",
+           GDR_STAGE_SLOTS_DEFAULT);
+    printf(
            "Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
            "      --json=FILE          write the whole sweep as one JSON document\n"
@@ -114,6 +131,68 @@ int gdr_parse_seconds(const char *text, double *out)
     return 0;
 }
 
+const char *gdr_mode_name(enum gdr_mode mode)
+{
+    switch (mode) {
+    case GDR_MODE_AUTO: return "auto";
+    case GDR_MODE_DMABUF: return "dmabuf";
+    case GDR_MODE_PEERMEM: return "peermem";
+    default: return "off";
+    }
+}
+
+/* "0000:3b:00.0" or "3b:00.0": a PCI bus id as CUDA accepts it. */
+static bool looks_like_bus_id(const char *s)
+{
+    unsigned a, b, c, d;
+    char tail;
+    return strlen(s) < 32 && (sscanf(s, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) == 4 ||
+                              sscanf(s, "%x:%x.%x%c", &b, &c, &d, &tail) == 3);
+}
+
+static int set_cuda_device(struct gdr_mem_spec *m, const char *opt, const char *dev)
+{
+    uint64_t index;
+    m->cuda = true;
+    m->cuda_index = -1;
+    m->cuda_bus_id[0] = '\0';
+    if (!*dev || gdr_parse_uint(dev, 0, 1023, &index) == 0) {
+        m->cuda_index = *dev ? (int)index : 0;
+        return 0;
+    }
+    if (!looks_like_bus_id(dev))
+        return gdr_fail(GDR_EXIT_USAGE, "%s '%s': expected a GPU index or a PCI bus id "
+                        "like 0000:3b:00.0", opt, dev);
+    snprintf(m->cuda_bus_id, sizeof(m->cuda_bus_id), "%s", dev);
+    return 0;
+}
+
+static int parse_mem(struct gdr_mem_spec *m, const char *arg)
+{
+    if (strcmp(arg, "host") == 0) {
+        m->cuda = false;
+        return 0;
+    }
+    if (strcmp(arg, "cuda") == 0)
+        return set_cuda_device(m, "--mem", "");
+    if (strncmp(arg, "cuda:", 5) == 0 && arg[5])
+        return set_cuda_device(m, "--mem", arg + 5);
+    return gdr_fail(GDR_EXIT_USAGE, "--mem '%s': expected host, cuda, cuda:N or cuda:BUS_ID", arg);
+}
+
+static int parse_gdr(struct gdr_mem_spec *m, const char *arg)
+{
+    static const enum gdr_mode modes[] = {GDR_MODE_AUTO, GDR_MODE_DMABUF, GDR_MODE_PEERMEM,
+                                          GDR_MODE_OFF};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        if (strcmp(arg, gdr_mode_name(modes[i])) == 0) {
+            m->gdr = modes[i];
+            return 0;
+        }
+    }
+    return gdr_fail(GDR_EXIT_USAGE, "--gdr '%s': expected auto, dmabuf, peermem or off", arg);
+}
+
 static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -127,12 +206,15 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->timeout = GDR_DEFAULT_TIMEOUT;
     cfg->sizes.count = 1;
     cfg->sizes.size[0] = lat ? 2 : 65536;
+    cfg->mem.cuda_index = -1;
+    cfg->stage_slot = GDR_STAGE_SLOT_DEFAULT;
+    cfg->stage_slots = GDR_STAGE_SLOTS_DEFAULT;
 }
 
 /* Which ways of choosing sizes and iteration counts were used, to reject
  * contradictory combinations after the loop. */
 struct choices {
-    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp;
+    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -235,6 +317,31 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
             return bad_value("--json", arg, "empty file name");
         cfg->json_path = arg;
         return 0;
+    case OPT_MEM:
+        return parse_mem(&cfg->mem, arg);
+    case OPT_USE_CUDA:
+        if (gdr_parse_uint(arg, 0, 1023, &v))
+            return bad_value("--use_cuda", arg, "expected a GPU index");
+        return set_cuda_device(&cfg->mem, "--use_cuda", arg);
+    case OPT_USE_CUDA_BUS_ID:
+        if (!looks_like_bus_id(arg))
+            return bad_value("--use_cuda_bus_id", arg, "expected a PCI bus id like 0000:3b:00.0");
+        return set_cuda_device(&cfg->mem, "--use_cuda_bus_id", arg);
+    case OPT_GDR:
+        ch->gdr = true;
+        return parse_gdr(&cfg->mem, arg);
+    case OPT_STAGE_SLOT:
+        if (gdr_parse_bytes(arg, &v) || v < 4096 || v > (256u << 20))
+            return bad_value("--stage-slot", arg, "expected 4K .. 256M");
+        cfg->stage_slot = v;
+        ch->stage = true;
+        return 0;
+    case OPT_STAGE_SLOTS:
+        if (gdr_parse_uint(arg, 1, GDR_STAGE_SLOTS_MAX, &v))
+            return bad_value("--stage-slots", arg, "expected 1..256");
+        cfg->stage_slots = (unsigned)v;
+        ch->stage = true;
+        return 0;
     case 'R': cfg->rdma_cm = true; return 0;
     case 'F': return 0;
     case OPT_GBITS: cfg->report_gbits = true; return 0;
@@ -269,6 +376,8 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
     if (cfg->server && cfg->bind_addr)
         return gdr_fail(GDR_EXIT_USAGE, "--bind is for the server; the client connects to %s",
                         cfg->server);
+    if (ch->gdr && !cfg->mem.cuda)
+        return gdr_fail(GDR_EXIT_USAGE, "--gdr applies to GPU buffers; add --mem=cuda");
     if (cfg->rdma_cm && cfg->gid_index >= 0)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
     if (cfg->rdma_cm && cfg->mtu)

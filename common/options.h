@@ -19,6 +19,28 @@
 #define GDR_DEFAULT_TIMEOUT 60.0
 #define GDR_MAX_SECONDS 86400.0
 
+/* Where this end's buffer lives and how the NIC reaches it. Each end
+ * chooses its own; the handshake tells the other. */
+enum gdr_mode {
+    GDR_MODE_AUTO,              /* dma-buf, else peermem */
+    GDR_MODE_DMABUF,
+    GDR_MODE_PEERMEM,
+    GDR_MODE_OFF,               /* staged through pinned host bounce slots */
+};
+
+#define GDR_STAGE_SLOT_DEFAULT (1u << 20)
+#define GDR_STAGE_SLOTS_DEFAULT 8
+#define GDR_STAGE_SLOTS_MAX 256
+
+struct gdr_mem_spec {
+    bool cuda;                  /* false: host memory */
+    int cuda_index;             /* -1 with a bus id */
+    char cuda_bus_id[32];       /* "" with an index */
+    enum gdr_mode gdr;
+};
+
+const char *gdr_mode_name(enum gdr_mode mode);
+
 struct gdr_config {
     const char *server;         /* client mode: the server's host name; NULL = server */
     const char *ib_dev;         /* NULL: the first device with an active port */
@@ -37,6 +59,10 @@ struct gdr_config {
     unsigned tx_depth;
     unsigned inline_size;
     bool rdma_cm;
+
+    struct gdr_mem_spec mem;
+    uint64_t stage_slot;        /* bytes per bounce slot (--gdr=off) */
+    unsigned stage_slots;       /* bounce slots per end */
 
     bool validate;
     bool report_gbits;

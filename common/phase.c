@@ -15,15 +15,19 @@
 #include "json.h"
 #include "pattern.h"
 #include "report.h"
+#include "staged.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define WARMUP_BYTES (16ull << 20)
 
-static bool counts_on_server(const struct gdr_test *t)
+/* Who holds the row's numbers: the receiver of a direct send; otherwise the
+ * client (the writer, the reader, and for staged runs the source, whose
+ * clock stops when the last credit says the data has landed). */
+static bool counts_on_server(const struct gdr_session *s)
 {
-    return t->verb == GDR_VERB_SEND;
+    return s->test->verb == GDR_VERB_SEND && !gdr_staged_run(s);
 }
 
 static bool source_is_server(const struct gdr_test *t)
@@ -138,7 +142,7 @@ static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_
 {
     memset(row, 0, sizeof(*row));
     row->size = size;
-    row->m = counts_on_server(s->test) ? *server : *client;
+    row->m = counts_on_server(s) ? *server : *client;
     row->cpu_client = client->cpu;
     row->cpu_server = server->cpu;
     row->validated = s->cfg->validate;
@@ -153,14 +157,15 @@ static int client_run_loop(struct gdr_session *s, uint64_t size, uint64_t iters,
     struct gdr_cpu_mark mark;
     gdr_cpu_mark(&mark);
     int rc = s->test->metric == GDR_METRIC_LAT ? gdr_loop_latency(s, size, iters, m)
-                                               : gdr_loop_sender(s, size, iters, m);
+             : gdr_staged_run(s) ? gdr_staged_source(s, size, iters, m)
+             : gdr_loop_sender(s, size, iters, m);
     m->cpu = gdr_cpu_since(&mark);
     return rc;
 }
 
 static int client_phase(struct gdr_session *s, const char *phase, uint64_t size, uint64_t iters,
                         double expect_s, struct gdr_measure *mine, struct gdr_measure *theirs,
-                        uint64_t *server_bad)
+                        uint64_t *server_bad, double *prestage_s)
 {
     cJSON *msg = cJSON_CreateObject();
     cJSON_AddStringToObject(msg, "phase", phase);
@@ -188,7 +193,8 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "measure");
     memset(theirs, 0, sizeof(*theirs));
     rc = measure_from_json(m, theirs, what) ||
-         gdr_json_u64(reply, "bad_bytes", UINT64_MAX, server_bad, what);
+         gdr_json_u64(reply, "bad_bytes", UINT64_MAX, server_bad, what) ||
+         gdr_json_double(reply, "prestage_s", prestage_s, what);
     cJSON_Delete(reply);
     return rc ? -1 : 0;
 }
@@ -208,11 +214,12 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     const struct gdr_config *cfg = s->cfg;
     struct gdr_measure mine, theirs = {0}, probe = {0};
     uint64_t bad = 0, iters = cfg->iters, warm = warmup_iters(s, size);
+    double prestage_s = 0;
 
     if (cfg->validate && !source_is_server(s->test) &&
         for_each_slot(s, SLOT_FILL, size, 0, &bad))
         return -1;
-    if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs, &bad))
+    if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs, &bad, &prestage_s))
         return -1;
     if (cfg->time_per_size > 0)
         iters = calibrated_iters(s, &probe);
@@ -221,12 +228,13 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     if (cfg->validate && source_is_server(s->test) &&
         for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
-    if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad))
+    if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad, &prestage_s))
         return -1;
     if (cfg->validate && source_is_server(s->test) &&
         for_each_slot(s, SLOT_CHECK, size, iters, &bad))
         return -1;
     fill_row(s, row, size, &mine, &theirs, bad);
+    row->server_prestage_s = prestage_s;
     return bad ? data_check_failed(size, bad) : 0;
 }
 
@@ -297,7 +305,13 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
     }
     if (cfg->validate && dest_here && timed && for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
         return -1;
-    if (s->test->verb == GDR_VERB_SEND && gdr_loop_receiver_prepare(s, st->size, st->iters))
+    bool staged = gdr_staged_run(s), lands_here = dest_here && s->test->verb != GDR_VERB_READ;
+    uint64_t prestage_ns = 0;
+    if (!dest_here && gdr_buffer_staged(&s->buf) &&
+        gdr_staged_prestage(s, st->size, &prestage_ns))
+        return -1;
+    if (staged && lands_here ? gdr_staged_dest_prepare(s, st->size, st->iters)
+        : s->test->verb == GDR_VERB_SEND ? gdr_loop_receiver_prepare(s, st->size, st->iters) : 0)
         return -1;
     cJSON *msg = cJSON_CreateObject();
     int rc = gdr_oob_send(&s->oob, GDR_MSG_READY, msg);
@@ -308,7 +322,8 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
     struct gdr_measure mine = {0}, theirs = {0};
     struct gdr_cpu_mark mark;
     gdr_cpu_mark(&mark);
-    if (s->test->verb == GDR_VERB_SEND && gdr_loop_receiver(s, st->size, st->iters, &mine))
+    if (staged && lands_here ? gdr_staged_dest(s, st->size, st->iters, &mine)
+        : s->test->verb == GDR_VERB_SEND ? gdr_loop_receiver(s, st->size, st->iters, &mine) : 0)
         return -1;
     cJSON *done;
     if (gdr_oob_recv(&s->oob, GDR_MSG_SIZE_DONE, st->expect_s, &done))
@@ -327,12 +342,15 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
     msg = cJSON_CreateObject();
     cJSON_AddItemToObject(msg, "measure", measure_to_json(&mine));
     gdr_json_add_u64(msg, "bad_bytes", bad);
+    cJSON_AddNumberToObject(msg, "prestage_s", (double)prestage_ns * 1e-9);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_RESULT, msg);
     cJSON_Delete(msg);
     if (rc)
         return -1;
-    if (timed)
+    if (timed) {
         fill_row(s, row, st->size, &theirs, &mine, bad);
+        row->server_prestage_s = (double)prestage_ns * 1e-9;
+    }
     return bad ? data_check_failed(st->size, bad) : 0;
 }
 

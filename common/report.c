@@ -23,9 +23,15 @@ static const struct gdr_endpoint *server_end(const struct gdr_session *s)
 
 static void print_end(const char *role, const struct gdr_endpoint *ep)
 {
-    printf(" %-7s %s  %s port %u  %s  MTU %u  GID[%d] %s  QPs %u  buffer %s/%s\n", role,
-           ep->host, ep->device, ep->port, ep->link_layer, ep->active_mtu, ep->gid_index,
-           ep->gid, ep->num_qps, ep->placement, ep->registration);
+    printf(" %-7s %s  %s port %u  %s  MTU %u  GID[%d] %s  QPs %u\n", role, ep->host,
+           ep->device, ep->port, ep->link_layer, ep->active_mtu, ep->gid_index, ep->gid,
+           ep->num_qps);
+    if (ep->cuda_device < 0)
+        printf("         buffer: host memory\n");
+    else
+        printf("         buffer: GPU %d %s (%s), registration %s%s%s\n", ep->cuda_device,
+               ep->cuda_bus_id, ep->cuda_name, ep->registration, ep->reg_note[0] ? "; " : "",
+               ep->reg_note);
 }
 
 void gdr_report_banner(const struct gdr_session *s)
@@ -158,6 +164,8 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
     cJSON_AddItemToObject(cpu, "client", cpu_json(r->cpu_client));
     cJSON_AddItemToObject(cpu, "server", cpu_json(r->cpu_server));
+    if (r->server_prestage_s > 0)
+        cJSON_AddNumberToObject(o, "server_prestage_s", r->server_prestage_s);
     cJSON_AddBoolToObject(o, "validated", r->validated);
     gdr_json_add_u64(o, "bad_bytes", r->bad_bytes);
     return o;

@@ -46,6 +46,7 @@ struct gdr_size_result {
     struct gdr_cpu_use cpu_client, cpu_server;
     bool validated;                     /* --validate ran for this size */
     uint64_t bad_bytes;
+    double server_prestage_s;           /* staged read: the responder's copy */
 };
 
 /* Slots of `size` bytes the buffer holds for this size (at least 1). */
@@ -54,6 +55,10 @@ uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size);
 /* The timed loops (sweep.c). Each checks for a stalled or vanished peer
  * and for interruption. */
 int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
+/* -1 with the error recorded when interrupted, when nothing has progressed
+ * for --timeout since last_progress_ns, or when the peer has gone. */
+int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns);
+
 /* Post a phase's first receives; the caller then tells the sender to go. */
 int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t iters);
 int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);

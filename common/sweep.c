@@ -36,21 +36,23 @@ struct watchdog {
     unsigned idle;
 };
 
-static int peer_gone(struct gdr_session *s, uint64_t size)
+/* The control socket became readable in the middle of a run. EOF means
+ * the peer is gone; an ERROR message says why it gave up. Anything else
+ * (the peer finished its side first, say) waits for this side to finish. */
+static int check_peer(struct gdr_session *s, uint64_t size)
 {
-    char c;
-    ssize_t n = recv(s->oob.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n <= 0)
+    uint8_t hdr[GDR_OOB_HEADER_LEN];
+    struct gdr_msg_header h;
+    ssize_t n = recv(s->oob.fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0)
         return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection at size %llu", s->oob.peer,
                         (unsigned long long)size);
+    if (n < (ssize_t)sizeof(hdr) || gdr_oob_check_header(hdr, &h) || h.type != GDR_MSG_ERROR)
+        return 0;
     unsigned type;
     cJSON *body;
-    /* The peer says why it gave up: that message becomes our error. */
-    if (gdr_oob_recv_any(&s->oob, 0, &type, &body) == 0) {
+    if (gdr_oob_recv_any(&s->oob, 0, &type, &body) == 0)   /* records the peer's reason */
         cJSON_Delete(body);
-        return gdr_fail(GDR_EXIT_RUN, "peer %s sent %s in the middle of size %llu", s->oob.peer,
-                        gdr_msg_type_name(type), (unsigned long long)size);
-    }
     return -1;
 }
 
@@ -60,21 +62,25 @@ static void watchdog_progress(struct watchdog *w, uint64_t now)
     w->idle = 0;
 }
 
+int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
+{
+    if (gdr_interrupted)
+        return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+    uint64_t now = gdr_now_ns();
+    if ((double)(now - last_progress_ns) > s->cfg->timeout * 1e9)
+        return gdr_fail(GDR_EXIT_RUN, "no completion for %g s at size %llu: peer %s stalled "
+                        "(--timeout)", s->cfg->timeout, (unsigned long long)size, s->oob.peer);
+    if (gdr_oob_readable(&s->oob))
+        return check_peer(s, size);
+    return 0;
+}
+
 /* Called when a poll found nothing; cheap except every 1024th call. */
 static int watchdog_idle(struct watchdog *w)
 {
     if (++w->idle & 1023)
         return 0;
-    if (gdr_interrupted)
-        return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)w->size);
-    uint64_t now = gdr_now_ns();
-    if ((double)(now - w->last_progress_ns) > w->s->cfg->timeout * 1e9)
-        return gdr_fail(GDR_EXIT_RUN, "no completion for %g s at size %llu: peer %s stalled "
-                        "(--timeout)", w->s->cfg->timeout, (unsigned long long)w->size,
-                        w->s->oob.peer);
-    if (gdr_oob_peer_gone(&w->s->oob))
-        return peer_gone(w->s, w->size);
-    return 0;
+    return gdr_stalled(w->s, w->size, w->last_progress_ns);
 }
 
 static enum ibv_wr_opcode opcode_of(enum gdr_verb verb)
@@ -263,15 +269,35 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     struct watchdog w = {.s = s, .size = size};
     struct ibv_wc wc;
     int rc = 0;
+    /* Staged ends read from / into their bounce ring; a staged requester
+     * copies each message on into GPU memory inside the sample. */
+    struct gdr_buffer *b = &s->buf;
+    bool local_staged = gdr_buffer_staged(b);
+    uint64_t laddr = local_staged ? (uintptr_t)b->ring : (uintptr_t)b->addr;
+    uint32_t lkey = local_staged ? b->ring_mr->lkey : b->mr->lkey;
+    uint64_t raddr = s->remote.ring_bytes ? s->remote.ring_addr : s->remote.addr;
+    uint32_t rkey = s->remote.ring_bytes ? s->remote.ring_rkey : s->remote.rkey;
+    if ((local_staged && size > b->ring_len) ||
+        (s->remote.ring_bytes && size > s->remote.ring_bytes)) {
+        free(samples);
+        return gdr_fail(GDR_EXIT_USAGE, "size %llu does not fit the bounce ring (raise "
+                        "--stage-slot or --stage-slots)", (unsigned long long)size);
+    }
     uint64_t start = gdr_now_ns();
     for (uint64_t i = 0; i < iters && !rc; i++) {
         uint64_t t0 = gdr_now_ns();
         watchdog_progress(&w, t0);
-        rc = gdr_post_one(qp, op, (uintptr_t)s->buf.addr, s->buf.mr->lkey, (uint32_t)size,
-                          s->remote.addr, s->remote.rkey, IBV_SEND_SIGNALED | inline_flag, i);
+        rc = gdr_post_one(qp, op, laddr, lkey, (uint32_t)size, raddr, rkey,
+                          IBV_SEND_SIGNALED | inline_flag, i);
         int got = 0;
         while (!rc && (got = ibv_poll_cq(s->verbs.send_cq, 1, &wc)) == 0)
             rc = watchdog_idle(&w);
+        if (!rc && got > 0 && wc.status == IBV_WC_SUCCESS && local_staged) {
+            int done = b->ops->stage_in(b, 0, 0, size) ? -1 : 0;
+            while (done == 0)
+                done = b->ops->stage_done(b, 0);
+            rc = done < 0 ? -1 : 0;
+        }
         samples[i] = gdr_now_ns() - t0;
         if (!rc && got < 0)
             rc = gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",

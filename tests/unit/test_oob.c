@@ -239,7 +239,7 @@ static void test_send_too_large(void **state)
     cJSON_Delete(body);
     free(s);
     /* Nothing was written: the peer has nothing to read. */
-    assert_int_equal(gdr_oob_peer_gone(&p->b), 0);
+    assert_int_equal(gdr_oob_readable(&p->b), 0);
 }
 
 static void test_wrong_type(void **state)
@@ -288,10 +288,10 @@ static void test_peer_error_without_message(void **state)
 static void test_peer_closed(void **state)
 {
     struct pair *p = *state;
-    assert_int_equal(gdr_oob_peer_gone(&p->b), 0);
+    assert_int_equal(gdr_oob_readable(&p->b), 0);
     gdr_oob_close(&p->a);
     assert_int_equal(p->a.fd, -1);
-    assert_int_equal(gdr_oob_peer_gone(&p->b), 1);
+    assert_int_equal(gdr_oob_readable(&p->b), 1);
     cJSON *got = NULL;
     assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_BYE, 0, &got), -1);
     assert_error(GDR_EXIT_RUN, "peer client:40000 closed the connection");

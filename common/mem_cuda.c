@@ -1,0 +1,248 @@
+/* mem_cuda.c - GPU memory (cuMemAlloc on the device's primary context) and
+ * the three ways a NIC can reach it: a dma-buf export registered with
+ * ibv_reg_dmabuf_mr, a plain ibv_reg_mr that nvidia_peermem resolves, or
+ * none at all (--gdr=off): data is staged through a pinned host ring with
+ * asynchronous copies, as a GPU transfer goes without GPUDirect RDMA. */
+#include "config.h"
+
+#include "cuda_api.h"
+#include "error.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+#define GPU_PAGE (64u << 10)    /* dma-buf exports want page-aligned ranges */
+
+struct cuda_state {
+    const struct gdr_cuda_api *cu;
+    CUdevice dev;
+    bool ctx_retained;
+    CUdeviceptr dptr;
+    size_t alloc_len;
+    int dmabuf_fd;
+    CUstream stream;
+    CUevent ev[GDR_STAGE_SLOTS_MAX];
+};
+
+static int pick_device(struct gdr_buffer *b, struct cuda_state *st, const struct gdr_mem_spec *spec)
+{
+    const struct gdr_cuda_api *cu = st->cu;
+    int count = 0;
+    if (gdr_cuda_check(cu->cuDeviceGetCount(&count), "cuDeviceGetCount"))
+        return -1;
+    if (count == 0)
+        return gdr_fail(GDR_EXIT_ENV, "--mem=cuda: the CUDA driver sees no GPU");
+    if (spec->cuda_bus_id[0]) {
+        if (cu->cuDeviceGetByPCIBusId(&st->dev, spec->cuda_bus_id) != CUDA_SUCCESS)
+            return gdr_fail(GDR_EXIT_ENV, "--mem=cuda:%s: no GPU at that PCI bus id",
+                            spec->cuda_bus_id);
+    } else {
+        if (spec->cuda_index >= count)
+            return gdr_fail(GDR_EXIT_ENV, "--mem=cuda:%d: this host has %d GPU(s)",
+                            spec->cuda_index, count);
+        if (gdr_cuda_check(cu->cuDeviceGet(&st->dev, spec->cuda_index), "cuDeviceGet"))
+            return -1;
+    }
+    b->cuda_device = (int)st->dev;
+    cu->cuDeviceGetName(b->cuda_name, sizeof(b->cuda_name), st->dev);
+    cu->cuDeviceGetPCIBusId(b->cuda_bus_id, sizeof(b->cuda_bus_id), st->dev);
+    CUcontext ctx;
+    if (gdr_cuda_check(cu->cuDevicePrimaryCtxRetain(&ctx, st->dev), "cuDevicePrimaryCtxRetain"))
+        return -1;
+    st->ctx_retained = true;
+    return gdr_cuda_check(cu->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+}
+
+/* Each returns 0 with b->mr set, or -1 with why in `why`. */
+static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
+                           char *why, size_t len)
+{
+    int fd = -1;
+    CUresult rc = st->cu->cuMemGetHandleForAddressRange(&fd, st->dptr, st->alloc_len,
+                                                        CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+    if (rc != CUDA_SUCCESS) {
+        const char *msg = "unknown error";
+        st->cu->cuGetErrorString(rc, &msg);
+        snprintf(why, len, "dma-buf export refused by the CUDA driver: %s", msg);
+        return -1;
+    }
+    b->mr = ibv_reg_dmabuf_mr(pd, 0, st->alloc_len, st->dptr, fd, ACCESS);
+    if (!b->mr) {
+        snprintf(why, len, "ibv_reg_dmabuf_mr: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    st->dmabuf_fd = fd;
+    return 0;
+}
+
+static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
+                            char *why, size_t len)
+{
+    /* Synchronous copies must not overtake RDMA into this range. */
+    unsigned one = 1;
+    CUresult rc = st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, st->dptr);
+    if (rc != CUDA_SUCCESS) {
+        snprintf(why, len, "cuPointerSetAttribute(SYNC_MEMOPS) failed (CUDA error %d)", (int)rc);
+        return -1;
+    }
+    b->mr = ibv_reg_mr(pd, (void *)(uintptr_t)st->dptr, st->alloc_len, ACCESS);
+    if (!b->mr) {
+        snprintf(why, len, "ibv_reg_mr on GPU memory: %s (nvidia_peermem not loaded?)",
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
+                           enum gdr_mode mode)
+{
+    char dmabuf_why[160] = "", peermem_why[160] = "";
+    if (mode != GDR_MODE_PEERMEM &&
+        register_dmabuf(b, st, pd, dmabuf_why, sizeof(dmabuf_why)) == 0) {
+        b->registration = "dmabuf";
+        return 0;
+    }
+    if (mode == GDR_MODE_DMABUF)
+        return gdr_fail(GDR_EXIT_ENV, "--gdr=dmabuf on GPU %s: %s (gdr_doctor checks why)",
+                        b->cuda_bus_id, dmabuf_why);
+    if (register_peermem(b, st, pd, peermem_why, sizeof(peermem_why)) == 0) {
+        b->registration = "peermem";
+        if (dmabuf_why[0])
+            snprintf(b->reg_note, sizeof(b->reg_note), "dmabuf not used: %s", dmabuf_why);
+        return 0;
+    }
+    if (mode == GDR_MODE_PEERMEM)
+        return gdr_fail(GDR_EXIT_ENV, "--gdr=peermem on GPU %s: %s (gdr_doctor checks why)",
+                        b->cuda_bus_id, peermem_why);
+    return gdr_fail(GDR_EXIT_ENV, "GPU %s cannot be registered for RDMA: %s; %s. Run gdr_doctor, "
+                    "or measure without GPUDirect RDMA with --gdr=off", b->cuda_bus_id,
+                    dmabuf_why, peermem_why);
+}
+
+static int setup_staging(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd)
+{
+    const struct gdr_cuda_api *cu = st->cu;
+    b->ring_len = b->slot_size * b->nslots;
+    void *ring;
+    if (gdr_cuda_check(cu->cuMemHostAlloc(&ring, b->ring_len, CU_MEMHOSTALLOC_PORTABLE),
+                       "cuMemHostAlloc (bounce ring)"))
+        return -1;
+    b->ring = ring;
+    b->ring_mr = ibv_reg_mr(pd, ring, b->ring_len, ACCESS);
+    if (!b->ring_mr)
+        return gdr_fail(GDR_EXIT_RUN, "ibv_reg_mr of the %zu-byte bounce ring failed: %s",
+                        b->ring_len, strerror(errno));
+    if (gdr_cuda_check(cu->cuStreamCreate(&st->stream, CU_STREAM_DEFAULT), "cuStreamCreate"))
+        return -1;
+    for (unsigned i = 0; i < b->nslots; i++)
+        if (gdr_cuda_check(cu->cuEventCreate(&st->ev[i], CU_EVENT_DISABLE_TIMING),
+                           "cuEventCreate"))
+            return -1;
+    b->registration = "staged";
+    return 0;
+}
+
+static int cuda_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd)
+{
+    struct cuda_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    b->priv = st;
+    st->dmabuf_fd = -1;
+    if (!(st->cu = gdr_cuda_load()) || pick_device(b, st, spec))
+        return -1;
+    st->alloc_len = (b->len + GPU_PAGE - 1) & ~(size_t)(GPU_PAGE - 1);
+    char what[96];
+    snprintf(what, sizeof(what), "cuMemAlloc of %zu bytes on GPU %s", st->alloc_len,
+             b->cuda_bus_id);
+    if (gdr_cuda_check(st->cu->cuMemAlloc(&st->dptr, st->alloc_len), what))
+        return -1;
+    b->addr = (void *)(uintptr_t)st->dptr;
+    return spec->gdr == GDR_MODE_OFF ? setup_staging(b, st, pd) : register_direct(b, st, pd, spec->gdr);
+}
+
+static void cuda_release(struct gdr_buffer *b)
+{
+    struct cuda_state *st = b->priv;
+    if (b->mr)
+        ibv_dereg_mr(b->mr);
+    if (b->ring_mr)
+        ibv_dereg_mr(b->ring_mr);
+    if (!st)
+        return;
+    if (st->dmabuf_fd >= 0)
+        close(st->dmabuf_fd);
+    const struct gdr_cuda_api *cu = st->cu;
+    if (cu) {
+        for (unsigned i = 0; i < GDR_STAGE_SLOTS_MAX; i++)
+            if (st->ev[i])
+                cu->cuEventDestroy(st->ev[i]);
+        if (st->stream)
+            cu->cuStreamDestroy(st->stream);
+        if (b->ring)
+            cu->cuMemFreeHost(b->ring);
+        if (st->dptr)
+            cu->cuMemFree(st->dptr);
+        if (st->ctx_retained)
+            cu->cuDevicePrimaryCtxRelease(st->dev);
+    }
+    free(st);
+}
+
+static int cuda_to_host(struct gdr_buffer *b, void *dst, size_t off, size_t len)
+{
+    struct cuda_state *st = b->priv;
+    return gdr_cuda_check(st->cu->cuMemcpyDtoH(dst, st->dptr + off, len), "cuMemcpyDtoH");
+}
+
+static int cuda_from_host(struct gdr_buffer *b, size_t off, const void *src, size_t len)
+{
+    struct cuda_state *st = b->priv;
+    return gdr_cuda_check(st->cu->cuMemcpyHtoD(st->dptr + off, src, len), "cuMemcpyHtoD");
+}
+
+static int cuda_stage_out(struct gdr_buffer *b, unsigned slot, size_t off, size_t len)
+{
+    struct cuda_state *st = b->priv;
+    return gdr_cuda_check(st->cu->cuMemcpyDtoHAsync(b->ring + (size_t)slot * b->slot_size,
+                                                    st->dptr + off, len, st->stream),
+                          "cuMemcpyDtoHAsync (staging)") ||
+           gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream), "cuEventRecord");
+}
+
+static int cuda_stage_in(struct gdr_buffer *b, unsigned slot, size_t off, size_t len)
+{
+    struct cuda_state *st = b->priv;
+    return gdr_cuda_check(st->cu->cuMemcpyHtoDAsync(st->dptr + off,
+                                                    b->ring + (size_t)slot * b->slot_size,
+                                                    len, st->stream),
+                          "cuMemcpyHtoDAsync (staging)") ||
+           gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream), "cuEventRecord");
+}
+
+static int cuda_stage_done(struct gdr_buffer *b, unsigned slot)
+{
+    struct cuda_state *st = b->priv;
+    CUresult rc = st->cu->cuEventQuery(st->ev[slot]);
+    if (rc == CUDA_ERROR_NOT_READY)
+        return 0;
+    return gdr_cuda_check(rc, "cuEventQuery (staging)") ? -1 : 1;
+}
+
+const struct gdr_mem_ops gdr_mem_cuda_ops = {
+    .placement = "cuda",
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .to_host = cuda_to_host,
+    .from_host = cuda_from_host,
+    .stage_out = cuda_stage_out,
+    .stage_in = cuda_stage_in,
+    .stage_done = cuda_stage_done,
+};
