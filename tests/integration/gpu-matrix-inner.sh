@@ -1,0 +1,49 @@
+#!/bin/sh
+# Runs inside the soft-RoCE lab (see gpu-matrix.test), with the CUDA driver
+# test double on LD_LIBRARY_PATH: every benchmark x placement (client-server)
+# H-D, D-H, D-D x --gdr auto and off, validated, then the GPU error paths.
+out=$1
+bench=$2
+cudasim=$3
+dev=${GDR_LAB_DEV:-rxe0}
+addr=${GDR_LAB_ADDR:-198.18.0.1}
+port=18700
+common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
+
+mem_of() {  # LETTER GDR
+    if [ "$1" = H ]; then echo "--mem=host"; else echo "--mem=cuda:0 --gdr=$2"; fi
+}
+
+for t in write_bw send_bw read_lat; do
+    for pl in H-D D-H D-D; do
+        for g in auto off; do
+            name=$t.$pl.$g
+            port=$((port + 1))
+            # shellcheck disable=SC2046,SC2086
+            LD_LIBRARY_PATH=$cudasim "$bench/gdr_$t" -p $port $common $(mem_of "${pl#*-}" $g) \
+                >"$out/$name.server.out" 2>&1 &
+            spid=$!
+            # shellcheck disable=SC2046,SC2086
+            LD_LIBRARY_PATH=$cudasim "$bench/gdr_$t" -p $port $common $(mem_of "${pl%-*}" $g) \
+                --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
+            echo $? >"$out/$name.client.rc"
+            wait $spid
+            echo $? >"$out/$name.server.rc"
+        done
+    done
+done
+
+# Error paths (server side: the buffer is set up before any peer is
+# awaited): each must be one clear line and the documented exit code.
+one() {  # NAME "VAR=VALUE..." "ARGS"
+    # shellcheck disable=SC2086
+    env $2 "$bench/gdr_write_bw" -d "$dev" -s 4096 -n 4 --timeout=5 $3 >"$out/err.$1.out" 2>&1
+    echo $? >"$out/err.$1.rc"
+}
+one nodriver "LD_LIBRARY_PATH=/nonexistent" "--mem=cuda"
+one nodevice "LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_NO_DEVICE=1" "--mem=cuda"
+one badindex "LD_LIBRARY_PATH=$cudasim" "--mem=cuda:7"
+one allocfail "LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_FAIL=cuMemAlloc" "--mem=cuda"
+one dmabuf "LD_LIBRARY_PATH=$cudasim" "--mem=cuda --gdr=dmabuf"
+one noreg "LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_FAIL=cuPointerSetAttribute" "--mem=cuda"
+exit 0
