@@ -8,6 +8,8 @@ cudasim=$3
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
+# Strict ABI: the plain legacy names (cuMemAlloc) must not be what we call.
+export GDR_CUDASIM_STRICT_ABI=1
 common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
 
 mem_of() {  # LETTER GDR
