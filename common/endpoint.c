@@ -27,6 +27,9 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddStringToObject(o, "cuda_bus_id", ep->cuda_bus_id);
     cJSON_AddStringToObject(o, "cuda_name", ep->cuda_name);
     cJSON_AddStringToObject(o, "registration_note", ep->reg_note);
+    cJSON_AddStringToObject(o, "pcie_path", ep->pcie_path);
+    cJSON_AddBoolToObject(o, "peermem_loaded", ep->peermem_loaded);
+    cJSON_AddBoolToObject(o, "dmabuf_possible", ep->dmabuf_possible);
 }
 
 cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
@@ -79,7 +82,10 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_double(o, "cuda_device", &cuda_device, what) ||
         gdr_json_str(o, "cuda_bus_id", ep->cuda_bus_id, sizeof(ep->cuda_bus_id), what) ||
         gdr_json_str(o, "cuda_name", ep->cuda_name, sizeof(ep->cuda_name), what) ||
-        gdr_json_str(o, "registration_note", ep->reg_note, sizeof(ep->reg_note), what))
+        gdr_json_str(o, "registration_note", ep->reg_note, sizeof(ep->reg_note), what) ||
+        gdr_json_str(o, "pcie_path", ep->pcie_path, sizeof(ep->pcie_path), what) ||
+        gdr_json_bool(o, "peermem_loaded", &ep->peermem_loaded, what) ||
+        gdr_json_bool(o, "dmabuf_possible", &ep->dmabuf_possible, what))
         return -1;
     if (cuda_device < -1 || cuda_device > 1023 || cuda_device != (int)cuda_device)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'cuda_device' out of range", what);

@@ -4,6 +4,7 @@
 #ifndef GDR_ENDPOINT_H
 #define GDR_ENDPOINT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -37,6 +38,9 @@ struct gdr_endpoint {
     char cuda_bus_id[32];
     char cuda_name[64];
     char reg_note[192];
+    /* GPU buffers: what gdr_doctor would say about this NIC-GPU pair. */
+    char pcie_path[8];          /* PIX ... SYS, NONE (software NIC), UNKNOWN; "" host */
+    bool peermem_loaded, dmabuf_possible;
 };
 
 /* Full form for the wire. */

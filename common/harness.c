@@ -13,6 +13,7 @@
 #include "json.h"
 #include "report.h"
 #include "session.h"
+#include "topo.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -179,6 +180,30 @@ static unsigned recv_depth(const struct gdr_session *s)
     return depth > s->cfg->stage_slots + 1 ? depth : s->cfg->stage_slots + 1;
 }
 
+/* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
+static void describe_gpu_path(struct gdr_session *s)
+{
+    struct gdr_endpoint *ep = &s->local;
+    enum gdr_path_class cls = GDR_PATH_UNKNOWN;
+    char err[160];
+    char bdf[GDR_BDF_LEN];
+    /* CUDA spells bus ids upper case with an 8-digit domain; sysfs, lower
+     * case with 4. */
+    unsigned dom, bus, dev, fn;
+    if (sscanf(s->buf.cuda_bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
+        snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", dom & 0xffff, bus, dev, fn);
+    else
+        bdf[0] = '\0';
+    if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
+        cls = GDR_PATH_UNKNOWN;
+    snprintf(ep->pcie_path, sizeof(ep->pcie_path), "%s", gdr_path_class_name(cls));
+    struct gdr_reg_caps caps;
+    if (gdr_topo_reg_caps(NULL, NULL, &caps) == 0) {
+        ep->peermem_loaded = caps.peermem > 0;
+        ep->dmabuf_possible = gdr_reg_caps_dmabuf(&caps);
+    }
+}
+
 /* The buffer, once the PD exists, and this end's facts for the peer. */
 static int setup_buffer(struct gdr_session *s)
 {
@@ -207,6 +232,8 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->cuda_bus_id, sizeof(ep->cuda_bus_id), "%s", b->cuda_bus_id);
     snprintf(ep->cuda_name, sizeof(ep->cuda_name), "%s", b->cuda_name);
     snprintf(ep->reg_note, sizeof(ep->reg_note), "%s", b->reg_note);
+    if (b->cuda_device >= 0)
+        describe_gpu_path(s);
     return 0;
 }
 
