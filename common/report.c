@@ -134,6 +134,8 @@ static cJSON *parameters_json(const struct gdr_config *cfg)
     cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
     cJSON_AddBoolToObject(p, "validate", cfg->validate);
     cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
+    gdr_json_add_u64(p, "stage_slot_bytes", cfg->stage_slot);
+    cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
     cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
     cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
     return p;
