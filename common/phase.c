@@ -223,8 +223,17 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
         return -1;
     if (cfg->time_per_size > 0)
         iters = calibrated_iters(s, &probe);
-    double expect_s = probe.iters && probe.elapsed_ns
-                      ? (double)probe.elapsed_ns * 1e-9 * (double)iters / (double)probe.iters : 0;
+    /* How long the timed phase should take, so the server's wait for its end
+     * stretches with it: from the warm-up, else from the last size's rate
+     * (an overestimate: larger messages move faster); else unknown, and the
+     * server waits --timeout. */
+    double expect_s = 0;
+    if (probe.iters && probe.elapsed_ns)
+        expect_s = (double)probe.elapsed_ns * 1e-9 * (double)iters / (double)probe.iters;
+    else if (s->last_bytes_per_s > 0)
+        expect_s = (double)iters * (double)size / s->last_bytes_per_s;
+    if (expect_s > GDR_MAX_SECONDS / 2)
+        expect_s = GDR_MAX_SECONDS / 2;
     if (cfg->validate && source_is_server(s->test) &&
         for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
@@ -235,6 +244,8 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
         return -1;
     fill_row(s, row, size, &mine, &theirs, bad);
     row->server_prestage_s = prestage_s;
+    if (mine.elapsed_ns)
+        s->last_bytes_per_s = (double)iters * (double)size * 1e9 / (double)mine.elapsed_ns;
     return bad ? data_check_failed(size, bad) : 0;
 }
 

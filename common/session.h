@@ -28,6 +28,7 @@ struct gdr_session {
     struct gdr_buffer buf;
     struct gdr_endpoint local, remote;
     uint64_t rx_posted[GDR_MAX_QPS];    /* receives posted this phase, per QP */
+    double last_bytes_per_s;            /* client: the last size's rate, for deadlines */
     char start_time[32];
 };
 

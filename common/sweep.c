@@ -83,6 +83,19 @@ static int watchdog_idle(struct watchdog *w)
     return gdr_stalled(w->s, w->size, w->last_progress_ns);
 }
 
+/* Poll up to POLL_BATCH completions: their count, 0 when there were none
+ * (and the watchdog is content), -1 on error. */
+static int poll_batch(struct watchdog *w, struct ibv_cq *cq, struct ibv_wc *wc)
+{
+    int got = ibv_poll_cq(cq, POLL_BATCH, wc);
+    if (got < 0)
+        return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
+                        (unsigned long long)w->size);
+    if (got == 0 && watchdog_idle(w))
+        return -1;
+    return got;
+}
+
 static enum ibv_wr_opcode opcode_of(enum gdr_verb verb)
 {
     switch (verb) {
@@ -149,15 +162,11 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
                 return -1;
             next++;
         }
-        int got = ibv_poll_cq(s->verbs.send_cq, POLL_BATCH, wc);
+        int got = poll_batch(&w, s->verbs.send_cq, wc);
         if (got < 0)
-            return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
-                            (unsigned long long)size);
-        if (got == 0) {
-            if (watchdog_idle(&w))
-                return -1;
+            return -1;
+        if (got == 0)
             continue;
-        }
         for (int i = 0; i < got; i++) {
             if (wc[i].status != IBV_WC_SUCCESS)
                 return gdr_wc_fail(&wc[i], gdr_verb_name(s->test->verb), size);
@@ -217,15 +226,11 @@ int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, stru
 
     watchdog_progress(&w, ready_ns);
     while (received < iters) {
-        int got = ibv_poll_cq(s->verbs.recv_cq, POLL_BATCH, wc);
+        int got = poll_batch(&w, s->verbs.recv_cq, wc);
         if (got < 0)
-            return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
-                            (unsigned long long)size);
-        if (got == 0) {
-            if (watchdog_idle(&w))
-                return -1;
+            return -1;
+        if (got == 0)
             continue;
-        }
         uint64_t now = gdr_now_ns();
         for (int i = 0; i < got; i++) {
             if (wc[i].status != IBV_WC_SUCCESS)
