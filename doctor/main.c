@@ -6,9 +6,11 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "doctor.h"
 #include "live.h"
@@ -25,7 +27,9 @@ static void usage(FILE *f)
 		"  --procfs-root=DIR   read procfs from DIR instead of /proc\n"
 		"  --ibdev=NAME        only this RDMA device\n"
 		"  --gpu=BDF           only this GPU (PCI address dddd:bb:dd.f)\n"
-		"  --run=PEER          live four-step troubleshooting (not implemented yet)\n"
+		"  --run=PEER          live four-step troubleshooting against PEER: runs\n"
+		"                      gdr-troubleshoot --server PEER (with --ibdev as --dev,\n"
+		"                      --gpu); GDR_TROUBLESHOOT names the script\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n"
 		"\n"
@@ -34,7 +38,8 @@ static void usage(FILE *f)
 		"it is unset.\n"
 		"\n"
 		"Exit status: 0 no check failed (WARN/UNKNOWN allowed), 1 a check failed,\n"
-		"2 usage error or invalid NCCL_NET_GDR_LEVEL, 3 no RDMA device or no GPU.\n");
+		"2 usage error or invalid NCCL_NET_GDR_LEVEL, 3 no RDMA device or no GPU\n"
+		"(--run: gdr-troubleshoot's exit status; 3 when it cannot be found).\n");
 }
 
 struct options {
@@ -170,6 +175,72 @@ static int run_checks(struct gdr_doc_ctx *ctx)
 	return rc;
 }
 
+/*
+ * --run PEER: exec gdr-troubleshoot --server PEER. Looked up as
+ * $GDR_TROUBLESHOOT, next to this binary (installed: both in bindir), the
+ * source tree's scripts/ (build tree; then with --builddir), bindir.
+ */
+static int run_troubleshoot(const struct options *o)
+{
+	char self[PATH_MAX], next[PATH_MAX + 32];
+	const char *env = getenv("GDR_TROUBLESHOOT");
+	const char *cand[4] = { NULL, NULL, NULL, NULL };
+	const char *builddir[4] = { NULL, NULL, GDR_ABS_TOP_BUILDDIR, NULL };
+	ssize_t n;
+
+	if (env && *env) {
+		cand[0] = env;
+	} else {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n > 0) {
+			self[n] = '\0';
+			char *slash = strrchr(self, '/');
+			if (slash) {
+				*slash = '\0';
+				snprintf(next, sizeof(next), "%s/gdr-troubleshoot", self);
+				cand[1] = next;
+			}
+		}
+		cand[2] = GDR_TROUBLESHOOT_SRC;
+		cand[3] = GDR_BINDIR "/gdr-troubleshoot";
+	}
+	for (size_t i = 0; i < 4; i++) {
+		const char *args[12];
+		size_t k = 0;
+		char dev[256], gpu[64], bd[PATH_MAX + 16];
+
+		if (!cand[i] || access(cand[i], X_OK) != 0)
+			continue;
+		args[k++] = cand[i];
+		args[k++] = "--server";
+		args[k++] = o->run_peer;
+		if (o->ibdev) {
+			snprintf(dev, sizeof(dev), "--dev=%s", o->ibdev);
+			args[k++] = dev;
+		}
+		if (o->gpu) {
+			snprintf(gpu, sizeof(gpu), "--gpu=%s", o->gpu);
+			args[k++] = gpu;
+		}
+		if (builddir[i]) {
+			snprintf(bd, sizeof(bd), "--builddir=%s", builddir[i]);
+			args[k++] = bd;
+		}
+		args[k] = NULL;
+		fflush(NULL);
+		execv(cand[i], (char *const *)args);
+		fprintf(stderr, "gdr_doctor: --run: cannot run %s: %s\n", cand[i], strerror(errno));
+		return GDR_DOC_EXIT_NOENV;
+	}
+	if (env && *env)
+		fprintf(stderr, "gdr_doctor: --run: GDR_TROUBLESHOOT=%s is not an executable file\n", env);
+	else
+		fprintf(stderr, "gdr_doctor: --run: gdr-troubleshoot not found (next to this binary, in %s, "
+				"or in %s); run scripts/gdr-troubleshoot --server PEER yourself or set "
+				"GDR_TROUBLESHOOT\n", GDR_TROUBLESHOOT_SRC, GDR_BINDIR);
+	return GDR_DOC_EXIT_NOENV;
+}
+
 int main(int argc, char **argv)
 {
 	struct gdr_doc_ctx ctx;
@@ -182,9 +253,11 @@ int main(int argc, char **argv)
 		return GDR_DOC_EXIT_USAGE;
 	}
 	if (o.run_peer) {
-		fprintf(stderr, "gdr_doctor: --run is not implemented yet: it needs the gdr_write_bw "
-				"benchmark (see docs/doctor.md)\n");
-		return GDR_DOC_EXIT_USAGE;
+		if (o.sysfs || o.procfs || o.json) {
+			fprintf(stderr, "gdr_doctor: --run is a live run: no --json, --sysfs-root or --procfs-root\n");
+			return GDR_DOC_EXIT_USAGE;
+		}
+		return run_troubleshoot(&o);
 	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.sysfs = o.sysfs ? o.sysfs : "/sys";

@@ -1,7 +1,23 @@
 # Shared helpers for the gdr_doctor shell tests (sourced, not a test).
 # Exit codes of a test: 0 pass, 1 fail, 77 skip.
 here=$(cd "$(dirname "$0")" && pwd)
+# The captured trees: the source tree's (git checkout), else the build
+# tree's (a build from the tarball unpacks tests/fixtures/doctor-fixtures.tar
+# there before the tests run: doctor/local.am), else unpacked here.
 fixtures=$here/../fixtures
+if [ ! -d "$fixtures/pix/sys" ]; then
+	if [ -d "${top_builddir:-.}/tests/fixtures/pix/sys" ]; then
+		fixtures=${top_builddir:-.}/tests/fixtures
+	elif [ -f "$here/../fixtures/doctor-fixtures.tar" ]; then
+		fx_tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-fixtures.XXXXXX") || exit 99
+		trap 'rm -rf "$fx_tmp"' EXIT
+		(cd "$fx_tmp" && tar -xf "$here/../fixtures/doctor-fixtures.tar") || exit 99
+		fixtures=$fx_tmp
+	else
+		echo "ERROR: no fixture trees (tests/fixtures/pix or doctor-fixtures.tar)"
+		exit 99
+	fi
+fi
 doctor=${GDR_DOCTOR:-./doctor/gdr_doctor}
 unset NCCL_NET_GDR_LEVEL NCCL_IB_GDR_LEVEL
 if [ ! -x "$doctor" ]; then

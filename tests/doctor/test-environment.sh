@@ -42,9 +42,20 @@ expect_rc 0 "--version"
 expect_line '^gdr_doctor ' "--version text"
 out=$("$doctor" --no-such-option 2>&1); rc=$?
 expect_rc 2 "bad option"
-out=$("$doctor" --run=peer 2>&1); rc=$?
-expect_rc 2 "--run"
-expect_line 'not implemented yet' "--run says so"
+# --run execs gdr-troubleshoot --server PEER (GDR_TROUBLESHOOT names it here)
+# with --ibdev as --dev and --gpu; its exit status is the doctor's.
+fake_ts=$(mktemp "${TMPDIR:-/tmp}/gdr-fake-ts.XXXXXX") || exit 99
+printf '#!/bin/sh\necho "args: $*"\nexit 7\n' >"$fake_ts"
+chmod +x "$fake_ts"
+out=$(GDR_TROUBLESHOOT=$fake_ts "$doctor" --run=peer --ibdev=mlx5_0 --gpu=0000:3b:00.0 2>&1); rc=$?
+expect_rc 7 "--run passes the exit status through"
+expect_line '^args: --server peer --dev=mlx5_0 --gpu=0000:3b:00.0$' "--run arguments"
+rm -f "$fake_ts"
+out=$(GDR_TROUBLESHOOT=/nonexistent/gdr-troubleshoot "$doctor" --run=peer 2>&1); rc=$?
+expect_rc 3 "--run without the script"
+expect_line 'GDR_TROUBLESHOOT=/nonexistent/gdr-troubleshoot is not an executable file' "--run says why"
+out=$("$doctor" --run=peer --json 2>&1); rc=$?
+expect_rc 2 "--run with --json"
 
 # --json prints exactly one document; validate it when python3 is around.
 run pxb --json

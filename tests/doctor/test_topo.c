@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -14,18 +15,28 @@
 #ifndef FIXTURES_DIR
 #error "FIXTURES_DIR must point at tests/fixtures"
 #endif
+#ifndef FIXTURES_BUILD_DIR
+#define FIXTURES_BUILD_DIR FIXTURES_DIR
+#endif
+
+/* The source tree's trees (git), else the build tree's (unpacked from the
+ * tarball's tests/fixtures/doctor-fixtures.tar before the tests run). */
+static const char *fixtures_dir(void)
+{
+	return access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
+}
 
 static const char *sys_root(const char *fixture)
 {
 	static char buf[4096];
-	snprintf(buf, sizeof(buf), "%s/%s/sys", FIXTURES_DIR, fixture);
+	snprintf(buf, sizeof(buf), "%s/%s/sys", fixtures_dir(), fixture);
 	return buf;
 }
 
 static const char *proc_root(const char *fixture)
 {
 	static char buf[4096];
-	snprintf(buf, sizeof(buf), "%s/%s/proc", FIXTURES_DIR, fixture);
+	snprintf(buf, sizeof(buf), "%s/%s/proc", fixtures_dir(), fixture);
 	return buf;
 }
 
