@@ -45,6 +45,7 @@ poke not_object 'msg:1:[1,2,3]'
 poke unexpected_type 'msg:3:{}'
 poke no_parameters 'msg:1:{"tool":"gdrbench"}'
 poke wrong_tool 'msg:1:{"tool":"gdrbench","version":"x","parameters":{"test":"read_lat"}}'
+poke newline_tool 'msg:1:{"parameters":{"test":"x\nEVIL\u001b[2J"}}'
 poke peer_error 'msg:9:{"message":"\u001b[31mred\u0007 and a very long reason","exit_code":2}'
 poke silent "sleep:6"
 wait
