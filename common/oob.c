@@ -120,6 +120,9 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
         int w = wait_fd(oob->fd, POLLIN, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s", oob->peer, what);
+        if (w < 0 && errno == EINTR)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted while waiting for %s from peer %s", what,
+                            oob->peer);
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = recv(oob->fd, p, len, 0);
@@ -145,6 +148,8 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
         int w = wait_fd(oob->fd, POLLOUT, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out sending", oob->peer);
+        if (w < 0 && errno == EINTR)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted while sending to peer %s", oob->peer);
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = send(oob->fd, p, len, MSG_NOSIGNAL);
