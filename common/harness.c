@@ -95,8 +95,8 @@ static int compare_parameters(const struct gdr_session *s, const cJSON *theirs)
             continue;
         char *a = cJSON_PrintUnformatted(item);
         char *b = other ? cJSON_PrintUnformatted(other) : strdup("(missing)");
-        rc = gdr_fail(GDR_EXIT_USAGE, "parameter '%s' differs: client %.60s, server %.60s",
-                      item->string, b ? b : "?", a ? a : "?");
+        rc = gdr_fail(GDR_EXIT_USAGE, "peer %s: parameter '%s' differs: client %.60s, "
+                      "server %.60s", s->oob.peer, item->string, b ? b : "?", a ? a : "?");
         free(a);
         free(b);
         break;
@@ -128,8 +128,8 @@ static int server_hello(struct gdr_session *s)
     const cJSON *test = cJSON_GetObjectItemCaseSensitive(params, "test");
     int rc;
     if (!cJSON_IsString(test) || strcmp(test->valuestring, s->test->name))
-        rc = gdr_fail(GDR_EXIT_USAGE, "client runs test '%.40s', this server runs '%s'",
-                      cJSON_IsString(test) ? test->valuestring : "?", s->test->name);
+        rc = gdr_fail(GDR_EXIT_USAGE, "peer %s: client runs test '%.40s', this server runs '%s'",
+                      s->oob.peer, cJSON_IsString(test) ? test->valuestring : "?", s->test->name);
     else
         rc = compare_parameters(s, params);
     cJSON_Delete(msg);
