@@ -119,16 +119,17 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
     while (len) {
         int w = wait_fd(oob->fd, POLLIN, deadline_ns);
         if (w == 1)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s", oob->peer, what);
+            return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s%s", oob->peer, what,
+                            oob->at);
         if (w < 0 && errno == EINTR)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted while waiting for %s from peer %s", what,
-                            oob->peer);
+            return gdr_fail(GDR_EXIT_RUN, "interrupted while waiting for %s from peer %s%s", what,
+                            oob->peer, oob->at);
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = recv(oob->fd, p, len, 0);
         if (n == 0)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection while we waited for %s",
-                            oob->peer, what);
+            return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection while we waited for %s%s",
+                            oob->peer, what, oob->at);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;

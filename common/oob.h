@@ -43,6 +43,7 @@ struct gdr_oob {
     int fd;
     char peer[128];         /* "host:port" for messages */
     double timeout;         /* seconds per exchange */
+    char at[40];            /* where the run is, for messages: " at size 4096" */
 };
 
 const char *gdr_msg_type_name(unsigned type);
