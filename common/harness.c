@@ -230,7 +230,10 @@ static int connect_peer(struct gdr_session *s)
         if (cfg->rdma_cm && gdr_cm_listen(&s->cm, cfg->bind_addr, cfg->tcp_port, cfg->timeout))
             return -1;
         if (gdr_oob_listen(cfg->bind_addr, cfg->tcp_port, &s->listen_fd) ||
-            gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob) || server_hello(s))
+            gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob))
+            return -1;
+        gdr_oob_refuse_others(s->listen_fd, &s->oob);
+        if (server_hello(s))
             return -1;
     } else {
         if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) ||
@@ -254,8 +257,10 @@ static void teardown(struct gdr_session *s)
     gdr_verbs_close(&s->verbs);
     gdr_cm_destroy(s->cm);
     gdr_oob_close(&s->oob);
-    if (s->listen_fd >= 0)
+    if (s->listen_fd >= 0) {
+        gdr_oob_refuse_others(-1, &s->oob);
         close(s->listen_fd);
+    }
 }
 
 static void write_json(const struct gdr_session *s, int argc, char **argv,
