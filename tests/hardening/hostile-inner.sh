@@ -13,20 +13,20 @@ now() { date +%s.%N; }
 took() { echo "$(now) $1" | awk '{printf "%.1f\n", $1 - $2}'; }
 
 # poke NAME ITEM...: a write_bw server (--timeout=4) and oob_poke sending
-# the items, in the background; records the server's NAME.{rc,s,out,err}
-# and what oob_poke got back in NAME.poke.
+# the items, in the background; records the server's NAME.{rc,out,err},
+# what oob_poke got back in NAME.poke and the seconds from its connection
+# to the server's close in NAME.s.
 poke() {
     name=$1; shift
     port=$((port + 1))
     (
-        t0=$(now)
         "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=4 -n 10 -s 4096 \
             >"$out/$name.out" 2>"$out/$name.err" &
         spid=$!
         "$poke" -w 8 "$addr" $port "$@" >"$out/$name.poke" 2>&1
         wait $spid
         echo $? >"$out/$name.rc"
-        took "$t0" >"$out/$name.s"
+        sed -n 's/^elapsed //p' "$out/$name.poke" >"$out/$name.s"
     ) &
 }
 
@@ -62,6 +62,14 @@ reap() {
     echo $? >"$out/$1.rc"
     took "$t0" >"$out/$1.s"
 }
+# rows FILE: wait (up to 60 s) until FILE shows a first result row, so
+# what follows happens mid-sweep, however slow the lab is today.
+rows() {
+    i=0
+    until grep -Eq '^ +[0-9]+ +[0-9]+ ' "$1" 2>/dev/null || [ $i -ge 600 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
 long="--sizes=4K:4M -n 3000 --timeout=5"
 
 # A client killed mid-sweep: the server must give up in time. write_bw's
@@ -70,7 +78,7 @@ for t in write_bw send_bw; do
     port=$((port + 1))
     start kill_client_$t.server gdr_$t -p $port $long; s=$pid
     start kill_client_$t.client gdr_$t -p $port $long "$addr"; c=$pid
-    sleep 4; kill -KILL $c; t0=$(now); reap kill_client_$t.client $c
+    rows "$out/kill_client_$t.client.out"; kill -KILL $c; t0=$(now); reap kill_client_$t.client $c
     reap kill_client_$t.server $s
 done
 
@@ -78,14 +86,14 @@ done
 port=$((port + 1))
 start kill_server.server gdr_write_bw -p $port $long; s=$pid
 start kill_server.client gdr_write_bw -p $port $long "$addr"; c=$pid
-sleep 4; kill -KILL $s; wait $s
+rows "$out/kill_server.client.out"; kill -KILL $s; wait $s
 t0=$(now); reap kill_server.client $c
 
 # A stalled server (SIGSTOP): the client hits --timeout.
 port=$((port + 1))
 start stall.server gdr_send_bw -p $port $long; s=$pid
 start stall.client gdr_send_bw -p $port $long "$addr"; c=$pid
-sleep 4; kill -STOP $s
+rows "$out/stall.client.out"; kill -STOP $s
 t0=$(now); reap stall.client $c
 kill -CONT $s; reap stall.server $s
 
@@ -93,14 +101,14 @@ kill -CONT $s; reap stall.server $s
 port=$((port + 1))
 start sigint.server gdr_write_bw -p $port $long --json="$out/sigint.server.json"; s=$pid
 start sigint.client gdr_write_bw -p $port $long --json="$out/sigint.client.json" "$addr"; c=$pid
-sleep 5; kill -INT $c
+rows "$out/sigint.client.out"; kill -INT $c
 t0=$(now); reap sigint.client $c
 reap sigint.server $s
 # SIGTERM to a server writing JSON.
 port=$((port + 1))
 start sigterm.server gdr_write_bw -p $port $long --json="$out/sigterm.server.json"; s=$pid
 start sigterm.client gdr_write_bw -p $port $long "$addr"; c=$pid
-sleep 5; kill -TERM $s
+rows "$out/sigterm.server.out"; kill -TERM $s
 t0=$(now); reap sigterm.server $s
 reap sigterm.client $c
 
@@ -109,7 +117,7 @@ port=$((port + 1))
 busy="--sizes=4K:64K -n 2000 --timeout=10"
 start busy.server gdr_write_bw -p $port $busy; s=$pid
 start busy.client gdr_write_bw -p $port $busy "$addr"; c=$pid
-sleep 3
+rows "$out/busy.client.out"
 t0=$(now)
 "$bench/gdr_write_bw" -d "$dev" -p $port $busy "$addr" >"$out/busy.second.out" 2>"$out/busy.second.err"
 echo $? >"$out/busy.second.rc"; took "$t0" >"$out/busy.second.s"

@@ -4,7 +4,8 @@
  *
  * Connects to HOST:PORT, sends the ITEMs in order, then prints what comes
  * back (one line per framed message, "closed" at EOF, "silent" when nothing
- * came for SEC seconds, default 10). ITEMs:
+ * came for SEC seconds, default 10), then "elapsed S": seconds from the
+ * connection to that end. ITEMs:
  *
  *   hdr:TYPE:LEN[:VERSION[:MAGIC]]  a 12-byte header (MAGIC 4 characters)
  *   msg:TYPE:JSON                   a well-formed message with that payload
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static void header(uint8_t out[12], const char *magic, unsigned version, unsigned type,
@@ -131,6 +133,8 @@ int main(int argc, char **argv)
         printf("cannot connect to %s port %s\n", argv[i], argv[i + 1]);
         return 1;
     }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (i += 2; i < argc; i++)
         if (send_item(fd, argv[i]))
             break;
@@ -159,6 +163,8 @@ int main(int argc, char **argv)
         printf("type %u: %s\n", ntohs(type), body);
         free(body);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("elapsed %.1f\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
     close(fd);
     return 0;
 }
