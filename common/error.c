@@ -18,6 +18,10 @@ int gdr_fail(enum gdr_exit code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
+    /* One line, no terminal controls, whatever a peer put in its fields. */
+    for (char *p = message; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     recorded = code == GDR_EXIT_OK ? GDR_EXIT_RUN : code;
     return -1;
 }

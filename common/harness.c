@@ -96,8 +96,8 @@ static int compare_parameters(const struct gdr_session *s, const cJSON *theirs)
             continue;
         char *a = cJSON_PrintUnformatted(item);
         char *b = other ? cJSON_PrintUnformatted(other) : strdup("(missing)");
-        rc = gdr_fail(GDR_EXIT_USAGE, "parameter '%s' differs: client %.60s, server %.60s",
-                      item->string, b ? b : "?", a ? a : "?");
+        rc = gdr_fail(GDR_EXIT_USAGE, "peer %s: parameter '%s' differs: client %.60s, "
+                      "server %.60s", s->oob.peer, item->string, b ? b : "?", a ? a : "?");
         free(a);
         free(b);
         break;
@@ -129,8 +129,8 @@ static int server_hello(struct gdr_session *s)
     const cJSON *test = cJSON_GetObjectItemCaseSensitive(params, "test");
     int rc;
     if (!cJSON_IsString(test) || strcmp(test->valuestring, s->test->name))
-        rc = gdr_fail(GDR_EXIT_USAGE, "client runs test '%.40s', this server runs '%s'",
-                      cJSON_IsString(test) ? test->valuestring : "?", s->test->name);
+        rc = gdr_fail(GDR_EXIT_USAGE, "peer %s: client runs test '%.40s', this server runs '%s'",
+                      s->oob.peer, cJSON_IsString(test) ? test->valuestring : "?", s->test->name);
     else
         rc = compare_parameters(s, params);
     cJSON_Delete(msg);
@@ -257,7 +257,10 @@ static int connect_peer(struct gdr_session *s)
         if (cfg->rdma_cm && gdr_cm_listen(&s->cm, cfg->bind_addr, cfg->tcp_port, cfg->timeout))
             return -1;
         if (gdr_oob_listen(cfg->bind_addr, cfg->tcp_port, &s->listen_fd) ||
-            gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob) || server_hello(s))
+            gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob))
+            return -1;
+        gdr_oob_refuse_others(s->listen_fd, &s->oob);
+        if (server_hello(s))
             return -1;
     } else {
         if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) ||
@@ -281,8 +284,10 @@ static void teardown(struct gdr_session *s)
     gdr_verbs_close(&s->verbs);
     gdr_cm_destroy(s->cm);
     gdr_oob_close(&s->oob);
-    if (s->listen_fd >= 0)
+    if (s->listen_fd >= 0) {
+        gdr_oob_refuse_others(-1, &s->oob);
         close(s->listen_fd);
+    }
 }
 
 static void write_json(const struct gdr_session *s, int argc, char **argv,

@@ -91,13 +91,50 @@ static uint64_t deadline_after(double seconds)
     return gdr_now_ns() + (uint64_t)(seconds * 1e9);
 }
 
-/* Wait until fd is ready for events; 0 ready, 1 timed out, -1 error. */
+/* Server: the listening socket while a client is being served. */
+static int refuse_fd = -1;
+static char refuse_msg[160];
+
+void gdr_oob_refuse_others(int listen_fd, const struct gdr_oob *serving)
+{
+    refuse_fd = listen_fd;
+    snprintf(refuse_msg, sizeof(refuse_msg), "busy: serving %.128s", serving->peer);
+}
+
+void gdr_oob_refuse_pending(void)
+{
+    for (int i = 0; i < 16 && refuse_fd >= 0; i++) {
+        struct pollfd p = {.fd = refuse_fd, .events = POLLIN};
+        if (poll(&p, 1, 0) <= 0)
+            return;
+        int fd = accept4(refuse_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        /* A fresh socket's buffer takes the whole message: never blocks. */
+        char text[256];
+        int len = snprintf(text, sizeof(text), "{\"message\":\"%s\",\"exit_code\":1}",
+                           refuse_msg);
+        uint8_t hdr[GDR_OOB_HEADER_LEN];
+        gdr_oob_encode_header(hdr, GDR_MSG_ERROR, (uint32_t)len);
+        if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(hdr))
+            send(fd, text, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        close(fd);
+    }
+}
+
+/* Wait until fd is ready for events; 0 ready, 1 timed out, -1 error.
+ * Meanwhile, a server refuses other clients. */
 static int wait_fd(int fd, short events, uint64_t deadline_ns)
 {
     for (;;) {
-        struct pollfd p = {.fd = fd, .events = events};
+        struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = refuse_fd, .events = POLLIN}};
         int left = ms_left(deadline_ns);
-        int n = poll(&p, 1, left);
+        int n = poll(p, refuse_fd >= 0 && refuse_fd != fd ? 2 : 1, left);
+        if (n > 0 && p[1].revents) {
+            gdr_oob_refuse_pending();
+            if (!p[0].revents)
+                continue;
+        }
         if (n > 0)
             return 0;
         if (n == 0)
@@ -119,13 +156,17 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
     while (len) {
         int w = wait_fd(oob->fd, POLLIN, deadline_ns);
         if (w == 1)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s", oob->peer, what);
+            return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s%s", oob->peer, what,
+                            oob->at);
+        if (w < 0 && errno == EINTR)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted while waiting for %s from peer %s%s", what,
+                            oob->peer, oob->at);
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = recv(oob->fd, p, len, 0);
         if (n == 0)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection while we waited for %s",
-                            oob->peer, what);
+            return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection while we waited for %s%s",
+                            oob->peer, what, oob->at);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -138,6 +179,24 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
     return 0;
 }
 
+/* The peer closed while we were sending: if it left an ERROR saying why
+ * (a busy server refusing us), that is the error to report. */
+static void peer_last_words(struct gdr_oob *oob)
+{
+    uint8_t hdr[GDR_OOB_HEADER_LEN];
+    struct gdr_msg_header h;
+    if (recv(oob->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT) != (ssize_t)sizeof(hdr) ||
+        gdr_oob_check_header(hdr, &h) || h.type != GDR_MSG_ERROR)
+        return;
+    double saved = oob->timeout;
+    oob->timeout = 0.2;
+    unsigned type;
+    cJSON *body;
+    if (gdr_oob_recv_any(oob, 0, &type, &body) == 0)   /* records the peer's reason */
+        cJSON_Delete(body);
+    oob->timeout = saved;
+}
+
 static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t deadline_ns)
 {
     const uint8_t *p = buf;
@@ -145,13 +204,18 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
         int w = wait_fd(oob->fd, POLLOUT, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out sending", oob->peer);
+        if (w < 0 && errno == EINTR)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted while sending to peer %s", oob->peer);
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = send(oob->fd, p, len, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
-            return gdr_fail(GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer, strerror(errno));
+            int err = errno;
+            if (err == EPIPE || err == ECONNRESET)
+                peer_last_words(oob);
+            return gdr_fail(GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer, strerror(err));
         }
         p += n;
         len -= (size_t)n;

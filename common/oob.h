@@ -43,6 +43,7 @@ struct gdr_oob {
     int fd;
     char peer[128];         /* "host:port" for messages */
     double timeout;         /* seconds per exchange */
+    char at[40];            /* where the run is, for messages: " at size 4096" */
 };
 
 const char *gdr_msg_type_name(unsigned type);
@@ -58,6 +59,12 @@ cJSON *gdr_oob_parse_payload(const uint8_t *buf, size_t len, const char **why);
 int gdr_oob_listen(const char *bind_addr, uint16_t port, int *listen_fd);
 /* Wait up to timeout seconds for one client. */
 int gdr_oob_accept(int listen_fd, double timeout, struct gdr_oob *out);
+/* Server, once serving `serving`: keep listen_fd open and answer any
+ * further client with ERROR "busy: serving HOST:PORT" and a close. The
+ * control-channel waits and gdr_oob_refuse_pending() do the answering. */
+void gdr_oob_refuse_others(int listen_fd, const struct gdr_oob *serving);
+/* Non-blocking: refuse whatever connections are pending (polling loops). */
+void gdr_oob_refuse_pending(void);
 /* Client: connect, retrying while the server is not up yet, for up to timeout. */
 int gdr_oob_connect(const char *host, uint16_t port, double timeout, struct gdr_oob *out);
 void gdr_oob_close(struct gdr_oob *oob);

@@ -256,6 +256,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
     gdr_progress_start(&progress, s->cfg, sizes->count);
     for (size_t i = 0; i < sizes->count; i++) {
         gdr_progress_show(&progress, i, sizes->size[i]);
+        snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)sizes->size[i]);
         int rc = client_size(s, sizes->size[i], &rows[i]);
         if (rc && rows[i].bad_bytes)
             *nrows = i + 1;     /* keep the failing row: it shows the damage */
@@ -265,6 +266,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
         gdr_report_row(s, &rows[i]);
     }
     gdr_progress_done(&progress);
+    s->oob.at[0] = '\0';
     cJSON *bye = cJSON_CreateObject();
     int rc = gdr_oob_send(&s->oob, GDR_MSG_BYE, bye);
     cJSON_Delete(bye);
@@ -370,6 +372,7 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
     const struct gdr_size_list *sizes = &s->cfg->sizes;
     for (size_t i = 0; i < sizes->count; i++) {
         bool filled = false, timed = false;
+        snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)sizes->size[i]);
         while (!timed) {
             unsigned type;
             cJSON *msg;
@@ -395,6 +398,7 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
         *nrows = i + 1;
         gdr_report_row(s, &rows[i]);
     }
+    s->oob.at[0] = '\0';
     cJSON *bye;
     if (gdr_oob_recv(&s->oob, GDR_MSG_BYE, 0, &bye))
         return -1;

@@ -70,6 +70,7 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
     if ((double)(now - last_progress_ns) > s->cfg->timeout * 1e9)
         return gdr_fail(GDR_EXIT_RUN, "no completion for %g s at size %llu: peer %s stalled "
                         "(--timeout)", s->cfg->timeout, (unsigned long long)size, s->oob.peer);
+    gdr_oob_refuse_pending();
     if (gdr_oob_readable(&s->oob))
         return check_peer(s, size);
     return 0;

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Write the seed corpus for fuzz_oob: one file per message a real run
+exchanges (the same fields and shapes common/ sends), plus a few framed
+sequences. Usage: tests/fuzz/gen-corpus.py [DIR] (default: corpus/ beside it)."""
+import json, os, struct, sys
+
+def frame(mtype, body, version=1, magic=b"GDRB"):
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    return magic + struct.pack(">HHI", version, mtype, len(payload)) + payload
+
+HELLO, ACK, ENDPOINT, SIZE_START, READY, SIZE_DONE, SIZE_RESULT, BYE, ERROR = range(1, 10)
+params = {"test": "write_bw", "sizes": [4096, 65536], "iters": 1000, "time_per_size": 0,
+          "warmup": -1, "qp": 1, "tx_depth": 128, "inline_size": 0, "mtu": 0,
+          "validate": True, "rdma_cm": False, "stage_slot": 1048576, "stage_slots": 8}
+endpoint = {"host": "node1", "device": "rxe0", "port": 1, "link_layer": "Ethernet",
+            "active_mtu": 1024, "speed_bps": 1e10, "gid_index": 1,
+            "gid": "::ffff:198.18.0.1", "lid": 0, "placement": "host", "registration": "host",
+            "buffer_bytes": 8388608, "ring_bytes": 0, "slot_bytes": 0, "cuda_device": -1,
+            "cuda_bus_id": "", "cuda_name": "", "registration_note": "", "qpn": [17, 18],
+            "psn": 4660, "addr": "140737488355328", "rkey": 1234, "ring_addr": 0, "ring_rkey": 0}
+lat = {"count": 0, "min": 0, "max": 0, "mean": 0, "stdev": 0, "median": 0, "p99": 0, "p999": 0}
+measure = {"iters": 1000, "bytes": 4096000, "elapsed_ns": 1000000, "bw_avg": 4.096e9,
+           "bw_peak": 4.5e9, "msg_rate": 1e6, "cpu_user": 0.01, "cpu_system": 0.0, "lat": lat}
+messages = {
+    "hello": frame(HELLO, {"tool": "gdrbench", "version": "1.0", "parameters": params}),
+    "hello_ack": frame(ACK, {}),
+    "endpoint": frame(ENDPOINT, endpoint),
+    "size_start": frame(SIZE_START, {"phase": "timed", "size": 4096, "iters": 1000,
+                                     "expect_s": 0.002}),
+    "ready": frame(READY, {}),
+    "size_done": frame(SIZE_DONE, measure),
+    "size_result": frame(SIZE_RESULT, {"measure": measure, "bad_bytes": 0, "prestage_s": 0}),
+    "bye": frame(BYE, {}),
+    "error": frame(ERROR, {"message": "data check failed at size 4096", "exit_code": 1}),
+}
+messages["server_sequence"] = (messages["hello"] + messages["endpoint"] +
+                               messages["size_start"] + messages["size_done"] + messages["bye"])
+messages["client_sequence"] = (messages["hello_ack"] + messages["endpoint"] + messages["ready"] +
+                               messages["size_result"] + messages["error"])
+messages["truncated"] = messages["endpoint"][:40]
+messages["wrong_version"] = frame(HELLO, {}, version=2)
+
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
+os.makedirs(out, exist_ok=True)
+for name, data in messages.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+print(f"{len(messages)} seeds in {out}")
