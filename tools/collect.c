@@ -3,6 +3,7 @@
 
 #include "collect.h"
 #include "error.h"
+#include "json.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct names {
     size_t n, cap;
@@ -44,10 +46,19 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+#define MANIFEST "manifest.json"
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* The sweep's manifest.json lies beside its result documents: not one of them. */
 static bool is_json_name(const char *name)
 {
     size_t n = strlen(name);
-    return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".json");
+    return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".json") && strcmp(name, MANIFEST);
 }
 
 static int add_dir(struct names *l, const char *dir)
@@ -81,6 +92,8 @@ static int expand(char *const *paths, size_t npaths, struct names *out)
         struct stat st;
         if (stat(paths[i], &st))
             return gdr_fail(GDR_EXIT_USAGE, "%s: %s", paths[i], strerror(errno));
+        if (!S_ISDIR(st.st_mode) && !strcmp(base_name(paths[i]), MANIFEST))
+            continue;
         if (S_ISDIR(st.st_mode) ? add_dir(out, paths[i]) : names_add(out, paths[i]))
             return -1;
     }
@@ -201,11 +214,50 @@ static int group(struct gdr_set *set)
             s->ndocs = 0;           /* the client's documents replace the server's */
         if (client || !have_client)
             s->docs[s->ndocs++] = d;
+        s->simulated |= d->simulated;
     }
     for (size_t k = 0; k < set->nseries; k++)
         if (merge_rows(&set->series[k]))
             return -1;
     return 0;
+}
+
+/* A sweep's manifest (gdrbench.sweep/1) marks each run "simulated" when its
+ * GPU ends used the CUDA driver test double. The manifest is read from the
+ * document's directory; the last one read is kept for the next document. */
+struct manifest_cache {
+    char dir[4096];
+    cJSON *root;
+};
+
+static bool manifest_says_simulated(struct manifest_cache *c, const char *path)
+{
+    const char *file = base_name(path);
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%.*s", file == path ? 1 : (int)(file - path - 1),
+             file == path ? "." : path);
+    if (!c->dir[0] || strcmp(c->dir, dir)) {
+        cJSON_Delete(c->root);
+        c->root = NULL;
+        snprintf(c->dir, sizeof(c->dir), "%s", dir);
+        char mpath[4200];
+        snprintf(mpath, sizeof(mpath), "%s/%s", dir, MANIFEST);
+        if (access(mpath, F_OK))
+            return false;
+        if (!(c->root = gdr_json_read_file(mpath, GDR_DOC_MAX_BYTES)))
+            fprintf(stderr, "gdr-json: note: %s: unreadable, its \"simulated\" flags are "
+                    "not used\n", mpath);
+    }
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(c->root, "runs"), *r;
+    cJSON_ArrayForEach(r, runs) {
+        const cJSON *files = cJSON_GetObjectItemCaseSensitive(r, "files");
+        const cJSON *fc = cJSON_GetObjectItemCaseSensitive(files, "client");
+        const cJSON *fs = cJSON_GetObjectItemCaseSensitive(files, "server");
+        if ((cJSON_IsString(fc) && !strcmp(fc->valuestring, file)) ||
+            (cJSON_IsString(fs) && !strcmp(fs->valuestring, file)))
+            return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "simulated"));
+    }
+    return false;
 }
 
 int gdr_set_load(struct gdr_set *set, char *const *paths, size_t npaths,
@@ -222,11 +274,16 @@ int gdr_set_load(struct gdr_set *set, char *const *paths, size_t npaths,
         gdr_fail(GDR_EXIT_RUN, "out of memory");
         goto out;
     }
+    struct manifest_cache mc = {{0}, NULL};
     for (size_t i = 0; i < files.n; i++) {
         struct gdr_doc *d = &set->docs[set->ndocs];
-        if (gdr_doc_load(files.v[i], d))
+        if (gdr_doc_load(files.v[i], d)) {
+            cJSON_Delete(mc.root);
             goto out;
+        }
         set->ndocs++;
+        if (manifest_says_simulated(&mc, d->path))
+            d->simulated = true;
         if (!strcmp(d->status, "complete"))
             continue;
         if (incomplete == GDR_INCOMPLETE_FAIL) {
@@ -238,6 +295,7 @@ int gdr_set_load(struct gdr_set *set, char *const *paths, size_t npaths,
                 d->error);
         gdr_doc_free(d);
     }
+    cJSON_Delete(mc.root);
     rc = group(set);
 out:
     names_free(&files);

@@ -14,6 +14,7 @@
 struct gdr_series {
     char test[64], metric[16], pair[40], reg[40], gdr[8];
     bool latency;
+    bool simulated;                /* some document of it ran on the CUDA test double */
     size_t ndocs;
     const struct gdr_doc **docs;   /* the documents used (one role) */
     size_t nsizes;
@@ -29,7 +30,10 @@ struct gdr_set {
 
 enum gdr_incomplete { GDR_INCOMPLETE_FAIL, GDR_INCOMPLETE_SKIP };
 
-/* Load files and directories (their *.json, not recursing). A document
+/* Load files and directories (their *.json, not recursing; a sweep's
+ * manifest.json is not a result document and is left out). A document is
+ * simulated when a GPU end's cuda_name begins with "cudasim" or when the
+ * manifest.json beside it marks its run "simulated": true. A document
  * whose status is not "complete" is an error (*failed_run set) or is
  * skipped with a note on stderr. Returns 0 or -1 after gdr_fail. */
 int gdr_set_load(struct gdr_set *set, char *const *paths, size_t npaths,

@@ -105,6 +105,9 @@ static int end_info(const cJSON *ends, const char *role, struct gdr_end_info *e,
     if (cJSON_GetObjectItemCaseSensitive(o, "registration") &&
         one_of(o, "registration", registrations, e->registration, sizeof(e->registration), w))
         return -1;
+    if (cJSON_GetObjectItemCaseSensitive(o, "cuda_name") &&
+        gdr_json_str(o, "cuda_name", e->cuda_name, sizeof(e->cuda_name), w))
+        return -1;
     return 0;
 }
 
@@ -128,6 +131,11 @@ static void identity(struct gdr_doc *d)
     snprintf(d->gdr, sizeof(d->gdr), "%s", g);
     snprintf(d->pair, sizeof(d->pair), "%s-%s", d->client.placement, d->server.placement);
     snprintf(d->reg, sizeof(d->reg), "%s/%s", d->client.registration, d->server.registration);
+    /* The CUDA driver test double (tests/cudasim) names its devices "cudasim ...". */
+    d->simulated = (!strcmp(d->client.placement, "cuda") &&
+                    !strncmp(d->client.cuda_name, "cudasim", 7)) ||
+                   (!strcmp(d->server.placement, "cuda") &&
+                    !strncmp(d->server.cuda_name, "cudasim", 7));
 }
 
 static int cpu_side(const cJSON *cpu, const char *side, double *out, const char *what)

@@ -27,6 +27,7 @@ struct gdr_row {
 struct gdr_end_info {
     char host[256], device[64];
     char placement[16], registration[16];   /* "host" when absent */
+    char cuda_name[128];                    /* the GPU's name; "" when absent */
 };
 
 struct gdr_doc {
@@ -40,6 +41,7 @@ struct gdr_doc {
     char pair[40];      /* "host-host", "cuda-host", ... (client-server) */
     char reg[40];       /* "host/host": client and server registration */
     char gdr[8];        /* "on", "off" or "n/a" */
+    bool simulated;     /* a GPU end is the CUDA driver test double (see collect.h) */
     size_t nrows;
     struct gdr_row *rows;
 };

@@ -185,14 +185,24 @@ static int cmd_table(int argc, char **argv)
     return GDR_EXIT_OK;
 }
 
-static void print_index(const char *file, const char *kind, const struct gdr_series *s)
+/* The GPU of a cuda end ("-" for host memory, "GPU" when unnamed). */
+static const char *gpu_name(const struct gdr_end_info *e)
+{
+    if (strcmp(e->placement, "cuda"))
+        return "-";
+    return e->cuda_name[0] ? e->cuda_name : "GPU";
+}
+
+static void print_index(const char *file, const char *kind, const struct gdr_series *s,
+                        bool simulated)
 {
     const struct gdr_doc *d = s->docs[0];
     /* kind file test metric pair gdr reg repeats client_host server_host
-     * client_device server_device start_time version */
-    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\n", kind, file, s->test,
-           s->metric, s->pair, s->gdr, s->reg, s->ndocs, d->client.host, d->server.host,
-           d->client.device, d->server.device, d->start_time, d->version);
+     * client_device server_device start_time version simulated client_gpu server_gpu */
+    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", kind,
+           file, s->test, s->metric, s->pair, s->gdr, s->reg, s->ndocs, d->client.host,
+           d->server.host, d->client.device, d->server.device, d->start_time, d->version,
+           simulated ? "simulated" : "real", gpu_name(&d->client), gpu_name(&d->server));
 }
 
 static int open_out(const char *dir, const char *name, char *path, size_t len, FILE **f)
@@ -234,7 +244,7 @@ static int write_speedups(const struct gdr_set *set, const char *dir)
                         fprintf(f, "%llu %.10g\n", (unsigned long long)x->size, num / den);
                 }
             fclose(f);
-            print_index(path, "speedup", on);
+            print_index(path, "speedup", on, on->simulated || off->simulated);
         }
     }
     return 0;
@@ -271,7 +281,7 @@ static int cmd_series(int argc, char **argv)
                 s->gdr, s->ndocs, s->ndocs == 1 ? "" : "s");
         write_rows(f, s->latency, s->rows, s->nsizes);
         fclose(f);
-        print_index(path, "series", s);
+        print_index(path, "series", s, s->simulated);
     }
     if (!rc && write_speedups(&set, dir))
         rc = report_error(GDR_EXIT_USAGE);
