@@ -293,14 +293,16 @@ static int cmd_series(int argc, char **argv)
 
 /* ---- compare ---- */
 
-static int tolerance(const char *arg, double *out)
+/* A percentage: below 100 for bandwidth (a drop), up to 1000 for latency
+ * (a rise can be several times the value). */
+static int tolerance(const char *arg, double max, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
     if (end != arg && *end == '%')
         end++;
-    if (end == arg || *end || errno || !(v >= 0 && v < 100))
+    if (end == arg || *end || errno || !(v >= 0 && v < max))
         return -1;
     *out = v / 100;
     return 0;
@@ -316,11 +318,11 @@ static int cmd_compare(int argc, char **argv)
             return usage_error("compare: %s needs a value", opt);
         const char *val = argv[++i];
         if (!strcmp(opt, "--bw-tol")) {
-            if (tolerance(val, &o.bw_tol))
-                return usage_error("compare: --bw-tol '%s' is not a percentage 0..100", val);
+            if (tolerance(val, 100, &o.bw_tol))
+                return usage_error("compare: --bw-tol '%s' is not a percentage 0..<100", val);
         } else if (!strcmp(opt, "--lat-tol")) {
-            if (tolerance(val, &o.lat_tol))
-                return usage_error("compare: --lat-tol '%s' is not a percentage 0..100", val);
+            if (tolerance(val, 1000, &o.lat_tol))
+                return usage_error("compare: --lat-tol '%s' is not a percentage 0..<1000", val);
         } else if (!strcmp(opt, "--markdown")) {
             o.markdown = val;
         } else {
