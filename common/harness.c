@@ -60,26 +60,14 @@ static size_t buffer_bytes(const struct gdr_config *cfg, const struct gdr_test *
     return (size_t)(max * (slots ? slots : 1));
 }
 
-/* The parameters both ends must agree on. */
+/* The parameters both ends must agree on: the test and every reported
+ * parameter except those that are each end's own business. */
 static cJSON *agreed_parameters(const struct gdr_session *s)
 {
-    const struct gdr_config *cfg = s->cfg;
-    cJSON *p = cJSON_CreateObject();
+    cJSON *p = gdr_report_parameters(s->cfg);
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "tcp_port");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "timeout_s");
     cJSON_AddStringToObject(p, "test", s->test->name);
-    cJSON *sizes = cJSON_AddArrayToObject(p, "sizes");
-    for (size_t i = 0; i < cfg->sizes.count; i++)
-        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)cfg->sizes.size[i]));
-    gdr_json_add_u64(p, "iters", cfg->iters);
-    cJSON_AddNumberToObject(p, "time_per_size", cfg->time_per_size);
-    cJSON_AddNumberToObject(p, "warmup", cfg->warmup_auto ? -1 : (double)cfg->warmup);
-    cJSON_AddNumberToObject(p, "qp", cfg->num_qps);
-    cJSON_AddNumberToObject(p, "tx_depth", cfg->tx_depth);
-    cJSON_AddNumberToObject(p, "inline_size", cfg->inline_size);
-    cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
-    cJSON_AddBoolToObject(p, "validate", cfg->validate);
-    cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
-    gdr_json_add_u64(p, "stage_slot", cfg->stage_slot);
-    cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
     return p;
 }
 

@@ -116,7 +116,7 @@ static cJSON *cpu_json(struct gdr_cpu_use u)
     return o;
 }
 
-static cJSON *parameters_json(const struct gdr_config *cfg)
+cJSON *gdr_report_parameters(const struct gdr_config *cfg)
 {
     cJSON *p = cJSON_CreateObject();
     cJSON *sizes = cJSON_AddArrayToObject(p, "sizes");
@@ -197,7 +197,7 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
     cJSON_AddStringToObject(doc, "status", status);
     if (error)
         cJSON_AddStringToObject(doc, "error", error);
-    cJSON_AddItemToObject(doc, "parameters", parameters_json(s->cfg));
+    cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));
     cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
     /* An end we never heard from (the run failed early) is left out. */
     if (client_end(s)->device[0])

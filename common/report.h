@@ -27,6 +27,9 @@ void gdr_progress_start(struct gdr_progress *p, const struct gdr_config *cfg, si
 void gdr_progress_show(struct gdr_progress *p, size_t index, uint64_t size);
 void gdr_progress_done(struct gdr_progress *p);
 
+/* The run's parameters as the JSON reports them (also what HELLO compares). */
+cJSON *gdr_report_parameters(const struct gdr_config *cfg);
+
 /* The whole run as one document. status: "complete", "failed" or
  * "interrupted"; error is NULL when complete. */
 cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
