@@ -68,7 +68,8 @@ static void print_help(const struct gdr_test *test)
            "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
            "  -p, --port=N             TCP port of the out-of-band channel (default %d)\n"
            "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
-           "  -R, --rdma_cm            connect the queue pairs with rdma_cm\n"
+           "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
+           "                           --port + 1 and picks the device and GID)\n"
            "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
            GDR_DEFAULT_PORT, GDR_DEFAULT_TIMEOUT);
     printf("Sizes and iterations:\n"
@@ -98,7 +99,7 @@ static void print_help(const struct gdr_test *test)
            "Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
            "      --json=FILE          write the whole sweep as one JSON document\n"
-           "      --report_gbits       show bandwidth in Gb/s instead of MB/s\n"
+           "      --report_gbits       show bandwidth in Gb/s instead of MB/s (10^6 B/s)\n"
            "      --quiet              no table, no progress line\n"
            "  -F, --CPU-freq           accepted for perftest compatibility; no effect\n"
            "      --help, --version\n\n"
