@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +102,38 @@ void gdr_oob_refuse_others(int listen_fd, const struct gdr_oob *serving)
     snprintf(refuse_msg, sizeof(refuse_msg), "busy: serving %.128s", serving->peer);
 }
 
+/* Refused clients stay open for a moment after their ERROR: closing a
+ * socket with their unread HELLO in it would send a reset, and a reset can
+ * destroy the ERROR before the client reads it. They are closed once the
+ * client has hung up, or after a second. */
+#define REFUSED_MAX 16
+static struct {
+    int fd;
+    uint64_t since_ns;
+} refused[REFUSED_MAX];
+static unsigned n_refused;
+
+static void reap_refused(void)
+{
+    uint64_t now = gdr_now_ns();
+    for (unsigned i = 0; i < n_refused;) {
+        char sink[512];
+        ssize_t n;
+        while ((n = recv(refused[i].fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+            ;
+        bool gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+        if (gone || now - refused[i].since_ns > 1000000000u) {
+            close(refused[i].fd);
+            refused[i] = refused[--n_refused];
+        } else {
+            i++;
+        }
+    }
+}
+
 void gdr_oob_refuse_pending(void)
 {
+    reap_refused();
     for (int i = 0; i < 16 && refuse_fd >= 0; i++) {
         struct pollfd p = {.fd = refuse_fd, .events = POLLIN};
         if (poll(&p, 1, 0) <= 0)
@@ -118,7 +149,13 @@ void gdr_oob_refuse_pending(void)
         gdr_oob_encode_header(hdr, GDR_MSG_ERROR, (uint32_t)len);
         if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(hdr))
             send(fd, text, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        close(fd);
+        shutdown(fd, SHUT_WR);      /* the ERROR, then end of stream */
+        if (n_refused == REFUSED_MAX) {
+            close(refused[0].fd);
+            refused[0] = refused[--n_refused];
+        }
+        refused[n_refused].fd = fd;
+        refused[n_refused++].since_ns = gdr_now_ns();
     }
 }
 
