@@ -8,9 +8,6 @@
 
 #include "session.h"
 
-/* Is either end staged (so both must run the staged protocol)? */
-bool gdr_staged_run(const struct gdr_session *s);
-
 /* Source side of write/send; measures until the last unit has landed. */
 int gdr_staged_source(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
 /* Destination side: post the first receives (before READY), then run. */

@@ -60,8 +60,9 @@ extern const struct gdr_mem_ops gdr_mem_cuda_ops;
 int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd,
                       size_t len, size_t slot_size, unsigned nslots);
 
-/* The lkey/address the NIC uses for [off, off + len) of the data: the
- * buffer itself, or for staged buffers ring slot `slot`. */
+/* Is the buffer behind a bounce ring (--gdr=off)? Then the NIC reaches
+ * only the ring (ring_mr), and the data moves through stage_out/stage_in;
+ * otherwise the NIC reaches the buffer itself (mr). */
 static inline bool gdr_buffer_staged(const struct gdr_buffer *b)
 {
     return b->ring != NULL;
