@@ -90,6 +90,12 @@ double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t it
     return s > GDR_MAX_SECONDS / 2 ? GDR_MAX_SECONDS / 2 : s;
 }
 
+unsigned gdr_send_depth(unsigned tx_depth, unsigned stage_slots)
+{
+    unsigned staged = 2 * stage_slots;
+    return tx_depth > staged ? tx_depth : staged;
+}
+
 unsigned gdr_recv_depth(const struct gdr_roles *r, unsigned tx_depth, unsigned stage_slots)
 {
     unsigned depth = r->recv_per_tx ? r->recv_per_tx * tx_depth : 1;

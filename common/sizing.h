@@ -53,6 +53,13 @@ uint64_t gdr_calibrated_iters(uint64_t probe_iters, uint64_t probe_ns, double se
 double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t iters,
                             uint64_t size, double last_bytes_per_s);
 
+/* Send-queue entries each QP must hold: --tx-depth, or twice the bounce
+ * slots if more. Staged transfers keep up to --stage-slots units (and as
+ * many credits) in flight, every one signalled, whatever --tx-depth says;
+ * whether a run is staged depends on the peer too, so the queues allow for
+ * it. Twice: data and credit completions may lag each other. */
+unsigned gdr_send_depth(unsigned tx_depth, unsigned stage_slots);
+
 /* Receives each QP must hold: recv_per_tx x tx_depth (at least 1), and
  * one per bounce slot plus one, since a staged peer (known only after the
  * QPs exist) signals every slot with an immediate. */

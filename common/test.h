@@ -30,7 +30,6 @@ struct gdr_test {
     enum gdr_metric metric;
 };
 
-
 /* Run a whole benchmark: options, connection, sweep, report. Returns the
  * process exit code. */
 int gdr_main(const struct gdr_test *test, int argc, char **argv);

@@ -173,6 +173,16 @@ static void test_recv_depth(void **state)
     assert_int_equal(gdr_recv_depth(&send, GDR_MAX_DEPTH, 1), 4 * GDR_MAX_DEPTH);
 }
 
+static void test_send_depth(void **state)
+{
+    (void)state;
+    assert_int_equal(gdr_send_depth(128, 8), 128);
+    assert_int_equal(gdr_send_depth(1, 8), 16);         /* latency: staging's own */
+    assert_int_equal(gdr_send_depth(16, 8), 16);
+    assert_int_equal(gdr_send_depth(GDR_MAX_DEPTH, GDR_STAGE_SLOTS_MAX), GDR_MAX_DEPTH);
+    assert_int_equal(gdr_send_depth(1, GDR_STAGE_SLOTS_MAX), 2 * GDR_STAGE_SLOTS_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +194,7 @@ int main(void)
         gdr_unit_test(test_calibrated_iters),
         gdr_unit_test(test_expected_seconds),
         gdr_unit_test(test_recv_depth),
+        gdr_unit_test(test_send_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
