@@ -102,7 +102,7 @@ void gdr_oob_refuse_others(struct gdr_oob_refusal *r, int listen_fd, struct gdr_
 
 void gdr_oob_refuse_stop(struct gdr_oob_refusal *r)
 {
-    r->listen_fd = -1;      /* the refused still open close at exit */
+    r->listen_fd = -1;      /* clients refused a moment ago close with the process */
 }
 
 static void reap_refused(struct gdr_oob_refusal *r)
