@@ -156,16 +156,6 @@ int gdr_parse_seconds(const char *text, double *out)
     return 0;
 }
 
-const char *gdr_mode_name(enum gdr_mode mode)
-{
-    switch (mode) {
-    case GDR_MODE_AUTO: return "auto";
-    case GDR_MODE_DMABUF: return "dmabuf";
-    case GDR_MODE_PEERMEM: return "peermem";
-    default: return "off";
-    }
-}
-
 /* "0000:3b:00.0" or "3b:00.0": a PCI bus id as CUDA accepts it. */
 static bool looks_like_bus_id(const char *s)
 {

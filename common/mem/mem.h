@@ -13,7 +13,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "options.h"
+#include "spec.h"
 
 struct gdr_buffer;
 
