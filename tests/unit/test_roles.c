@@ -12,7 +12,18 @@
 enum { N = GDR_SIDE_NONE, C = GDR_SIDE_CLIENT, S = GDR_SIDE_SERVER };
 enum { W = GDR_VERB_WRITE, R = GDR_VERB_READ, SD = GDR_VERB_SEND };
 enum { BW = GDR_METRIC_BW, LAT = GDR_METRIC_LAT };
-#define L(x) GDR_LOOP_##x
+/* Loops and opcodes, short enough for one row per line. */
+#define NONE GDR_LOOP_NONE
+#define SNDR GDR_LOOP_SENDER
+#define RCVR GDR_LOOP_RECEIVER
+#define LTCY GDR_LOOP_LATENCY
+#define SSRC GDR_LOOP_STAGED_SOURCE
+#define SDST GDR_LOOP_STAGED_DEST
+#define OW IBV_WR_RDMA_WRITE
+#define OWI IBV_WR_RDMA_WRITE_WITH_IMM
+#define OR IBV_WR_RDMA_READ
+#define OS IBV_WR_SEND
+#define OSI IBV_WR_SEND_WITH_IMM
 
 struct row {
     int verb, metric;
@@ -28,30 +39,32 @@ struct row {
 #define REJECT(v, m, c, s) {v, m, c, s, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 static const struct row rows[] = {
-    /* verb metric cs ss   ok  post recv src dst cnt pre  client loop      server loop       opcode */
-    {W, BW, 0, 0, true, C, N, C, S, C, N, L(SENDER), L(NONE), IBV_WR_RDMA_WRITE, 0, 0, 0, 0, 1},
-    {W, BW, 1, 0, true, C, N, C, S, C, N, L(STAGED_SOURCE), L(STAGED_DEST), IBV_WR_RDMA_WRITE_WITH_IMM, 1, 0, 0, 0, 1},
-    {W, BW, 0, 1, true, C, N, C, S, C, N, L(STAGED_SOURCE), L(STAGED_DEST), IBV_WR_RDMA_WRITE_WITH_IMM, 1, 0, 0, 0, 1},
-    {W, BW, 1, 1, true, C, N, C, S, C, N, L(STAGED_SOURCE), L(STAGED_DEST), IBV_WR_RDMA_WRITE_WITH_IMM, 1, 0, 0, 0, 1},
-    {W, LAT, 0, 0, true, C, N, C, S, C, N, L(LATENCY), L(NONE), IBV_WR_RDMA_WRITE, 0, 0, 1, 0, 1},
+    /* verb, metric, client/server staged, ok,
+     * posts, receives, source, dest, counts, pre-stages, client loop, server loop, opcode,
+     * staged protocol, receive holds data, one in flight, receives per tx, least iters */
+    {W, BW, 0, 0, true, C, N, C, S, C, N, SNDR, NONE, OW, 0, 0, 0, 0, 1},
+    {W, BW, 1, 0, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1},
+    {W, BW, 0, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1},
+    {W, BW, 1, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1},
+    {W, LAT, 0, 0, true, C, N, C, S, C, N, LTCY, NONE, OW, 0, 0, 1, 0, 1},
     REJECT(W, LAT, 1, 0), REJECT(W, LAT, 0, 1), REJECT(W, LAT, 1, 1),
 
-    {R, BW, 0, 0, true, C, N, S, C, C, N, L(SENDER), L(NONE), IBV_WR_RDMA_READ, 0, 0, 0, 0, 1},
+    {R, BW, 0, 0, true, C, N, S, C, C, N, SNDR, NONE, OR, 0, 0, 0, 0, 1},
     REJECT(R, BW, 1, 0), REJECT(R, BW, 0, 1), REJECT(R, BW, 1, 1),
-    {R, LAT, 0, 0, true, C, N, S, C, C, N, L(LATENCY), L(NONE), IBV_WR_RDMA_READ, 0, 0, 1, 0, 1},
+    {R, LAT, 0, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1},
     /* A staged requester copies each message on inside its sample; a
      * staged responder pre-stages its data before the reads. */
-    {R, LAT, 1, 0, true, C, N, S, C, C, N, L(LATENCY), L(NONE), IBV_WR_RDMA_READ, 0, 0, 1, 0, 1},
-    {R, LAT, 0, 1, true, C, N, S, C, C, S, L(LATENCY), L(NONE), IBV_WR_RDMA_READ, 0, 0, 1, 0, 1},
-    {R, LAT, 1, 1, true, C, N, S, C, C, S, L(LATENCY), L(NONE), IBV_WR_RDMA_READ, 0, 0, 1, 0, 1},
+    {R, LAT, 1, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1},
+    {R, LAT, 0, 1, true, C, N, S, C, C, S, LTCY, NONE, OR, 0, 0, 1, 0, 1},
+    {R, LAT, 1, 1, true, C, N, S, C, C, S, LTCY, NONE, OR, 0, 0, 1, 0, 1},
 
     /* A direct send is counted where it arrives; a staged one at the
      * source, whose clock stops at the last credit. */
-    {SD, BW, 0, 0, true, C, S, C, S, S, N, L(SENDER), L(RECEIVER), IBV_WR_SEND, 0, 0, 0, 4, 2},
-    {SD, BW, 1, 0, true, C, S, C, S, C, N, L(STAGED_SOURCE), L(STAGED_DEST), IBV_WR_SEND_WITH_IMM, 1, 1, 0, 4, 2},
-    {SD, BW, 0, 1, true, C, S, C, S, C, N, L(STAGED_SOURCE), L(STAGED_DEST), IBV_WR_SEND_WITH_IMM, 1, 1, 0, 4, 2},
-    {SD, BW, 1, 1, true, C, S, C, S, C, N, L(STAGED_SOURCE), L(STAGED_DEST), IBV_WR_SEND_WITH_IMM, 1, 1, 0, 4, 2},
-    {SD, LAT, 0, 0, true, C, S, C, S, C, N, L(LATENCY), L(RECEIVER), IBV_WR_SEND, 0, 0, 1, 4, 2},
+    {SD, BW, 0, 0, true, C, S, C, S, S, N, SNDR, RCVR, OS, 0, 0, 0, 4, 2},
+    {SD, BW, 1, 0, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2},
+    {SD, BW, 0, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2},
+    {SD, BW, 1, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2},
+    {SD, LAT, 0, 0, true, C, S, C, S, C, N, LTCY, RCVR, OS, 0, 0, 1, 4, 2},
     REJECT(SD, LAT, 1, 0), REJECT(SD, LAT, 0, 1), REJECT(SD, LAT, 1, 1),
 };
 
@@ -140,9 +153,9 @@ static void test_loops_pair_up(void **state)
         const struct row *w = &rows[i];
         if (!w->ok)
             continue;
-        bool staged_pair = w->client_loop == L(STAGED_SOURCE);
-        assert_int_equal(staged_pair, w->server_loop == L(STAGED_DEST));
-        assert_int_equal(w->server_loop == L(RECEIVER), w->receiver == S && !staged_pair);
+        bool staged_pair = w->client_loop == SSRC;
+        assert_int_equal(staged_pair, w->server_loop == SDST);
+        assert_int_equal(w->server_loop == RCVR, w->receiver == S && !staged_pair);
         assert_true(w->source != w->dest);
         assert_true(gdr_role_mine(w->counter, true) != gdr_role_mine(w->counter, false));
     }
