@@ -289,11 +289,15 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     }
     /* One clock read per iteration: each sample runs from the previous
      * completion's timestamp to this one's, so it holds one post, the wait
-     * and the loop's own few instructions, and no second clock read. */
-    uint64_t start = gdr_now_ns(), prev = start;
-    gdr_watchdog_start(&w, s, size, start);
+     * and the loop's own few instructions, and no second clock read. The
+     * clock is the TSC where it is invariant (one instruction, no system
+     * call), calibrated against CLOCK_MONOTONIC_RAW over the loop. */
+    struct gdr_tick_clock clk;
+    gdr_tick_clock_start(&clk);
+    uint64_t start = gdr_ticks(&clk), prev = start;
+    gdr_watchdog_start(&w, s, size, gdr_now_ns());
     for (uint64_t i = 0; i < iters && !rc; i++) {
-        gdr_watchdog_progress(&w, prev);
+        gdr_watchdog_bump(&w);
         wr.wr_id = i;
         rc = gdr_post_send(qp, &wr);
         int got = 0;
@@ -304,15 +308,19 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
             rc = -1;
         if (!rc && local_staged)
             rc = b->ops->stage_in(b, 0, 0, 0, size) || gdr_wait_copy(&w, b, 0) ? -1 : 0;
-        uint64_t now = gdr_now_ns();
+        uint64_t now = gdr_ticks(&clk);
         samples[i] = now - prev;
         prev = now;
         if (!rc && gdr_interrupted)
             rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
+    gdr_tick_clock_stop(&clk);
+    for (uint64_t i = 0; i < iters && !rc; i++)
+        samples[i] = gdr_ticks_to_ns(&clk, samples[i]);
+    s->clock = clk;
     if (!rc) {
         m->iters = iters;
-        finish_measure(m, size, iters, prev - start);
+        finish_measure(m, size, iters, gdr_ticks_to_ns(&clk, prev - start));
         m->window = (struct gdr_window){1, size};
         gdr_lat_stats_compute(samples, iters, &m->lat);
     }

@@ -416,7 +416,8 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--stage-slots %u: with --bidirectional at most %u "
                         "(each direction has its own)", cfg->stage_slots, GDR_STAGE_SLOTS_MAX / 2);
     if (!ch->stage_slots) {
-        uint64_t window = test->metric == GDR_METRIC_LAT ? 1 : (uint64_t)cfg->tx_depth * cfg->num_qps;
+        uint64_t window = test->metric == GDR_METRIC_LAT ? 1
+                          : (uint64_t)cfg->tx_depth * cfg->num_qps;
         cfg->stage_slots = gdr_ring_slots(gdr_sizes_max(&cfg->sizes), cfg->stage_slot, window);
     }
     return 0;

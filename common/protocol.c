@@ -253,8 +253,12 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
         return -1;
     if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad, &prestage_s))
         return -1;
-    if (cfg->validate && dest_here && for_each_slot(s, SLOT_CHECK, size, iters, &bad))
+    /* Bidirectional: the server checked what landed there, this end what
+     * landed here. */
+    uint64_t bad_here = 0;
+    if (cfg->validate && dest_here && for_each_slot(s, SLOT_CHECK, size, iters, &bad_here))
         return -1;
+    bad += bad_here;
     fill_row(s, row, size, &mine, &theirs, bad);
     row->server_prestage_s = prestage_s;
     if (mine.elapsed_ns)

@@ -224,6 +224,12 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
     cJSON_AddStringToObject(doc, "start_time", s->start_time);
     cJSON_AddStringToObject(doc, "end_time", end_time);
     cJSON_AddStringToObject(doc, "status", status);
+    /* Which clock timed the latency samples (bandwidth: always the
+     * monotonic raw clock). */
+    cJSON *clock = cJSON_AddObjectToObject(doc, "clock");
+    cJSON_AddStringToObject(clock, "source", gdr_tick_clock_name(&s->clock));
+    if (s->clock.tsc)
+        cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
     if (error)
         cJSON_AddStringToObject(doc, "error", error);
     cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));

@@ -40,6 +40,7 @@ struct gdr_session {
     struct gdr_oob_refusal refusal;     /* server: other clients are told it is busy */
     uint64_t rx_posted[GDR_MAX_QPS];    /* receives posted this phase, per QP */
     double last_bytes_per_s;            /* client: the last size's rate, for deadlines */
+    struct gdr_tick_clock clock;        /* the latency samples' clock (the last size's) */
     char start_time[32];
 };
 
