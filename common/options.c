@@ -133,6 +133,8 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --quiet              no table, no progress line\n"
            "  -F, --CPU-freq           accepted for perftest compatibility; no effect\n"
            "      --help, --version\n\n"
+           "Environment: GDR_CLOCK=tsc|monotonic  the latency samples' clock (default:\n"
+           "the TSC when the CPU says it is invariant, else clock_gettime)\n\n"
            "Exit status: 0 ok, 1 run failed, 2 bad usage or input, 3 no device or driver.\n");
 }
 

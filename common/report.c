@@ -228,8 +228,10 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
      * monotonic raw clock). */
     cJSON *clock = cJSON_AddObjectToObject(doc, "clock");
     cJSON_AddStringToObject(clock, "source", gdr_tick_clock_name(&s->clock));
-    if (s->clock.tsc)
+    if (s->clock.tsc) {
         cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
+        cJSON_AddBoolToObject(clock, "tsc_invariant", s->clock.invariant);
+    }
     if (error)
         cJSON_AddStringToObject(doc, "error", error);
     cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));

@@ -35,7 +35,10 @@ bool gdr_tsc_invariant(void)
 void gdr_tick_clock_start(struct gdr_tick_clock *c)
 {
     const char *force = getenv("GDR_CLOCK");
-    c->tsc = gdr_tsc_invariant() && !(force && strcmp(force, "monotonic") == 0);
+    c->invariant = gdr_tsc_invariant();
+    c->tsc = force && !strcmp(force, "monotonic") ? false
+           : force && !strcmp(force, "tsc") ? GDR_TSC_PRESENT
+           : c->invariant;
     c->ns_per_tick = 1.0;
     c->start_ns = gdr_now_ns();
     c->start_ticks = gdr_ticks(c);

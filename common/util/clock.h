@@ -16,9 +16,12 @@ uint64_t gdr_now_ns(void);
  * invariant TSC, one rdtsc (no system call, whatever the kernel's clock
  * source), converted to nanoseconds with the rate measured against
  * CLOCK_MONOTONIC_RAW over the same interval; else the monotonic raw
- * clock itself. GDR_CLOCK=monotonic forces the fallback. */
+ * clock itself. GDR_CLOCK=monotonic forces the fallback; GDR_CLOCK=tsc
+ * forces the TSC where the CPU does not say it is invariant but the user
+ * knows its rate is constant (a virtual machine that hides the flag). */
 struct gdr_tick_clock {
     bool tsc;                   /* ticks are TSC cycles, else nanoseconds */
+    bool invariant;             /* the CPU says its TSC is invariant */
     uint64_t start_ticks, start_ns;
     double ns_per_tick;         /* set by gdr_tick_clock_stop */
 };
@@ -26,6 +29,9 @@ struct gdr_tick_clock {
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define GDR_HAVE_TSC 1
+#define GDR_TSC_PRESENT true
+#else
+#define GDR_TSC_PRESENT false
 #endif
 
 static inline uint64_t gdr_ticks(const struct gdr_tick_clock *c)

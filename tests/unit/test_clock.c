@@ -52,6 +52,10 @@ static void test_interval(void **state)
     interval_agrees(gdr_tsc_invariant());
     setenv("GDR_CLOCK", "monotonic", 1);
     interval_agrees(false);
+#if defined(__x86_64__) || defined(__i386__)
+    setenv("GDR_CLOCK", "tsc", 1);      /* forced, invariant or not */
+    interval_agrees(true);
+#endif
     unsetenv("GDR_CLOCK");
 }
 
