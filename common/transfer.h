@@ -65,8 +65,9 @@ static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max
     return got < 0 ? gdr_poll_failed(w, got, NULL, op) : got;
 }
 
-/* Wait for this end's copy at ring slot `slot` to finish, under the
- * watchdog: 0, or -1 with the error recorded. */
+/* Wait for this end's staging copy at ring slot `slot` to finish: 0, or
+ * -1 with the error recorded on Ctrl-C, a vanished peer, or --timeout
+ * without the copy finishing (w names the session and the size). */
 int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot);
 
 #endif
