@@ -291,11 +291,22 @@ int gdr_staged_prestage(struct gdr_session *s, uint64_t size, uint64_t *elapsed_
                         "(raise --stage-slot or --stage-slots)", (unsigned long long)size,
                         b->ring_len);
     uint64_t t0 = gdr_now_ns();
-    if (b->ops->stage_out(b, 0, 0, size))
+    if (b->ops->stage_out(b, 0, 0, size) || gdr_stage_wait(s, 0, size))
         return -1;
-    int done;
-    while ((done = b->ops->stage_done(b, 0)) == 0)
-        ;
     *elapsed_ns = gdr_now_ns() - t0;
-    return done < 0 ? -1 : 0;
+    return 0;
+}
+
+int gdr_stage_wait(struct gdr_session *s, unsigned slot, uint64_t size)
+{
+    struct gdr_buffer *b = &s->buf;
+    uint64_t since = gdr_now_ns();
+    for (unsigned polls = 1;; polls++) {
+        int done = b->ops->stage_done(b, slot);
+        if (done)
+            return done < 0 ? -1 : 0;
+        /* A copy that never finishes is a stall like a missing completion. */
+        if (polls % 1024 == 0 && gdr_stalled(s, size, since))
+            return -1;
+    }
 }
