@@ -35,6 +35,32 @@ for t in write_bw send_bw read_lat; do
     done
 done
 
+# Real-GPU behaviour the double can show (docs/hardware.md):
+# gpair NAME "SERVER_ENV" "SERVER_ARGS" "CLIENT_ARGS": one write_bw pair, both
+# ends writing JSON, the server's environment extended for the double.
+gpair() {
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    env LD_LIBRARY_PATH=$cudasim $2 "$bench/gdr_write_bw" -p $port $common $3 \
+        --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    # shellcheck disable=SC2086
+    LD_LIBRARY_PATH=$cudasim "$bench/gdr_write_bw" -p $port $common $4 \
+        --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
+# Write ordering: flush before the check reads what the NIC wrote (the
+# double's default: ordering none, flush supported), not when the device
+# orders writes for its owner, and say so when it can do neither.
+gpair flush "GDR_CUDASIM_TRACE=1" "--mem=cuda" "--mem=host"
+gpair noflush "GDR_CUDASIM_TRACE=1 GDR_CUDASIM_RDMA_WRITES_ORDERING=owner" "--mem=cuda" "--mem=host"
+gpair cantflush "GDR_CUDASIM_FLUSH_OPTIONS=0" "--mem=cuda" "--mem=host"
+# More bounce slots than send-queue entries: queues sized for staging.
+gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16" \
+    "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
+
 # Error paths (server side: the buffer is set up before any peer is
 # awaited): each must be one clear line and the documented exit code.
 one() {  # NAME "VAR=VALUE..." "ARGS"
