@@ -66,7 +66,7 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
 #ifdef HAVE_IBV_REG_DMABUF_MR
     /* Exports cover whole GPU pages: export from the page holding the
      * buffer's start, and tell the NIC where in the export it begins. */
-    struct gdr_dmabuf_span span = gdr_dmabuf_span_of(st->dptr, b->len, GPU_PAGE);
+    struct gdr_dmabuf_span span = gdr_dmabuf_span_of(st->dptr, st->alloc_len, GPU_PAGE);
     int fd = -1;
     CUresult rc = st->cu->cuMemGetHandleForAddressRange(&fd, (CUdeviceptr)span.base, span.length,
                                                         CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
@@ -76,7 +76,7 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
         snprintf(why, len, "dma-buf export refused by the CUDA driver: %s", msg);
         return -1;
     }
-    b->mr = ibv_reg_dmabuf_mr(pd, span.offset, b->len, st->dptr, fd, st->access);
+    b->mr = ibv_reg_dmabuf_mr(pd, span.offset, st->alloc_len, st->dptr, fd, st->access);
     if (!b->mr) {
         snprintf(why, len, "ibv_reg_dmabuf_mr: %s", strerror(errno));
         close(fd);
@@ -95,7 +95,7 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
 static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
                             char *why, size_t len)
 {
-    b->mr = ibv_reg_mr(pd, (void *)(uintptr_t)st->dptr, b->len, st->access);
+    b->mr = ibv_reg_mr(pd, (void *)(uintptr_t)st->dptr, st->alloc_len, st->access);
     if (!b->mr) {
         snprintf(why, len, "ibv_reg_mr on GPU memory: %s (nvidia_peermem not loaded?)",
                  strerror(errno));

@@ -92,7 +92,8 @@ static void print_help(const struct gdr_test *test)
     if (!lat)
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default 128)\n"
                "  -q, --qp=N               queue pairs, used round robin (default 1)\n");
-    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0)\n\n"
+    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0; not\n"
+           "                           from GPU memory, which the CPU cannot read)\n\n"
            "Buffers (each end chooses its own):\n"
            "      --mem=host|cuda[:N|:BUS_ID]  host memory (default) or GPU N / at a PCI\n"
            "                           bus id (--use_cuda=N, --use_cuda_bus_id=BDF)\n"

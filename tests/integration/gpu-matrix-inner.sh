@@ -60,6 +60,11 @@ gpair cantflush "GDR_CUDASIM_FLUSH_OPTIONS=0" "--mem=cuda" "--mem=host"
 # More bounce slots than send-queue entries: queues sized for staging.
 gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16" \
     "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
+# ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
+mkdir -p "$out/gpucheck"
+GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 LD_LIBRARY_PATH=$cudasim \
+    "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
+echo $? >"$out/gpucheck.rc"
 
 # Error paths (server side: the buffer is set up before any peer is
 # awaited): each must be one clear line and the documented exit code.
