@@ -62,6 +62,7 @@ struct gdr_buffer {
 };
 
 extern const struct gdr_mem_ops gdr_mem_host_ops;
+extern const struct gdr_mem_ops gdr_mem_cuda_ops;
 
 /* Access flags of every MR: local and remote read/write, plus PCIe relaxed
  * ordering when asked. Relaxed ordering is an optional flag: rdma-core
@@ -79,7 +80,6 @@ struct gdr_dmabuf_span {
     uint64_t base, offset, length;
 };
 struct gdr_dmabuf_span gdr_dmabuf_span_of(uint64_t addr, uint64_t len, uint64_t page);
-extern const struct gdr_mem_ops gdr_mem_cuda_ops;
 
 /* Allocate len bytes where spec says and make them reachable by the NIC:
  * registered directly, or (staged) behind a bounce ring of nslots slots of

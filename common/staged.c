@@ -305,8 +305,15 @@ int gdr_stage_wait(struct gdr_session *s, unsigned slot, uint64_t size)
         int done = b->ops->stage_done(b, slot);
         if (done)
             return done < 0 ? -1 : 0;
-        /* A copy that never finishes is a stall like a missing completion. */
-        if (polls % 1024 == 0 && gdr_stalled(s, size, since))
+        if (polls % 1024)
+            continue;
+        /* Ctrl-C and a vanished peer as in every wait (no completion is
+         * due here, so that deadline starts now), then our own. */
+        uint64_t now = gdr_now_ns();
+        if (gdr_stalled(s, size, now))
             return -1;
+        if ((double)(now - since) > s->cfg->timeout * 1e9)
+            return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
+                            "within %g s (--timeout)", (unsigned long long)size, s->cfg->timeout);
     }
 }

@@ -60,6 +60,18 @@ gpair cantflush "GDR_CUDASIM_FLUSH_OPTIONS=0" "--mem=cuda" "--mem=host"
 # More bounce slots than send-queue entries: queues sized for staging.
 gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16" \
     "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
+# A staging copy that does not finish: the read responder's wait for it
+# obeys --timeout (the double delays each async copy by 6 s).
+port=$((port + 1))
+env LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
+    -d "$dev" -s 4096 -n 4 --timeout=2 --mem=cuda --gdr=off >"$out/stuckcopy.server.out" 2>&1 &
+spid=$!
+"$bench/gdr_read_lat" -p $port -d "$dev" -s 4096 -n 4 --timeout=10 "$addr" \
+    >"$out/stuckcopy.client.out" 2>&1
+echo $? >"$out/stuckcopy.client.rc"
+wait $spid
+echo $? >"$out/stuckcopy.server.rc"
+
 # ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
 mkdir -p "$out/gpucheck"
 GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 LD_LIBRARY_PATH=$cudasim \
