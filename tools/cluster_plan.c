@@ -20,6 +20,17 @@ bool gdr_plan_node_name_ok(const char *s)
     return true;
 }
 
+int gdr_cluster_input_error(void)
+{
+    if (gdr_error_code() == GDR_EXIT_RUN) {
+        char m[512];
+        snprintf(m, sizeof(m), "%s", gdr_error_message());
+        gdr_error_clear();
+        gdr_fail(GDR_EXIT_USAGE, "%s", m);
+    }
+    return -1;
+}
+
 void gdr_test_mode_name(const struct gdr_test_mode *t, char *buf, size_t len)
 {
     snprintf(buf, len, "%s.%s.%s", t->tool, t->placement, t->gdr);
@@ -234,7 +245,7 @@ static int end_from_json(const cJSON *o, const struct gdr_plan *p, struct gdr_pl
     if (gdr_json_str(o, "node", node, sizeof(node), what) ||
         gdr_json_str(o, "device", e->device, sizeof(e->device), what) ||
         gdr_json_double(o, "gpu", &gpu, what))
-        return -1;
+        return gdr_cluster_input_error();
     long n = gdr_plan_node_index(p, node);
     if (n < 0)
         return gdr_fail(GDR_EXIT_USAGE, "%s: node '%s' is not in the plan's nodes", what, node);
@@ -256,7 +267,7 @@ int gdr_plan_run_from_json(const cJSON *o, const struct gdr_plan *p, struct gdr_
         gdr_json_str(o, "gdr", r->test.gdr, sizeof(r->test.gdr), what) ||
         gdr_json_u64(o, "rail", GDR_RAILS_MAX - 1, &rail, what) ||
         gdr_json_u64(o, "port", 65535, &port, what))
-        return -1;
+        return gdr_cluster_input_error();
     if (strchr(r->id, '/') || strchr(r->id, '\t') || !strcmp(r->id, "..") || !strcmp(r->id, "."))
         return gdr_fail(GDR_EXIT_USAGE, "%s: id '%s' is not a file name", what, r->id);
     r->rail = (int)rail;
@@ -284,7 +295,7 @@ int gdr_plan_from_json(const cJSON *doc, const char *what, struct gdr_plan *p)
     memset(p, 0, sizeof(*p));
     char v[64];
     if (gdr_json_str(doc, "plan_version", v, sizeof(v), what))
-        return -1;
+        return gdr_cluster_input_error();
     if (strcmp(v, GDR_PLAN_VERSION))
         return gdr_fail(GDR_EXIT_USAGE, "%s: plan_version '%s', expected '%s'", what, v,
                         GDR_PLAN_VERSION);

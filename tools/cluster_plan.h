@@ -80,6 +80,10 @@ struct gdr_plan_opts {
  * stay unambiguous). */
 bool gdr_plan_node_name_ok(const char *name);
 
+/* A field error from common/json (recorded as a run failure, since peers'
+ * messages go through it too) turned into bad input: returns -1. */
+int gdr_cluster_input_error(void);
+
 /* "write_bw.H-H.na" */
 void gdr_test_mode_name(const struct gdr_test_mode *t, char *buf, size_t len);
 

@@ -1,6 +1,7 @@
 /* cluster_rails.c - GPU <-> nearest NIC rails from sysfs (see cluster_rails.h). */
 #include "config.h"
 
+#include "cluster_plan.h"
 #include "cluster_rails.h"
 #include "error.h"
 #include "json.h"
@@ -153,9 +154,11 @@ int gdr_rails_from_json(const cJSON *doc, const char *what, struct gdr_rail_map 
         char w[300];
         snprintf(w, sizeof(w), "%s: rails[%zu]", what, m->nrails);
         double gpu;
-        if (!cJSON_IsObject(it) || gdr_json_double(it, "gpu", &gpu, w) ||
+        if (!cJSON_IsObject(it))
+            return gdr_fail(GDR_EXIT_USAGE, "%s: not an object", w);
+        if (gdr_json_double(it, "gpu", &gpu, w) ||
             gdr_json_str(it, "device", r->device, sizeof(r->device), w))
-            return gdr_error_code() ? -1 : gdr_fail(GDR_EXIT_USAGE, "%s: not an object", w);
+            return gdr_cluster_input_error();
         r->gpu = gpu < 0 ? -1 : (int)gpu;
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "gpu_bdf");
         if (cJSON_IsString(b))

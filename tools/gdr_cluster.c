@@ -70,7 +70,8 @@ static int usage_error(const char *fmt, ...)
 static int report_error(void)
 {
     fprintf(stderr, "gdr-cluster-core: %s\n", gdr_error_message());
-    return gdr_error_code() ? (int)gdr_error_code() : GDR_EXIT_USAGE;
+    /* Everything read here is input: only a missing environment differs. */
+    return gdr_error_code() == GDR_EXIT_ENV ? GDR_EXIT_ENV : GDR_EXIT_USAGE;
 }
 
 /* The option last seen without its value (checked after each argument). */
@@ -463,6 +464,8 @@ static int cmd_rails(int argc, char **argv)
         if (missing_value)
             return usage_error("rails: %s needs a value", missing_value);
     }
+    if (root && access(root, F_OK))
+        return usage_error("rails: --sysfs-root %s: %s", root, strerror(errno));
     if (!node) {
         if (gethostname(host, sizeof(host)))
             snprintf(host, sizeof(host), "localhost");
@@ -593,6 +596,7 @@ static cJSON *load_suspects(const char *path)
         return NULL;
     char v[64];
     if (gdr_json_str(j, "suspects_version", v, sizeof(v), path)) {
+        gdr_cluster_input_error();
         cJSON_Delete(j);
         return NULL;
     }
