@@ -453,11 +453,16 @@ static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, s
     return o;
 }
 
-/* A node that is no suspect, other than a and b: the triangulation partner. */
-static long third_node(const struct gdr_detection *d, size_t n, size_t a, size_t b)
+/* A node that is no suspect, other than a, b and the first nskip low
+ * partners of sp (already retested): the triangulation partner. */
+static long third_node(const struct gdr_detection *d, size_t n, size_t a, size_t b,
+                       const struct gdr_suspect *sp, size_t nskip)
 {
     for (size_t t = 0; t < n; t++) {
-        if (t == a || t == b)
+        bool skip = t == a || t == b;
+        for (size_t q = 0; q < nskip; q++)
+            skip |= sp->low_partners[q] == t;
+        if (skip)
             continue;
         bool clean = true;
         for (size_t k = 0; k < d->nsuspects && clean; k++)
@@ -523,7 +528,8 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
      * GDR path; its links to both ends, as controls, for a link). */
     cJSON *rt = cJSON_AddArrayToObject(j, "retest");
     size_t nr = 0;
-    long t = third_node(d, s->n, sp->a, sp->b);
+    size_t lim = sp->nlow_partners < 2 ? sp->nlow_partners : 2;
+    long t = third_node(d, s->n, sp->a, sp->b, sp, sp->kind == GDR_SUSPECT_LINK ? 0 : lim);
     if (sp->kind == GDR_SUSPECT_LINK) {
         bool fwd = gdr_cell_low(m, st, o, gdr_cell_at(m, sp->a, sp->b));
         size_t c = fwd ? sp->a : sp->b, sv = fwd ? sp->b : sp->a;
@@ -534,21 +540,15 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
             cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, sp->b, (size_t)t, "control", base_port));
         }
     } else {
-        size_t lim = sp->nlow_partners < 2 ? sp->nlow_partners : 2;
         for (size_t q = 0; q < lim; q++) {
             size_t pa = sp->low_partners[q];
             bool fwd = gdr_cell_low(m, st, o, gdr_cell_at(m, sp->a, pa));
             cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, fwd ? sp->a : pa, fwd ? pa : sp->a,
                                                 "suspect", base_port));
         }
-        if (t >= 0) {
-            bool dup = false;
-            for (size_t q = 0; q < lim; q++)
-                dup |= sp->low_partners[q] == (size_t)t;
-            if (!dup)
-                cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, sp->a, (size_t)t, "suspect",
-                                                    base_port));
-        }
+        if (t >= 0)
+            cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, sp->a, (size_t)t, "suspect",
+                                                base_port));
     }
     cJSON_AddStringToObject(j, "third_node", t >= 0 ? s->nodes[t] : "");
     return j;
