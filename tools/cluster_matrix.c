@@ -177,7 +177,7 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir)
             for (size_t j = 0; j < s->n; j++) {
                 const struct gdr_cell *c = gdr_cell_at(m, i, j);
                 if (c->state == GDR_CELL_OK)
-                    fprintf(f, ",%.6g", c->value);
+                    fprintf(f, ",%.9g", c->value);
                 else
                     fprintf(f, ",%s", c->state == GDR_CELL_FAILED ? "FAILED" : "");
             }
@@ -185,6 +185,76 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir)
         }
         if (fclose(f))
             return gdr_fail(GDR_EXIT_USAGE, "%s: write failed", path);
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double gdr_matrix_median(const struct gdr_matrix *m)
+{
+    double *v = calloc(m->n * m->n + 1, sizeof(double));
+    size_t k = 0;
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < m->n * m->n; i++)
+        if (m->cells[i].state == GDR_CELL_OK)
+            v[k++] = m->cells[i].value;
+    qsort(v, k, sizeof(double), cmp_double);
+    double med = k == 0 ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    free(v);
+    return med;
+}
+
+static FILE *open_fig(const char *dir, const char *kind, const struct gdr_matrix *m)
+{
+    char path[4096], tn[64];
+    gdr_test_mode_name(&m->test, tn, sizeof(tn));
+    snprintf(path, sizeof(path), "%s/%s-%s-%llu-r%d.dat", dir, kind, tn,
+             (unsigned long long)m->size, m->rail);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        gdr_fail(GDR_EXIT_USAGE, "%s: cannot write", path);
+    return f;
+}
+
+int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const char *dir)
+{
+    for (size_t k = 0; k < s->count; k++) {
+        const struct gdr_matrix *m = &s->m[k];
+        FILE *h = open_fig(dir, "heat", m), *x = open_fig(dir, "failed", m),
+             *v = open_fig(dir, "values", m);
+        if (!h || !x || !v) {
+            if (h)
+                fclose(h);
+            if (x)
+                fclose(x);
+            if (v)
+                fclose(v);
+            return -1;
+        }
+        double med = gdr_matrix_median(m);
+        for (size_t i = 0; i < m->n; i++) {
+            for (size_t j = 0; j < m->n; j++) {
+                const struct gdr_cell *c = gdr_cell_at(m, i, j);
+                if (c->state == GDR_CELL_OK && med > 0 && c->value > 0)
+                    fprintf(h, "%zu %zu %.4f\n", j, i, m->latency ? med / c->value : c->value / med);
+                else
+                    fprintf(h, "%zu %zu NaN\n", j, i);
+                if (c->state == GDR_CELL_FAILED)
+                    fprintf(x, "%zu %zu\n", j, i);
+                if (c->state == GDR_CELL_OK)
+                    fprintf(v, "%.9g\n", c->value);
+            }
+            fputc('\n', h);
+        }
+        int bad = fclose(h) | fclose(x) | fclose(v);
+        if (bad)
+            return gdr_fail(GDR_EXIT_USAGE, "%s: write failed", dir);
     }
     return 0;
 }

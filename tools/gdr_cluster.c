@@ -8,6 +8,8 @@
  *   suspects     robust statistics over the matrices -> suspects.json with retests
  *   retest-runs  the retest list of suspects.json as tab-separated lines
  *   confirm      judge the suspects from the retest results
+ *   manifest     manifest.json from the plan and the script's run status lines
+ *   report       report.md: what ran, per-rail and per-node tables, suspects
  *
  * Exit codes: 0 ok, 1 suspects confirmed or unresolved (confirm), 2 bad
  * input, 3 environment (sysfs unreadable). */
@@ -16,6 +18,7 @@
 #include "cluster_matrix.h"
 #include "cluster_plan.h"
 #include "cluster_rails.h"
+#include "cluster_report.h"
 #include "cluster_suspects.h"
 #include "doc.h"
 #include "error.h"
@@ -43,8 +46,9 @@ static const char usage_text[] =
     "                      SNODE SDEV SGPU, tab-separated, '-' for a default\n"
     "  rails [--sysfs-root DIR] [--node NAME]\n"
     "                      this node's rails (GPU i with its nearest NIC) as JSON\n"
-    "  matrix --plan PLAN --dir RESULTS [-o DIR]\n"
-    "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server)\n"
+    "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR]\n"
+    "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
+    "                      --heat: {heat,failed,values}-TEST-SIZE-rRAIL.dat for gnuplot\n"
     "  suspects --plan PLAN --dir RESULTS [-o FILE] [--min-link-pct P]\n"
     "       [--tolerance-pct P] [--size BYTES] [--port N]\n"
     "                      write suspects.json; print 'suspects N retest M'\n"
@@ -59,6 +63,9 @@ static const char usage_text[] =
     "                      STATUS CRC SRC DURATION RESUMED REASON, tab-separated; a\n"
     "                      later line for an ID wins); print 'planned N ok N failed N\n"
     "                      missing N'\n"
+    "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
+    "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--tolerance-pct P] [--size B]\n"
+    "                      report.md (figures linked relative to -o's directory)\n"
     "exit: 0 ok, 1 suspects confirmed or unresolved, 2 bad input, 3 environment\n";
 
 __attribute__((format(printf, 1, 2)))
@@ -497,7 +504,7 @@ static int cmd_rails(int argc, char **argv)
 /* ---- matrix, suspects, retest ---- */
 
 struct common_args {
-    const char *plan, *dir, *out, *file;
+    const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title;
     struct gdr_detect_opts det;
     unsigned long port;
 };
@@ -514,6 +521,11 @@ static int parse_common(int argc, char **argv, const char *cmd, bool want_file,
         if (opt(argc, argv, &i, "--plan", &v)) a->plan = v;
         else if (opt(argc, argv, &i, "--dir", &v)) a->dir = v;
         else if (opt(argc, argv, &i, "-o", &v)) a->out = v;
+        else if (opt(argc, argv, &i, "--heat", &v)) a->heat = v;
+        else if (opt(argc, argv, &i, "--suspects", &v)) a->suspects = v;
+        else if (opt(argc, argv, &i, "--manifest", &v)) a->manifest = v;
+        else if (opt(argc, argv, &i, "--figures", &v)) a->figures = v;
+        else if (opt(argc, argv, &i, "--title", &v)) a->title = v;
         else if (opt(argc, argv, &i, "--min-link-pct", &v)) {
             rc = parse_real("--min-link-pct", v, 100, &pct);
             a->det.min_link_frac = pct / 100;
@@ -553,7 +565,8 @@ static int cmd_matrix(int argc, char **argv)
     struct gdr_matrix_set s;
     if (gdr_plan_load(a.plan, &p))
         return report_error();
-    rc = gdr_matrix_load(&p, a.dir, &s) || gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir)
+    rc = gdr_matrix_load(&p, a.dir, &s) || gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir) ||
+                 (a.heat && gdr_matrix_write_heat(&s, a.heat))
              ? report_error()
              : 0;
     if (!rc)
@@ -705,6 +718,53 @@ static int cmd_confirm(int argc, char **argv)
         return rc;
     printf("confirmed %zu cleared %zu unresolved %zu\n", c.confirmed, c.cleared, c.unresolved);
     return c.confirmed + c.unresolved ? GDR_EXIT_RUN : GDR_EXIT_OK;
+}
+
+/* ---- report ---- */
+
+static int cmd_report(int argc, char **argv)
+{
+    struct common_args a = {0};
+    int rc = parse_common(argc, argv, "report", false, &a);
+    if (rc)
+        return rc;
+    if (!a.dir)
+        return usage_error("report: --dir RESULTS is required");
+    struct gdr_plan p;
+    struct gdr_matrix_set s;
+    struct gdr_detection d;
+    cJSON *sus = NULL, *man = NULL;
+    if (gdr_plan_load(a.plan, &p))
+        return report_error();
+    if ((a.suspects && !(sus = load_suspects(a.suspects))) ||
+        (a.manifest && !(man = gdr_json_read_file(a.manifest, GDR_DOC_MAX_BYTES))) ||
+        gdr_matrix_load(&p, a.dir, &s)) {
+        cJSON_Delete(sus);
+        gdr_plan_free(&p);
+        return report_error();
+    }
+    if (gdr_detect(&s, &a.det, &d)) {
+        rc = report_error();
+    } else {
+        FILE *f = a.out && strcmp(a.out, "-") ? fopen(a.out, "w") : stdout;
+        if (!f) {
+            rc = usage_error("report: %s: %s", a.out, strerror(errno));
+        } else {
+            /* Figures are linked relative to the report's directory. */
+            const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
+            struct gdr_report_input in = {a.title ? a.title : "", man, sus, a.figures,
+                                          rel ? rel + 1 : a.figures};
+            gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
+            if (f != stdout && fclose(f))
+                rc = usage_error("report: %s: write failed", a.out);
+        }
+        gdr_detection_free(&d);
+    }
+    cJSON_Delete(sus);
+    cJSON_Delete(man);
+    gdr_matrix_set_free(&s);
+    gdr_plan_free(&p);
+    return rc;
 }
 
 /* ---- manifest ---- */
@@ -924,6 +984,7 @@ int main(int argc, char **argv)
         {"plan", cmd_plan},         {"plan-runs", cmd_plan_runs},     {"rails", cmd_rails},
         {"matrix", cmd_matrix},     {"suspects", cmd_suspects},       {"retest-runs", cmd_retest_runs},
         {"confirm", cmd_confirm},   {"manifest", cmd_manifest},
+        {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))
