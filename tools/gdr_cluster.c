@@ -388,35 +388,54 @@ static int cmd_plan(int argc, char **argv)
             return usage_error("plan: %s needs a value", missing_value);
     }
     struct names ns = {0};
-    if (!hosts == !hostfile)
-        return usage_error("plan: give the nodes with --hosts or --hostfile (one of them)");
-    int rc = hosts ? names_from_list(&ns, hosts) : read_lines(hostfile, hostfile_line, &ns);
-    if (rc)
-        return GDR_EXIT_USAGE;
+    struct pairs_ctx pc = {.ns = &ns};
+    struct gdr_rail_map *maps = NULL;
+    struct gdr_plan p = {0};
+    cJSON *j = NULL;
+    int rc = 0;
+    if (!hosts == !hostfile) {
+        rc = usage_error("plan: give the nodes with --hosts or --hostfile (one of them)");
+        goto done;
+    }
+    if (hosts ? names_from_list(&ns, hosts) : read_lines(hostfile, hostfile_line, &ns)) {
+        rc = GDR_EXIT_USAGE;
+        goto done;
+    }
     if (!strcmp(pairing, "full"))
         o.pairing = GDR_PAIRING_FULL;
     else if (!strcmp(pairing, "quick"))
         o.pairing = GDR_PAIRING_QUICK;
-    else
-        return usage_error("plan: --pairing '%s' (full, quick; or --pairs FILE)", pairing);
-    struct pairs_ctx pc = {.ns = &ns};
+    else {
+        rc = usage_error("plan: --pairing '%s' (full, quick; or --pairs FILE)", pairing);
+        goto done;
+    }
     if (pairs) {
-        if (read_lines(pairs, pairs_line, &pc))
-            return GDR_EXIT_USAGE;
+        if (read_lines(pairs, pairs_line, &pc)) {
+            rc = GDR_EXIT_USAGE;
+            goto done;
+        }
         o.pairing = GDR_PAIRING_FILE;
         o.pairs = pc.v;
         o.npairs = pc.n;
-        if (pc.n == 0)
-            return usage_error("plan: %s holds no pair", pairs);
+        if (pc.n == 0) {
+            rc = usage_error("plan: %s holds no pair", pairs);
+            goto done;
+        }
     }
     struct gdr_size_list sl = {.count = 1};
-    if (sizes && gdr_sizes_parse(&sl, sizes))
-        return report_error();
-    if (add_tests(&o, tools, placements, gdrs))
-        return GDR_EXIT_USAGE;
-    struct gdr_rail_map *maps = calloc(ns.n + 1, sizeof(*maps));
-    if (!maps)
-        return usage_error("out of memory");
+    if (sizes && gdr_sizes_parse(&sl, sizes)) {
+        rc = report_error();
+        goto done;
+    }
+    if (add_tests(&o, tools, placements, gdrs)) {
+        rc = GDR_EXIT_USAGE;
+        goto done;
+    }
+    maps = calloc(ns.n + 1, sizeof(*maps));
+    if (!maps) {
+        rc = usage_error("out of memory");
+        goto done;
+    }
     o.nnodes = ns.n;
     o.nodes = (const char(*)[GDR_NODE_NAME_LEN])ns.v;
     o.max_concurrent = maxc;
@@ -425,17 +444,19 @@ static int cmd_plan(int argc, char **argv)
     o.run_overhead_s = overhead;
     o.base_port = (unsigned)port;
     if ((rc = select_rails(&o, rails, rails_dir, &ns, maps)))
-        return rc;
-    struct gdr_plan p;
-    if (gdr_plan_build(&o, &p))
-        return report_error();
-    cJSON *j = gdr_plan_to_json(&p);
+        goto done;
+    if (gdr_plan_build(&o, &p)) {
+        rc = report_error();
+        goto done;
+    }
+    j = gdr_plan_to_json(&p);
     cJSON_AddBoolToObject(cJSON_GetObjectItemCaseSensitive(j, "options"), "time_per_size_assumed",
                           !tps_given);
     rc = write_json(j, out);
     if (!rc && out && strcmp(out, "-"))
         printf("nodes %zu rounds %zu steps %zu runs %zu estimated_s %.0f\n", p.nnodes, p.nrounds,
                p.nsteps, p.nruns, p.estimated_s);
+done:
     cJSON_Delete(j);
     gdr_plan_free(&p);
     free(maps);
@@ -455,8 +476,9 @@ static int cmd_plan_runs(int argc, char **argv)
     if (gdr_plan_load(argv[0], &p))
         return report_error();
     if (round > p.nrounds) {
+        size_t have = p.nrounds;
         gdr_plan_free(&p);
-        return usage_error("plan-runs: %s has %zu rounds, not %lu", argv[0], p.nrounds, round);
+        return usage_error("plan-runs: %s has %zu rounds, not %lu", argv[0], have, round);
     }
     gdr_plan_print_runs(stdout, &p, p.runs, p.nruns, round);
     gdr_plan_free(&p);
