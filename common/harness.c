@@ -155,6 +155,12 @@ static int settle_roles(struct gdr_session *s)
     return 0;
 }
 
+/* Send-queue entries per QP (see gdr_send_depth: staging needs its own). */
+static unsigned send_depth(const struct gdr_session *s)
+{
+    return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
+}
+
 /* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
 static void describe_gpu_path(struct gdr_session *s)
 {
@@ -209,6 +215,10 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->cuda_bus_id, sizeof(ep->cuda_bus_id), "%s", b->cuda_bus_id);
     snprintf(ep->cuda_name, sizeof(ep->cuda_name), "%s", b->cuda_name);
     snprintf(ep->reg_note, sizeof(ep->reg_note), "%s", b->reg_note);
+    ep->relaxed_ordering = b->relaxed_ordering;
+    snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "%s", s->verbs.scatter_to_cqe);
+    snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "%s", b->writes_ordering);
+    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "%s", b->writes_flush);
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
     return 0;
@@ -221,8 +231,12 @@ static int setup_local(struct gdr_session *s)
     const struct gdr_config *cfg = s->cfg;
     if (cfg->rdma_cm)
         return 0;
-    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
-        gdr_verbs_create(&s->verbs, cfg->num_qps, cfg->tx_depth, recv_depth(s), cfg->inline_size))
+    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index))
+        return -1;
+    s->verbs.traffic_class = cfg->traffic_class;
+    s->verbs.service_level = cfg->service_level;
+    if (gdr_verbs_create(&s->verbs, cfg->num_qps, send_depth(s), recv_depth(s), cfg->inline_size,
+                         gdr_verbs_gpu_receives(&cfg->mem)))
         return -1;
     return setup_buffer(s);
 }
@@ -248,7 +262,7 @@ static int connect_peer(struct gdr_session *s)
     }
     if (cfg->rdma_cm) {
         /* rdma_cm picks the device and walks the QPs to RTS itself. */
-        return gdr_cm_connect(s->cm, &s->verbs, cfg, cfg->tx_depth, recv_depth(s)) ||
+        return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
                setup_buffer(s) || exchange_endpoints(s) || settle_roles(s) ? -1 : 0;
     }
     return exchange_endpoints(s) || settle_roles(s) ||
@@ -302,6 +316,7 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
     }
     gdr_utc_iso8601(s.start_time, sizeof(s.start_time));
     install_signals();
+    gdr_verbs_prepare_env(&cfg.mem);
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");
