@@ -44,7 +44,15 @@ static int parse(int argc, char **argv, struct check_cfg *c)
                    "Loads libcuda.so.1, allocates GPU memory, tries a dma-buf export and\n"
                    "measures staged copy bandwidth (D2H, H2D) through a ring of N pinned\n"
                    "slots for several slot sizes, SIZE bytes per measurement (default 256M).\n"
+                   "  --gpu=N        GPU index (default 0)\n"
+                   "  --bytes=SIZE   bytes per measurement, 1M..16G (default 256M)\n"
+                   "  --slots=N      pinned slots in the ring, 1..64 (default 8)\n"
+                   "  --help, --version\n"
                    "Exit: 0 ok, 1 a step failed, 2 usage, 3 no driver or GPU.\n");
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("gdr-gpu-check (gdrbench) %s\n", PACKAGE_VERSION);
             return 1;
         }
         if (strncmp(a, "--gpu=", 6) == 0 && gdr_parse_uint(a + 6, 0, 1023, &v) == 0)
