@@ -1,7 +1,8 @@
 /* cudasim.c - a CUDA driver API test double, built as libcuda.so.1.
  *
- * Tests put tests/cudasim first on LD_LIBRARY_PATH; the benchmarks then
- * dlopen("libcuda.so.1") and get this instead of the NVIDIA driver.
+ * Tests LD_PRELOAD it and put tests/cudasim first on LD_LIBRARY_PATH; the
+ * benchmarks then dlopen("libcuda.so.1") and get this instead of the NVIDIA
+ * driver.
  * "Device" memory is a memfd mapped twice: at the device addresses, where
  * in strict mode (the default) the process's CPU cannot touch it, as with a
  * real GPU, and at a private alias that only this library's copies and
