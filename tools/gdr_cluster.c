@@ -66,6 +66,7 @@ static const char usage_text[] =
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
     "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--tolerance-pct P] [--size B]\n"
     "                      report.md (figures linked relative to -o's directory)\n"
+    "  --help, --version\n"
     "exit: 0 ok, 1 suspects confirmed or unresolved, 2 bad input, 3 environment\n";
 
 __attribute__((format(printf, 1, 2)))
@@ -997,6 +998,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("gdr-cluster-core (gdrbench) %s\n", PACKAGE_VERSION);
         return 0;
     }
     static const struct {

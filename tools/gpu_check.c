@@ -57,10 +57,19 @@ static int parse(int argc, char **argv, struct check_cfg *c)
                    "Loads libcuda.so.1, allocates GPU memory, tries a dma-buf export, reads\n"
                    "the GPUDirect RDMA write-ordering attributes and measures, per slot size,\n"
                    "plain pinned cuMemcpy and staged copies through a ring of N pinned slots\n"
-                   "(D2H, H2D), SIZE bytes per measurement (default 256M). FILE: lines\n"
-                   "'TEST SLOT_BYTES BYTES_PER_S' (write_bw, send_bw; 0 = failed) from the\n"
-                   "benchmarks' staged runs over soft-RoCE, shown beside the copies.\n"
+                   "(D2H, H2D).\n"
+                   "  --gpu=N        GPU index (default 0)\n"
+                   "  --bytes=SIZE   bytes per measurement, 1M..16G (default 256M)\n"
+                   "  --slots=N      pinned slots in the ring, 1..64 (default 8)\n"
+                   "  --staged=FILE  lines 'TEST SLOT_BYTES BYTES_PER_S' (write_bw, send_bw;\n"
+                   "                 0 = failed) from the benchmarks' staged runs over\n"
+                   "                 soft-RoCE, shown beside the copies\n"
+                   "  --help, --version\n"
                    "Exit: 0 ok, 1 a step failed, 2 usage, 3 no driver or GPU.\n");
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("gdr-gpu-check (gdrbench) %s\n", PACKAGE_VERSION);
             return 1;
         }
         if (strncmp(a, "--gpu=", 6) == 0 && gdr_parse_uint(a + 6, 0, 1023, &v) == 0)
