@@ -143,11 +143,6 @@ static unsigned recv_depth(const struct gdr_session *s)
     return gdr_recv_depth(&s->roles, s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
-static unsigned send_depth(const struct gdr_session *s)
-{
-    return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
-}
-
 /* Who does what, now that both ends' buffers are known. */
 static int settle_roles(struct gdr_session *s)
 {
@@ -160,6 +155,12 @@ static int settle_roles(struct gdr_session *s)
     if (gdr_roles_for(&in, &s->roles, &why))
         return gdr_fail(GDR_EXIT_USAGE, "%s", why);
     return 0;
+}
+
+/* Send-queue entries per QP (see gdr_send_depth: staging needs its own). */
+static unsigned send_depth(const struct gdr_session *s)
+{
+    return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
 /* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
@@ -221,6 +222,10 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->cuda_bus_id, sizeof(ep->cuda_bus_id), "%s", b->cuda_bus_id);
     snprintf(ep->cuda_name, sizeof(ep->cuda_name), "%s", b->cuda_name);
     snprintf(ep->reg_note, sizeof(ep->reg_note), "%s", b->reg_note);
+    ep->relaxed_ordering = b->relaxed_ordering;
+    snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "%s", s->verbs.scatter_to_cqe);
+    snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "%s", b->writes_ordering);
+    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "%s", b->writes_flush);
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
     return 0;
@@ -233,8 +238,12 @@ static int setup_local(struct gdr_session *s)
     const struct gdr_config *cfg = s->cfg;
     if (cfg->rdma_cm)
         return 0;
-    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
-        gdr_verbs_create(&s->verbs, cfg->num_qps, send_depth(s), recv_depth(s), cfg->inline_size))
+    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index))
+        return -1;
+    s->verbs.traffic_class = cfg->traffic_class;
+    s->verbs.service_level = cfg->service_level;
+    if (gdr_verbs_create(&s->verbs, cfg->num_qps, send_depth(s), recv_depth(s), cfg->inline_size,
+                         gdr_verbs_gpu_receives(&cfg->mem)))
         return -1;
     return setup_buffer(s);
 }
@@ -339,6 +348,7 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
     if (cfg.mem.cuda && cfg.mem.gdr == GDR_MODE_OFF && !cfg.quiet)
         notice_ring_window(&cfg, &s.roles, test->binary);
     install_signals();
+    gdr_verbs_prepare_env(&cfg.mem);
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");

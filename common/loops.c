@@ -29,6 +29,10 @@ uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size)
  * inlining unless asked. */
 static unsigned inline_flag_for(const struct gdr_session *s, enum ibv_wr_opcode op, uint64_t size)
 {
+    /* Never from GPU memory: the provider would read it with the CPU
+     * (options.c refuses -I for such an end; this keeps it so). */
+    if (s->buf.cuda_device >= 0 && !gdr_buffer_staged(&s->buf))
+        return 0;
     return op != IBV_WR_RDMA_READ && size <= s->cfg->inline_size ? IBV_SEND_INLINE : 0;
 }
 

@@ -17,6 +17,7 @@ enum {
     OPT_SIZES = 256, OPT_WARMUP, OPT_TIME_PER_SIZE, OPT_JSON, OPT_VALIDATE,
     OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_GBITS, OPT_TIMEOUT, OPT_BIND,
     OPT_MEM, OPT_USE_CUDA, OPT_USE_CUDA_BUS_ID, OPT_GDR, OPT_STAGE_SLOT, OPT_STAGE_SLOTS,
+    OPT_TCLASS, OPT_NO_RELAXED,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +35,9 @@ static const struct option long_opts[] = {
     {"mtu", required_argument, NULL, 'm'},
     {"rdma_cm", no_argument, NULL, 'R'},
     {"bidirectional", no_argument, NULL, 'b'},
+    {"sl", required_argument, NULL, 'S'},
+    {"tclass", required_argument, NULL, OPT_TCLASS},
+    {"disable_pcie_relaxed", no_argument, NULL, OPT_NO_RELAXED},
     {"CPU-freq", no_argument, NULL, 'F'},
     {"report_gbits", no_argument, NULL, OPT_GBITS},
     {"sizes", required_argument, NULL, OPT_SIZES},
@@ -93,8 +97,11 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
            "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
            "                           --port + 1 and picks the device and GID)\n"
+           "  -S, --sl=N               InfiniBand service level 0..15 of the path (default %u)\n"
+           "      --tclass=N           RoCE traffic class 0..255 in the GRH (with -R: the\n"
+           "                           rdma_cm ToS) (default %u)\n"
            "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
-           def->ib_port, def->tcp_port, def->timeout);
+           def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->timeout);
     printf("Sizes and iterations:\n"
            "  -s, --size=BYTES         one message size (default %llu); K, M, G suffixes\n"
            "  -a, --all                sweep %u B to %u MiB in powers of two\n"
@@ -112,7 +119,8 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
                "  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
                "                           directions, each also reported\n",
                def->tx_depth, def->num_qps);
-    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u)\n\n"
+    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u; not\n"
+           "                           from GPU memory, which the CPU cannot read)\n\n"
            "Buffers (each end chooses its own):\n"
            "      --mem=host|cuda[:N|:BUS_ID]  host memory (default) or GPU N / at a PCI\n"
            "                           bus id (--use_cuda=N, --use_cuda_bus_id=BDF)\n"
@@ -122,7 +130,9 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default %s)\n"
            "      --stage-slots=N      --gdr=off: bounce slots per end and direction\n"
            "                           (default: as many as the direct path keeps in\n"
-           "                           flight, %u to %llu MiB of slots)\n\n",
+           "                           flight, %u to %llu MiB of slots)\n"
+           "      --disable_pcie_relaxed  register memory without PCIe relaxed ordering\n"
+           "                           (default: relaxed ordering where the device has it)\n\n",
            def->inline_size, bytes_text(slot, sizeof(slot), def->stage_slot), GDR_RING_MIN_SLOTS,
            GDR_RING_CAP_BYTES >> 20);
     printf(
@@ -230,6 +240,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->sizes.count = 1;
     cfg->sizes.size[0] = lat ? 2 : 65536;
     cfg->mem.cuda_index = -1;
+    cfg->mem.relaxed_ordering = true;
     cfg->stage_slot = GDR_STAGE_SLOT_DEFAULT;
     cfg->stage_slots = 0;      /* sized from the window once the options are known */
 }
@@ -238,6 +249,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
  * contradictory combinations after the loop. */
 struct choices {
     bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
+    bool sl;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -365,6 +377,18 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         cfg->stage_slots = (unsigned)v;
         ch->stage = ch->stage_slots = true;
         return 0;
+    case 'S':
+        if (gdr_parse_uint(arg, 0, 15, &v))
+            return bad_value("--sl", arg, "expected a service level 0..15");
+        cfg->service_level = (uint8_t)v;
+        ch->sl = true;
+        return 0;
+    case OPT_TCLASS:
+        if (gdr_parse_uint(arg, 0, 255, &v))
+            return bad_value("--tclass", arg, "expected a traffic class 0..255");
+        cfg->traffic_class = (uint8_t)v;
+        return 0;
+    case OPT_NO_RELAXED: cfg->mem.relaxed_ordering = false; return 0;
     case 'R': cfg->rdma_cm = true; return 0;
     case 'b': cfg->bidirectional = true; return 0;
     case 'F': return 0;
@@ -404,6 +428,16 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--gdr applies to GPU buffers; add --mem=cuda");
     if (cfg->rdma_cm && cfg->gid_index >= 0)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
+    if (cfg->rdma_cm && ch->sl)
+        return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
+                        "service level; set --tclass (rdma_cm's ToS) instead");
+    /* The provider copies inline data with the CPU, and a CPU cannot read
+     * GPU memory. Only the client posts data; staged sources post from
+     * their host bounce ring. */
+    if (cfg->inline_size && cfg->server && cfg->mem.cuda && cfg->mem.gdr != GDR_MODE_OFF)
+        return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: this end sends from GPU memory, "
+                        "which cannot be posted inline; use -I 0 or --mem=host",
+                        cfg->inline_size);
     if (cfg->rdma_cm && cfg->mtu)
         return gdr_fail(GDR_EXIT_USAGE, "--mtu: with --rdma_cm, rdma_cm chooses the path MTU");
 #ifndef HAVE_RDMACM
@@ -433,7 +467,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0;     /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:RFb";
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFb";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             struct gdr_config def;

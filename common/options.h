@@ -26,6 +26,8 @@ struct gdr_config {
     int ib_port;
     int gid_index;              /* -1: pick the RoCEv2 IPv4 GID (Ethernet) */
     unsigned mtu;               /* 0: the port's active MTU */
+    uint8_t traffic_class;      /* RoCE: GRH traffic class (rdma_cm: ToS) */
+    uint8_t service_level;      /* InfiniBand: SL of the path */
     uint16_t tcp_port;
     const char *bind_addr;      /* server: address to listen on; NULL = all */
 

@@ -389,6 +389,9 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
         }
         if (moved)      /* an idle poll has already ticked the watchdog */
             gdr_watchdog_progress(&w, gdr_now_ns());
+        /* Waiting on a copy of ours, not on the peer: the watchdog says so. */
+        w.copy_pending = gdr_buffer_staged(&s->buf) &&
+                         ((is_source && src.ready < src.started) || (d && d->landed < d->copied));
     }
     if (!rc && is_source)
         source_measure(&src, size, m);

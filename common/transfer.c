@@ -30,6 +30,16 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
     return 0;
 }
 
+int gdr_watchdog_check(struct gdr_watchdog *w)
+{
+    const struct gdr_config *cfg = w->s->cfg;
+    if (w->copy_pending && !gdr_interrupted &&
+        (double)(gdr_now_ns() - w->last_progress_ns) > cfg->timeout * 1e9)
+        return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
+                        "within %g s (--timeout)", (unsigned long long)w->size, cfg->timeout);
+    return gdr_stalled(w->s, w->size, w->last_progress_ns);
+}
+
 int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op)
 {
     if (got < 0 || !wc)
@@ -40,9 +50,21 @@ int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, co
 
 int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot)
 {
-    int done;
-    while ((done = b->ops->stage_done(b, slot)) == 0)
-        if (gdr_watchdog_idle(w))
+    uint64_t since = gdr_now_ns();
+    for (unsigned polls = 1;; polls++) {
+        int done = b->ops->stage_done(b, slot);
+        if (done)
+            return done < 0 ? -1 : 0;
+        if (polls % 1024)
+            continue;
+        /* Ctrl-C and a vanished peer as in every wait (no completion is
+         * due here, so that deadline starts now), then our own. */
+        uint64_t now = gdr_now_ns();
+        if (gdr_stalled(w->s, w->size, now))
             return -1;
-    return done < 0 ? -1 : 0;
+        if ((double)(now - since) > w->s->cfg->timeout * 1e9)
+            return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
+                            "within %g s (--timeout)", (unsigned long long)w->size,
+                            w->s->cfg->timeout);
+    }
 }

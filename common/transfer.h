@@ -18,6 +18,7 @@ struct gdr_watchdog {
     uint64_t last_progress_ns;
     unsigned idle;
     uint64_t bumps, bumps_seen;     /* progress noted without reading the clock */
+    bool copy_pending;              /* a staging copy is what the loop waits for */
 };
 
 /* -1 with the error recorded when interrupted, when nothing has progressed
@@ -44,8 +45,12 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
     w->s = s;
     w->size = size;
     w->bumps = w->bumps_seen = 0;
+    w->copy_pending = false;
     gdr_watchdog_progress(w, now_ns);
 }
+
+/* gdr_stalled, naming a staging copy when that is what did not finish. */
+int gdr_watchdog_check(struct gdr_watchdog *w);
 
 /* Nothing happened this time round: 0, or -1 with the error recorded.
  * Cheap except every 1024th call. */
@@ -57,7 +62,7 @@ static inline int gdr_watchdog_idle(struct gdr_watchdog *w)
         w->bumps_seen = w->bumps;
         w->last_progress_ns = gdr_now_ns();
     }
-    return gdr_stalled(w->s, w->size, w->last_progress_ns);
+    return gdr_watchdog_check(w);
 }
 
 /* A poll failed or a completion did: -1 with the error recorded. */
@@ -79,8 +84,9 @@ static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max
     return got < 0 ? gdr_poll_failed(w, got, NULL, op) : got;
 }
 
-/* Wait for this end's copy at ring slot `slot` to finish, under the
- * watchdog: 0, or -1 with the error recorded. */
+/* Wait for this end's staging copy at ring slot `slot` to finish: 0, or
+ * -1 with the error recorded on Ctrl-C, a vanished peer, or --timeout
+ * without the copy finishing (w names the session and the size). */
 int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot);
 
 #endif

@@ -25,6 +25,7 @@ struct gdr_mem_spec {
     int cuda_index;             /* -1 with a bus id */
     char cuda_bus_id[32];       /* "" with an index */
     enum gdr_mode gdr;
+    bool relaxed_ordering;      /* register with IBV_ACCESS_RELAXED_ORDERING */
 };
 
 #endif
