@@ -432,9 +432,10 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
                         "service level; set --tclass (rdma_cm's ToS) instead");
     /* The provider copies inline data with the CPU, and a CPU cannot read
-     * GPU memory. Only the client posts data; staged sources post from
-     * their host bounce ring. */
-    if (cfg->inline_size && cfg->server && cfg->mem.cuda && cfg->mem.gdr != GDR_MODE_OFF)
+     * GPU memory. Only the client posts data (both ends with -b); staged
+     * sources post from their host bounce ring. */
+    if (cfg->inline_size && (cfg->server || cfg->bidirectional) && cfg->mem.cuda &&
+        cfg->mem.gdr != GDR_MODE_OFF)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: this end sends from GPU memory, "
                         "which cannot be posted inline; use -I 0 or --mem=host",
                         cfg->inline_size);

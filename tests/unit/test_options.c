@@ -298,6 +298,10 @@ static void test_bidirectional_and_ring(void **state)
     assert_int_equal(PARSE(&cfg, &bw_test, "-b", "--stage-slots", "129"), GDR_PARSE_ERROR);
     assert_error(GDR_EXIT_USAGE, "with --bidirectional at most 128");
     gdr_error_clear();
+    /* With -b the server sends too: not inline from GPU memory. */
+    assert_int_equal(PARSE(&cfg, &bw_test, "-b", "-I", "64", "--mem=cuda"), GDR_PARSE_ERROR);
+    assert_error(GDR_EXIT_USAGE, "this end sends from GPU memory");
+    gdr_error_clear();
     /* 64 KiB x 128 in flight: 8 MiB, 8 slots of 1 MiB. */
     assert_run(PARSE0(&cfg, &bw_test));
     assert_int_equal(cfg.stage_slots, 8);
