@@ -71,6 +71,7 @@ gpair() {
     wait $spid
     echo $? >"$out/$1.server.rc"
 }
+win_t0=$(date +%s)
 for t in write_bw send_bw; do
     for pl in H-D D-H D-D; do
         for g in auto off; do
@@ -91,6 +92,7 @@ for t in write_bw send_bw; do
         done
     done
 done
+echo $(($(date +%s) - win_t0)) >"$out/win.seconds"
 # Write ordering: flush before the check reads what the NIC wrote (the
 # double's default: ordering none, flush supported), not when the device
 # orders writes for its owner, and say so when it can do neither.
