@@ -163,7 +163,11 @@ static int source_step(struct gdr_session *s, struct source *src, uint64_t size)
     uint64_t landed = gdr_stage_group_start(p, src->iters, src->credited);
     uint64_t ready_end = gdr_stage_group_start(p, src->iters, src->ready);
     uint64_t before = src->posted;
-    while (src->posted < ready_end && src->posted - landed < p->window) {
+    /* Credits come through memory, not the CQ: bound what is posted by
+     * the completions polled too, or the send queue and its CQ overflow
+     * while credits race ahead. */
+    while (src->posted < ready_end && src->posted - landed < p->window &&
+           src->posted - src->sent < p->window) {
         if (post_item(s, src, src->posted))
             return -1;
         src->posted++;
