@@ -13,6 +13,7 @@
 #include "json.h"
 #include "report.h"
 #include "session.h"
+#include "sizing.h"
 #include "topo.h"
 
 #include <signal.h>
@@ -20,19 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The buffer holds up to this much so bandwidth runs rotate through
- * several slots (as real traffic does) without huge registrations. */
-#define BUFFER_TARGET (64ull << 20)
-
-const char *gdr_verb_name(enum gdr_verb verb)
-{
-    switch (verb) {
-    case GDR_VERB_WRITE: return "RDMA write";
-    case GDR_VERB_READ: return "RDMA read";
-    default: return "send";
-    }
-}
 
 static void on_signal(int sig)
 {
@@ -47,17 +35,6 @@ static void install_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-}
-
-static size_t buffer_bytes(const struct gdr_config *cfg, const struct gdr_test *test)
-{
-    uint64_t max = gdr_sizes_max(&cfg->sizes);
-    if (test->metric == GDR_METRIC_LAT)
-        return max;
-    uint64_t slots = (uint64_t)cfg->tx_depth * cfg->num_qps, fit = BUFFER_TARGET / max;
-    if (slots > fit)
-        slots = fit;
-    return (size_t)(max * (slots ? slots : 1));
 }
 
 /* The parameters both ends must agree on: the test and every reported
@@ -158,24 +135,30 @@ static int exchange_endpoints(struct gdr_session *s)
     return 0;
 }
 
-/* A receiver that reposts only after polling lags the sender's view of
- * completions; four receives per send in flight keep it from running dry
- * (each dry spell is an RNR NAK and a retransmission, not bandwidth). */
+/* Receives per QP. The QPs exist before the peer says whether it is
+ * staged; the depth does not depend on it (see gdr_recv_depth). */
 static unsigned recv_depth(const struct gdr_session *s)
 {
-    unsigned depth = s->test->verb == GDR_VERB_SEND ? 4 * s->cfg->tx_depth : 1;
-    /* Staged transfers (either end) signal every slot with an immediate. */
-    return depth > s->cfg->stage_slots + 1 ? depth : s->cfg->stage_slots + 1;
+    return gdr_recv_depth(&s->roles, s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
-/* Staged transfers keep up to --stage-slots units (and as many credits)
- * in flight with every one signalled, whatever --tx-depth says; whether a
- * run is staged depends on the peer too, so the queues allow for it. Twice
- * the slots: data and credit completions may lag each other. */
+/* Who does what, now that both ends' buffers are known. */
+static int settle_roles(struct gdr_session *s)
+{
+    struct gdr_role_input in = {.verb = s->test->verb, .metric = s->test->metric};
+    bool local = gdr_buffer_staged(&s->buf), remote = s->remote.ring_bytes > 0;
+    in.client_staged = s->is_server ? remote : local;
+    in.server_staged = s->is_server ? local : remote;
+    const char *why;
+    if (gdr_roles_for(&in, &s->roles, &why))
+        return gdr_fail(GDR_EXIT_USAGE, "%s", why);
+    return 0;
+}
+
+/* Send-queue entries per QP (see gdr_send_depth: staging needs its own). */
 static unsigned send_depth(const struct gdr_session *s)
 {
-    unsigned staged = 2 * s->cfg->stage_slots;
-    return s->cfg->tx_depth > staged ? s->cfg->tx_depth : staged;
+    return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
 /* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
@@ -210,8 +193,10 @@ static int setup_buffer(struct gdr_session *s)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: %s allows at most %u", cfg->inline_size,
                         s->verbs.dev_name, s->verbs.max_inline);
     const struct gdr_buffer *b = &s->buf;
-    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, buffer_bytes(cfg, s->test),
-                          cfg->stage_slot, cfg->stage_slots))
+    size_t len = (size_t)gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth,
+                                          cfg->num_qps);
+    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, len, cfg->stage_slot,
+                          cfg->stage_slots))
         return -1;
     struct gdr_endpoint *ep = &s->local;
     gdr_verbs_describe(&s->verbs, ep);
@@ -265,7 +250,7 @@ static int connect_peer(struct gdr_session *s)
         if (gdr_oob_listen(cfg->bind_addr, cfg->tcp_port, &s->listen_fd) ||
             gdr_oob_accept(s->listen_fd, cfg->timeout, &s->oob))
             return -1;
-        gdr_oob_refuse_others(s->listen_fd, &s->oob);
+        gdr_oob_refuse_others(&s->refusal, s->listen_fd, &s->oob);
         if (server_hello(s))
             return -1;
     } else {
@@ -278,9 +263,10 @@ static int connect_peer(struct gdr_session *s)
     if (cfg->rdma_cm) {
         /* rdma_cm picks the device and walks the QPs to RTS itself. */
         return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
-               setup_buffer(s) || exchange_endpoints(s) ? -1 : 0;
+               setup_buffer(s) || exchange_endpoints(s) || settle_roles(s) ? -1 : 0;
     }
-    return exchange_endpoints(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu) ? -1 : 0;
+    return exchange_endpoints(s) || settle_roles(s) ||
+           gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu) ? -1 : 0;
 }
 
 static void teardown(struct gdr_session *s)
@@ -291,7 +277,7 @@ static void teardown(struct gdr_session *s)
     gdr_cm_destroy(s->cm);
     gdr_oob_close(&s->oob);
     if (s->listen_fd >= 0) {
-        gdr_oob_refuse_others(-1, &s->oob);
+        gdr_oob_refuse_stop(&s->refusal);
         close(s->listen_fd);
     }
 }
@@ -319,7 +305,15 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
         break;
     }
     struct gdr_session s = {.test = test, .cfg = &cfg, .is_server = !cfg.server,
-                            .oob = {.fd = -1}, .listen_fd = -1};
+                            .oob = {.fd = -1}, .listen_fd = -1, .refusal = {.listen_fd = -1}};
+    /* Until the peer's buffer is known: the roles of a run with no staged
+     * end, which size the buffer and the queues the same as any other. */
+    struct gdr_role_input plan = {.verb = test->verb, .metric = test->metric};
+    const char *why;
+    if (gdr_roles_for(&plan, &s.roles, &why)) {
+        fprintf(stderr, "%s: %s\n", test->binary, why);
+        return GDR_EXIT_USAGE;
+    }
     gdr_utc_iso8601(s.start_time, sizeof(s.start_time));
     install_signals();
     gdr_verbs_prepare_env(&cfg.mem);

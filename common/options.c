@@ -2,6 +2,7 @@
 
 #include "options.h"
 #include "error.h"
+#include "sizing.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -57,42 +58,65 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static void print_help(const struct gdr_test *test)
+/* Timed iterations per size when neither --iters nor a duration is given. */
+static uint64_t default_iters(const struct gdr_test *test)
+{
+    return test->metric == GDR_METRIC_LAT ? 1000 : 5000;
+}
+
+/* "1M", "4K" or "100": a byte count as the options accept it. */
+static const char *bytes_text(char *buf, size_t len, uint64_t v)
+{
+    if (v && v % (1u << 20) == 0)
+        snprintf(buf, len, "%lluM", (unsigned long long)(v >> 20));
+    else if (v && v % 1024 == 0)
+        snprintf(buf, len, "%lluK", (unsigned long long)(v >> 10));
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* Every default shown comes from `def` (set_defaults) or default_iters(),
+ * so the help cannot disagree with what a run does. */
+static void print_help(const struct gdr_test *test, const struct gdr_config *def)
 {
     bool lat = test->metric == GDR_METRIC_LAT;
+    char slot[32];
     printf("Usage: %s [OPTIONS]           (server: waits for one client)\n"
            "       %s [OPTIONS] SERVER    (client: connects to SERVER)\n"
            "%s\n\n", test->binary, test->binary, test->summary);
     printf("Both ends must be given the same test options.\n\n"
            "Device and connection:\n"
            "  -d, --ib-dev=NAME        RDMA device (default: first with an active port)\n"
-           "  -i, --ib-port=N          device port (default 1)\n"
+           "  -i, --ib-port=N          device port (default %d)\n"
            "  -x, --gid-index=N        GID index (default: the RoCEv2 GID with an IPv4\n"
            "                           address on Ethernet; unused on InfiniBand)\n"
            "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
-           "  -p, --port=N             TCP port of the out-of-band channel (default %d)\n"
+           "  -p, --port=N             TCP port of the out-of-band channel (default %u)\n"
            "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
            "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
            "                           --port + 1 and picks the device and GID)\n"
-           "  -S, --sl=N               InfiniBand service level 0..15 of the path (default 0)\n"
+           "  -S, --sl=N               InfiniBand service level 0..15 of the path (default %u)\n"
            "      --tclass=N           RoCE traffic class 0..255 in the GRH (with -R: the\n"
-           "                           rdma_cm ToS) (default 0)\n"
+           "                           rdma_cm ToS) (default %u)\n"
            "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
-           GDR_DEFAULT_PORT, GDR_DEFAULT_TIMEOUT);
+           def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->timeout);
     printf("Sizes and iterations:\n"
-           "  -s, --size=BYTES         one message size (default %s); K, M, G suffixes\n"
+           "  -s, --size=BYTES         one message size (default %llu); K, M, G suffixes\n"
            "  -a, --all                sweep %u B to %u MiB in powers of two\n"
            "      --sizes=MIN:MAX[:F]  sweep MIN..MAX, multiplying by F (default 2)\n"
-           "  -n, --iters=N            timed iterations per size (default %s)\n"
+           "  -n, --iters=N            timed iterations per size (default %llu)\n"
            "  -D, --duration=SEC       calibrate iterations so each size runs about SEC\n"
            "      --time-per-size=SEC  the same; for sweeps of predictable length\n"
            "      --warmup=N           untimed iterations before each size (default: scaled\n"
-           "                           to the size, at most 16 MiB of traffic)\n",
-           lat ? "2" : "65536", GDR_ALL_MIN, GDR_ALL_MAX >> 20, lat ? "1000" : "5000");
+           "                           to the size, at most %llu MiB of traffic)\n",
+           (unsigned long long)def->sizes.size[0], GDR_ALL_MIN, GDR_ALL_MAX >> 20,
+           (unsigned long long)default_iters(test), GDR_WARMUP_BYTES >> 20);
     if (!lat)
-        printf("  -t, --tx-depth=N         work requests in flight per queue pair (default 128)\n"
-               "  -q, --qp=N               queue pairs, used round robin (default 1)\n");
-    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0; not\n"
+        printf("  -t, --tx-depth=N         work requests in flight per queue pair (default %u)\n"
+               "  -q, --qp=N               queue pairs, used round robin (default %u)\n",
+               def->tx_depth, def->num_qps);
+    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u; not\n"
            "                           from GPU memory, which the CPU cannot read)\n\n"
            "Buffers (each end chooses its own):\n"
            "      --mem=host|cuda[:N|:BUS_ID]  host memory (default) or GPU N / at a PCI\n"
@@ -100,11 +124,11 @@ static void print_help(const struct gdr_test *test)
            "      --gdr=MODE           GPU buffers: auto (dma-buf, else peermem; default),\n"
            "                           dmabuf, peermem, or off: staged through pinned host\n"
            "                           memory, as without GPUDirect RDMA\n"
-           "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default 1M)\n"
+           "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default %s)\n"
            "      --stage-slots=N      --gdr=off: bounce slots per end (default %u)\n"
            "      --disable_pcie_relaxed  register memory without PCIe relaxed ordering\n"
            "                           (default: relaxed ordering where the device has it)\n\n",
-           GDR_STAGE_SLOTS_DEFAULT);
+           def->inline_size, bytes_text(slot, sizeof(slot), def->stage_slot), def->stage_slots);
     printf(
            "Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
@@ -140,16 +164,6 @@ int gdr_parse_seconds(const char *text, double *out)
         return -1;
     *out = v;
     return 0;
-}
-
-const char *gdr_mode_name(enum gdr_mode mode)
-{
-    switch (mode) {
-    case GDR_MODE_AUTO: return "auto";
-    case GDR_MODE_DMABUF: return "dmabuf";
-    case GDR_MODE_PEERMEM: return "peermem";
-    default: return "off";
-    }
 }
 
 /* "0000:3b:00.0" or "3b:00.0": a PCI bus id as CUDA accepts it. */
@@ -387,9 +401,9 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
                         "--tx-depth and --qp apply to bandwidth tests; %s keeps one message in flight",
                         test->binary);
     if (!ch->iters && !ch->duration && !ch->time_per_size)
-        cfg->iters = test->metric == GDR_METRIC_LAT ? 1000 : 5000;
-    /* The receive side keeps tx_depth receives posted per QP, and a send
-     * test needs at least two messages to time the gaps between them. */
+        cfg->iters = default_iters(test);
+    /* A send test's receiver times the gaps between arrivals: it needs at
+     * least two messages. */
     if (test->verb == GDR_VERB_SEND && cfg->iters == 1)
         return gdr_fail(GDR_EXIT_USAGE, "--iters 1: %s needs at least 2 to time arrivals",
                         test->binary);
@@ -434,7 +448,9 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RF";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
-            print_help(test);
+            struct gdr_config def;
+            set_defaults(&def, test);
+            print_help(test, &def);
             return GDR_PARSE_EXIT;
         }
         if (c == OPT_VERSION) {

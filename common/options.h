@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "sizes.h"
+#include "spec.h"
 #include "test.h"
 
 #define GDR_DEFAULT_PORT 18515
@@ -18,29 +19,6 @@
 #define GDR_MAX_ITERS 100000000ull
 #define GDR_DEFAULT_TIMEOUT 60.0
 #define GDR_MAX_SECONDS 86400.0
-
-/* Where this end's buffer lives and how the NIC reaches it. Each end
- * chooses its own; the handshake tells the other. */
-enum gdr_mode {
-    GDR_MODE_AUTO,              /* dma-buf, else peermem */
-    GDR_MODE_DMABUF,
-    GDR_MODE_PEERMEM,
-    GDR_MODE_OFF,               /* staged through pinned host bounce slots */
-};
-
-#define GDR_STAGE_SLOT_DEFAULT (1u << 20)
-#define GDR_STAGE_SLOTS_DEFAULT 8
-#define GDR_STAGE_SLOTS_MAX 256
-
-struct gdr_mem_spec {
-    bool cuda;                  /* false: host memory */
-    int cuda_index;             /* -1 with a bus id */
-    char cuda_bus_id[32];       /* "" with an index */
-    enum gdr_mode gdr;
-    bool relaxed_ordering;      /* register with IBV_ACCESS_RELAXED_ORDERING */
-};
-
-const char *gdr_mode_name(enum gdr_mode mode);
 
 struct gdr_config {
     const char *server;         /* client mode: the server's host name; NULL = server */

@@ -180,7 +180,7 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
                        const char *error)
 {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "schema_version", GDR_SCHEMA_VERSION);
+    cJSON_AddStringToObject(doc, "schema_version", GDR_RESULT_SCHEMA);
     cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
     cJSON_AddStringToObject(tool, "name", "gdrbench");
     cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);

@@ -9,9 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "schema.h"
 #include "session.h"
-
-#define GDR_SCHEMA_VERSION "gdrbench.result/1"
 
 /* The connection block printed before the table. */
 void gdr_report_banner(const struct gdr_session *s);

@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "oob.h"
 #include "options.h"
+#include "roles.h"
 #include "stats.h"
 #include "test.h"
 #include "verbs.h"
@@ -27,6 +28,8 @@ struct gdr_session {
     struct gdr_cm *cm;                  /* -R only */
     struct gdr_buffer buf;
     struct gdr_endpoint local, remote;
+    struct gdr_roles roles;             /* who does what: final once the ends are known */
+    struct gdr_oob_refusal refusal;     /* server: other clients are told it is busy */
     uint64_t rx_posted[GDR_MAX_QPS];    /* receives posted this phase, per QP */
     double last_bytes_per_s;            /* client: the last size's rate, for deadlines */
     char start_time[32];
@@ -53,19 +56,16 @@ struct gdr_size_result {
 /* Slots of `size` bytes the buffer holds for this size (at least 1). */
 uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size);
 
-/* The timed loops (sweep.c). Each checks for a stalled or vanished peer
- * and for interruption. */
+/* The timed loops (loops.c; staged.c for the staged ones). Each checks
+ * for a stalled or vanished peer and for interruption. */
 int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
-/* -1 with the error recorded when interrupted, when nothing has progressed
- * for --timeout since last_progress_ns, or when the peer has gone. */
-int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns);
 
 /* Post a phase's first receives; the caller then tells the sender to go. */
 int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t iters);
 int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
 int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
 
-/* The per-size protocol (phase.c). */
+/* The per-size protocol and the sweep (protocol.c). */
 int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 

@@ -2,7 +2,7 @@
  *
  * Each file in bench/ fills one struct gdr_test and calls gdr_main(); the
  * harness derives everything else (who posts, who receives, who checks the
- * data, who counts the bytes) from the verb and the metric. */
+ * data, who counts the bytes) from the verb and the metric (roles.h). */
 #ifndef GDR_TEST_H
 #define GDR_TEST_H
 
@@ -11,6 +11,17 @@
 enum gdr_verb { GDR_VERB_WRITE, GDR_VERB_READ, GDR_VERB_SEND };
 enum gdr_metric { GDR_METRIC_BW, GDR_METRIC_LAT };
 
+/* The verb as errors name it ("RDMA write of 65536 bytes failed ..."). */
+static inline const char *gdr_verb_name(enum gdr_verb verb)
+{
+    switch (verb) {
+    case GDR_VERB_WRITE: return "RDMA write";
+    case GDR_VERB_READ: return "RDMA read";
+    case GDR_VERB_SEND: break;
+    }
+    return "send";
+}
+
 struct gdr_test {
     const char *name;       /* "write_bw": recorded in the JSON */
     const char *binary;     /* "gdr_write_bw": for --help and errors */
@@ -18,14 +29,6 @@ struct gdr_test {
     enum gdr_verb verb;
     enum gdr_metric metric;
 };
-
-/* The data lands on the server for WRITE and SEND, on the client for READ. */
-static inline bool gdr_verb_lands_on_server(enum gdr_verb verb)
-{
-    return verb != GDR_VERB_READ;
-}
-
-const char *gdr_verb_name(enum gdr_verb verb);
 
 /* Run a whole benchmark: options, connection, sweep, report. Returns the
  * process exit code. */

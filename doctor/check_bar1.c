@@ -61,7 +61,7 @@ static void human(unsigned long long b, char *out, size_t len)
 		snprintf(out, len, "%llu MiB", b / MIB);
 }
 
-int gdr_doc_check_bar1(struct gdr_doc_ctx *ctx)
+int gdr_doctor_check_bar1(struct gdr_doctor_ctx *ctx)
 {
 	static const char fix[] =
 		"enable Above 4G Decoding and Resizable BAR in the BIOS (or the GPU's large-BAR mode)";
@@ -76,7 +76,7 @@ int gdr_doc_check_bar1(struct gdr_doc_ctx *ctx)
 		cJSON *jg = jgpus ? cJSON_GetArrayItem(jgpus, (int)g) : NULL;
 
 		rc = read_bar1(ctx->sysfs, bdf, &bar, &idx);
-		if (ctx->live && gdr_doc_cuda_gpu_memory(bdf, &mem) == 0)
+		if (ctx->live && gdr_doctor_cuda_gpu_memory(bdf, &mem) == 0)
 			mem_known = true;
 		if (jg) {
 			if (rc == 0)
@@ -90,7 +90,7 @@ int gdr_doc_check_bar1(struct gdr_doc_ctx *ctx)
 				cJSON_AddNullToObject(jg, "memory_bytes");
 		}
 		if (rc != 0) {
-			gdr_doc_add(ctx, "bar1", bdf, GDR_DOC_UNKNOWN, NULL,
+			gdr_doctor_add(ctx, "bar1", bdf, GDR_DOCTOR_UNKNOWN, NULL,
 				    "no prefetchable memory BAR in %s/bus/pci/devices/%s/resource (%s)",
 				    ctx->sysfs, bdf, strerror(-rc));
 			continue;
@@ -99,18 +99,18 @@ int gdr_doc_check_bar1(struct gdr_doc_ctx *ctx)
 		if (mem_known) {
 			human(mem, sm, sizeof(sm));
 			if (bar >= mem)
-				gdr_doc_add(ctx, "bar1", bdf, GDR_DOC_PASS, NULL,
+				gdr_doctor_add(ctx, "bar1", bdf, GDR_DOCTOR_PASS, NULL,
 					    "BAR1 %s covers GPU memory %s", sb, sm);
 			else
-				gdr_doc_add(ctx, "bar1", bdf, bar < SMALL_BAR ? GDR_DOC_FAIL : GDR_DOC_WARN, fix,
+				gdr_doctor_add(ctx, "bar1", bdf, bar < SMALL_BAR ? GDR_DOCTOR_FAIL : GDR_DOCTOR_WARN, fix,
 					    "BAR1 %s < GPU memory %s: only part of GPU memory can be registered",
 					    sb, sm);
 		} else if (bar < SMALL_BAR) {
-			gdr_doc_add(ctx, "bar1", bdf, GDR_DOC_FAIL, fix,
+			gdr_doctor_add(ctx, "bar1", bdf, GDR_DOCTOR_FAIL, fix,
 				    "BAR1 %s (resource %d) is a small BAR: GDR can map at most that much GPU memory",
 				    sb, idx);
 		} else {
-			gdr_doc_add(ctx, "bar1", bdf, GDR_DOC_PASS, NULL,
+			gdr_doctor_add(ctx, "bar1", bdf, GDR_DOCTOR_PASS, NULL,
 				    "BAR1 %s (resource %d); large BAR (GPU memory size unknown without the CUDA driver)",
 				    sb, idx);
 		}

@@ -46,10 +46,10 @@ static void group_type(const char *sysfs, const char *bdf, char *out, size_t len
 	out[0] = '\0';
 	if (!realpath(path, real))
 		return;
-	gdr_doc_read_line(real, "type", out, len);
+	gdr_doctor_read_line(real, "type", out, len);
 }
 
-int gdr_doc_check_iommu(struct gdr_doc_ctx *ctx)
+int gdr_doctor_check_iommu(struct gdr_doctor_ctx *ctx)
 {
 	char path[PATH_MAX], cmdline[4096] = "", types[256] = "", t[32];
 	size_t units, groups;
@@ -62,7 +62,7 @@ int gdr_doc_check_iommu(struct gdr_doc_ctx *ctx)
 	units = count_entries(path);
 	snprintf(path, sizeof(path), "%s/kernel/iommu_groups", ctx->sysfs);
 	groups = count_entries(path);
-	gdr_doc_read_line(ctx->procfs, "cmdline", cmdline, sizeof(cmdline));
+	gdr_doctor_read_line(ctx->procfs, "cmdline", cmdline, sizeof(cmdline));
 	pt = cmdline_has(cmdline, "iommu=pt") || cmdline_has(cmdline, "iommu.passthrough=1");
 	off = cmdline_has(cmdline, "intel_iommu=off") || cmdline_has(cmdline, "amd_iommu=off") ||
 	      cmdline_has(cmdline, "iommu=off");
@@ -96,18 +96,18 @@ int gdr_doc_check_iommu(struct gdr_doc_ctx *ctx)
 	cJSON_AddStringToObject(j, "device_group_types", types);
 
 	if (units == 0 && groups == 0)
-		return gdr_doc_add(ctx, "iommu", "system", GDR_DOC_PASS, NULL,
+		return gdr_doctor_add(ctx, "iommu", "system", GDR_DOCTOR_PASS, NULL,
 				   "no IOMMU active (nothing in class/iommu or kernel/iommu_groups)%s",
 				   off ? ", disabled on the kernel command line" : "");
 	if (translated)
-		return gdr_doc_add(ctx, "iommu", "system", GDR_DOC_WARN,
+		return gdr_doctor_add(ctx, "iommu", "system", GDR_DOCTOR_WARN,
 				   "boot with iommu=pt (intel_iommu=on iommu=pt / amd_iommu=on iommu=pt) or disable the IOMMU",
 				   "IOMMU translates DMA for %s: peer-to-peer NIC<->GPU traffic is remapped and may fail or slow down",
 				   types);
 	if ((any_type && identity_all) || pt)
-		return gdr_doc_add(ctx, "iommu", "system", GDR_DOC_PASS, NULL,
+		return gdr_doctor_add(ctx, "iommu", "system", GDR_DOCTOR_PASS, NULL,
 				   "IOMMU on in passthrough mode (%s)", any_type ? types : "iommu=pt on the command line");
-	return gdr_doc_add(ctx, "iommu", "system", GDR_DOC_UNKNOWN,
+	return gdr_doctor_add(ctx, "iommu", "system", GDR_DOCTOR_UNKNOWN,
 			   "boot with iommu=pt, or check dmesg for 'iommu: Default domain type'",
 			   "IOMMU present (%zu units, %zu groups) but its mode for the NIC/GPU is not visible",
 			   units, groups);
@@ -146,7 +146,7 @@ static enum acs_state read_acs(const char *sysfs, const char *bdf, unsigned *ctr
 	return ACS_NONE;
 }
 
-int gdr_doc_check_acs(struct gdr_doc_ctx *ctx)
+int gdr_doctor_check_acs(struct gdr_doctor_ctx *ctx)
 {
 	for (size_t g = 0; g < ctx->n_gpus; g++) {
 		for (size_t d = 0; d < ctx->n_ibdevs; d++) {
@@ -177,17 +177,17 @@ int gdr_doc_check_acs(struct gdr_doc_ctx *ctx)
 			}
 			if (redirect[0])
 				/* Below the root complex a redirect defeats the switch path. */
-				gdr_doc_add(ctx, "acs", subject,
-					    cls <= GDR_PATH_PXB ? GDR_DOC_FAIL : GDR_DOC_WARN,
+				gdr_doctor_add(ctx, "acs", subject,
+					    cls <= GDR_PATH_PXB ? GDR_DOCTOR_FAIL : GDR_DOCTOR_WARN,
 					    "disable ACS P2P redirect on these bridges (BIOS 'ACS' option, or setpci -s BDF ECAP_ACS+6.w=0 at boot)",
 					    "ACS redirects peer-to-peer traffic up to the root complex at %s", redirect);
 			else if (unreadable[0])
-				gdr_doc_add(ctx, "acs", subject, GDR_DOC_UNKNOWN,
+				gdr_doctor_add(ctx, "acs", subject, GDR_DOCTOR_UNKNOWN,
 					    "run gdr_doctor as root to read PCIe extended config space",
 					    "config space beyond 64 bytes unreadable for %s (%zu of %zu bridges checked)",
 					    unreadable, n_ok, nb);
 			else
-				gdr_doc_add(ctx, "acs", subject, GDR_DOC_PASS, NULL,
+				gdr_doctor_add(ctx, "acs", subject, GDR_DOCTOR_PASS, NULL,
 					    "no ACS redirect on the %zu bridge(s) between NIC and GPU", nb);
 		}
 	}

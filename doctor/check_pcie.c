@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int gpu_facts(struct gdr_doc_ctx *ctx)
+static int gpu_facts(struct gdr_doctor_ctx *ctx)
 {
 	cJSON *jgpus = cJSON_AddArrayToObject(ctx->facts, "gpus");
 	if (!jgpus)
@@ -19,18 +19,18 @@ static int gpu_facts(struct gdr_doc_ctx *ctx)
 		cJSON_AddItemToArray(jgpus, jg);
 		cJSON_AddStringToObject(jg, "bdf", ctx->gpus[g]);
 		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/numa_node", ctx->gpus[g]);
-		gdr_doc_read_line(ctx->sysfs, rel, buf, sizeof(buf));
+		gdr_doctor_read_line(ctx->sysfs, rel, buf, sizeof(buf));
 		cJSON_AddNumberToObject(jg, "numa_node", buf[0] ? atoi(buf) : -1);
 		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/device", ctx->gpus[g]);
-		gdr_doc_read_line(ctx->sysfs, rel, buf, sizeof(buf));
+		gdr_doctor_read_line(ctx->sysfs, rel, buf, sizeof(buf));
 		cJSON_AddStringToObject(jg, "device_id", buf);
 	}
 	return 0;
 }
 
-int gdr_doc_check_pcie(struct gdr_doc_ctx *ctx)
+int gdr_doctor_check_pcie(struct gdr_doctor_ctx *ctx)
 {
-	enum gdr_path_class cls[GDR_DOC_MAX_DEVS][GDR_DOC_MAX_DEVS];
+	enum gdr_path_class cls[GDR_DOCTOR_MAX_DEVS][GDR_DOCTOR_MAX_DEVS];
 	const char *level = gdr_path_class_name(ctx->level);
 	cJSON *jpairs;
 	int rc = gpu_facts(ctx);
@@ -47,7 +47,7 @@ int gdr_doc_check_pcie(struct gdr_doc_ctx *ctx)
 			cls[g][d] = GDR_PATH_UNKNOWN;
 			if (gdr_topo_path_class(ctx->sysfs, ctx->ibdevs[d], ctx->gpus[g],
 						&cls[g][d], err, sizeof(err)) != 0)
-				gdr_doc_add(ctx, "path", ctx->ibdevs[d], GDR_DOC_UNKNOWN, NULL, "%s", err);
+				gdr_doctor_add(ctx, "path", ctx->ibdevs[d], GDR_DOCTOR_UNKNOWN, NULL, "%s", err);
 		}
 	}
 
@@ -78,26 +78,26 @@ int gdr_doc_check_pcie(struct gdr_doc_ctx *ctx)
 
 			snprintf(subject, sizeof(subject), "%s<->%s", ctx->ibdevs[d], ctx->gpus[g]);
 			if (used)
-				gdr_doc_add(ctx, "path", subject, GDR_DOC_PASS, NULL,
+				gdr_doctor_add(ctx, "path", subject, GDR_DOCTOR_PASS, NULL,
 					    "%s; NCCL uses GDR at NCCL_NET_GDR_LEVEL=%s (%s)",
 					    gdr_path_class_name(c), level, ctx->level_source);
 			else if (best_used)
-				gdr_doc_add(ctx, "path", subject, GDR_DOC_PASS, NULL,
+				gdr_doctor_add(ctx, "path", subject, GDR_DOCTOR_PASS, NULL,
 					    "%s; GDR not used for this pair at %s, but NCCL picks nearer %s (%s) for this GPU",
 					    gdr_path_class_name(c), level, ctx->ibdevs[best],
 					    gdr_path_class_name(cls[g][best]));
 			else if (c == GDR_PATH_NONE)
-				gdr_doc_add(ctx, "path", subject, GDR_DOC_FAIL,
+				gdr_doctor_add(ctx, "path", subject, GDR_DOCTOR_FAIL,
 					    "use a hardware RDMA NIC for GPUDirect RDMA",
 					    "NONE: %s is a software RDMA device, GPU memory cannot be reached over PCIe",
 					    ctx->ibdevs[d]);
 			else if (ctx->level == GDR_PATH_LOC)
-				gdr_doc_add(ctx, "path", subject, GDR_DOC_WARN,
+				gdr_doctor_add(ctx, "path", subject, GDR_DOCTOR_WARN,
 					    "unset NCCL_NET_GDR_LEVEL or set it to PXB/PHB",
 					    "%s; GDR disabled by NCCL_NET_GDR_LEVEL=LOC (%s)",
 					    gdr_path_class_name(c), ctx->level_source);
 			else
-				gdr_doc_add(ctx, "path", subject, GDR_DOC_WARN,
+				gdr_doctor_add(ctx, "path", subject, GDR_DOCTOR_WARN,
 					    c == GDR_PATH_SYS
 						    ? "put NIC and GPU on the same socket (ideally one PCIe switch); NCCL_NET_GDR_LEVEL=SYS forces GDR across the socket link, usually slower"
 						    : "put NIC and GPU under one PCIe switch, or set NCCL_NET_GDR_LEVEL=PHB (traffic then crosses the CPU root complex)",

@@ -12,7 +12,7 @@
 #define ROCE_FULL_MTU 4200
 
 /* The netdev that carries a RoCE/rxe port, "" if none found. */
-static void port_netdev(const struct gdr_doc_ctx *ctx, const char *dev, int port,
+static void port_netdev(const struct gdr_doctor_ctx *ctx, const char *dev, int port,
 			const struct gdr_ibdev_info *info, char *out, size_t len)
 {
 	char rel[PATH_MAX], path[PATH_MAX];
@@ -20,7 +20,7 @@ static void port_netdev(const struct gdr_doc_ctx *ctx, const char *dev, int port
 	DIR *d;
 
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gid_attrs/ndevs/0", dev, port);
-	if (gdr_doc_read_line(ctx->sysfs, rel, out, len) == 0 && out[0])
+	if (gdr_doctor_read_line(ctx->sysfs, rel, out, len) == 0 && out[0])
 		return;
 	if (info->parent_netdev[0]) {
 		snprintf(out, len, "%s", info->parent_netdev);
@@ -50,7 +50,7 @@ static const char *after_colon(const char *s)
 	return p;
 }
 
-static int check_port(struct gdr_doc_ctx *ctx, const char *dev, int port,
+static int check_port(struct gdr_doctor_ctx *ctx, const char *dev, int port,
 		      const struct gdr_ibdev_info *info, cJSON *jports)
 {
 	char rel[PATH_MAX], state[64] = "", phys[64] = "", ll[64] = "", rate[96] = "";
@@ -62,18 +62,18 @@ static int check_port(struct gdr_doc_ctx *ctx, const char *dev, int port,
 	if (!jp)
 		return -ENOMEM;
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/state", dev, port);
-	gdr_doc_read_line(ctx->sysfs, rel, state, sizeof(state));
+	gdr_doctor_read_line(ctx->sysfs, rel, state, sizeof(state));
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/phys_state", dev, port);
-	gdr_doc_read_line(ctx->sysfs, rel, phys, sizeof(phys));
+	gdr_doctor_read_line(ctx->sysfs, rel, phys, sizeof(phys));
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/link_layer", dev, port);
-	gdr_doc_read_line(ctx->sysfs, rel, ll, sizeof(ll));
+	gdr_doctor_read_line(ctx->sysfs, rel, ll, sizeof(ll));
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/rate", dev, port);
-	gdr_doc_read_line(ctx->sysfs, rel, rate, sizeof(rate));
+	gdr_doctor_read_line(ctx->sysfs, rel, rate, sizeof(rate));
 	sscanf(rate, "%lf", &gbps);
 	port_netdev(ctx, dev, port, info, netdev, sizeof(netdev));
 	if (netdev[0]) {
 		snprintf(rel, sizeof(rel), "class/net/%s/mtu", netdev);
-		if (gdr_doc_read_line(ctx->sysfs, rel, mtu_s, sizeof(mtu_s)) == 0 && mtu_s[0])
+		if (gdr_doctor_read_line(ctx->sysfs, rel, mtu_s, sizeof(mtu_s)) == 0 && mtu_s[0])
 			mtu = atoi(mtu_s);
 	}
 
@@ -95,25 +95,25 @@ static int check_port(struct gdr_doc_ctx *ctx, const char *dev, int port,
 
 	snprintf(subject, sizeof(subject), "%s/%d", dev, port);
 	if (!state[0])
-		return gdr_doc_add(ctx, "port", subject, GDR_DOC_UNKNOWN,
+		return gdr_doctor_add(ctx, "port", subject, GDR_DOCTOR_UNKNOWN,
 				   "check that the ib_core/provider modules are loaded",
 				   "no state file under class/infiniband/%s/ports/%d", dev, port);
 	if (strcmp(after_colon(state), "ACTIVE") != 0)
-		return gdr_doc_add(ctx, "port", subject, GDR_DOC_FAIL,
+		return gdr_doctor_add(ctx, "port", subject, GDR_DOCTOR_FAIL,
 				   strcmp(ll, "Ethernet") == 0
 					   ? "bring the netdev up (ip link set DEV up) and check cable and switch port"
 					   : "check cable and switch port, and that a subnet manager (opensm/UFM) runs",
 				   "%s (%s), %s, %s", after_colon(state), after_colon(phys), ll,
 				   rate[0] ? rate : "rate unknown");
 	if (strcmp(ll, "Ethernet") == 0 && mtu > 0 && mtu < ROCE_FULL_MTU)
-		return gdr_doc_add(ctx, "port", subject, GDR_DOC_WARN,
+		return gdr_doctor_add(ctx, "port", subject, GDR_DOCTOR_WARN,
 				   "raise the MTU on the netdev and the switch (ip link set DEV mtu 9000)",
 				   "ACTIVE, Ethernet (RoCE) on %s, %s, netdev MTU %d limits RoCE MTU below 4096",
 				   netdev, rate, mtu);
 	if (mtu > 0)
-		return gdr_doc_add(ctx, "port", subject, GDR_DOC_PASS, NULL,
+		return gdr_doctor_add(ctx, "port", subject, GDR_DOCTOR_PASS, NULL,
 				   "ACTIVE, %s on %s, %s, netdev MTU %d", ll, netdev, rate, mtu);
-	return gdr_doc_add(ctx, "port", subject, GDR_DOC_PASS, NULL, "ACTIVE, %s, %s%s", ll, rate,
+	return gdr_doctor_add(ctx, "port", subject, GDR_DOCTOR_PASS, NULL, "ACTIVE, %s, %s%s", ll, rate,
 			   strcmp(ll, "InfiniBand") == 0 ? " (IB MTU: ibv_devinfo active_mtu)" : "");
 }
 
@@ -122,7 +122,7 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-int gdr_doc_check_ports(struct gdr_doc_ctx *ctx)
+int gdr_doctor_check_ports(struct gdr_doctor_ctx *ctx)
 {
 	cJSON *jdevs = cJSON_AddArrayToObject(ctx->facts, "rdma_devices");
 	if (!jdevs)
@@ -142,7 +142,7 @@ int gdr_doc_check_ports(struct gdr_doc_ctx *ctx)
 		cJSON_AddStringToObject(jd, "name", dev);
 		rc = gdr_topo_ibdev_info(ctx->sysfs, dev, &info, err, sizeof(err));
 		if (rc != 0) {
-			gdr_doc_add(ctx, "device", dev, GDR_DOC_UNKNOWN, NULL, "%s", err);
+			gdr_doctor_add(ctx, "device", dev, GDR_DOCTOR_UNKNOWN, NULL, "%s", err);
 			continue;
 		}
 		cJSON_AddBoolToObject(jd, "software", info.software);
@@ -155,12 +155,12 @@ int gdr_doc_check_ports(struct gdr_doc_ctx *ctx)
 		if (info.parent_netdev[0])
 			cJSON_AddStringToObject(jd, "parent_netdev", info.parent_netdev);
 		if (info.software)
-			gdr_doc_add(ctx, "device", dev, GDR_DOC_WARN,
+			gdr_doctor_add(ctx, "device", dev, GDR_DOCTOR_WARN,
 				    "GDR needs a hardware RDMA NIC; a software device is fine for functional tests",
 				    "software RDMA device (rxe/siw)%s%s: no PCIe path, no GPUDirect RDMA",
 				    info.parent_netdev[0] ? " on " : "", info.parent_netdev);
 		else
-			gdr_doc_add(ctx, "device", dev, GDR_DOC_PASS, NULL, "PCI %s, driver %s, NUMA %d",
+			gdr_doctor_add(ctx, "device", dev, GDR_DOCTOR_PASS, NULL, "PCI %s, driver %s, NUMA %d",
 				    info.pci_bdf[0] ? info.pci_bdf : "?",
 				    info.driver[0] ? info.driver : "?", info.numa_node);
 
@@ -175,7 +175,7 @@ int gdr_doc_check_ports(struct gdr_doc_ctx *ctx)
 		if (d)
 			closedir(d);
 		if (np == 0)
-			gdr_doc_add(ctx, "port", dev, GDR_DOC_UNKNOWN, NULL,
+			gdr_doctor_add(ctx, "port", dev, GDR_DOCTOR_UNKNOWN, NULL,
 				    "no ports listed under %s", path);
 		qsort(ports, (size_t)np, sizeof(int), cmp_int);
 		for (int p = 0; p < np; p++) {

@@ -10,7 +10,7 @@ static cJSON *tri(int v)
 	return v < 0 ? cJSON_CreateNull() : cJSON_CreateBool(v);
 }
 
-int gdr_doc_check_registration(struct gdr_doc_ctx *ctx)
+int gdr_doctor_check_registration(struct gdr_doctor_ctx *ctx)
 {
 	const struct gdr_reg_caps *c = &ctx->caps;
 	bool dmabuf = gdr_reg_caps_dmabuf(c) && ctx->verbs_dmabuf != 0;
@@ -27,7 +27,7 @@ int gdr_doc_check_registration(struct gdr_doc_ctx *ctx)
 	cJSON_AddStringToObject(j, "method", c->peermem == 1 ? "peermem" : dmabuf ? "dmabuf" : "none");
 
 	if (c->peermem == 1)
-		return gdr_doc_add(ctx, "registration", "system", GDR_DOC_PASS, NULL,
+		return gdr_doctor_add(ctx, "registration", "system", GDR_DOCTOR_PASS, NULL,
 				   "nvidia_peermem loaded (peermem)%s",
 				   dmabuf ? "; dma-buf also possible" : "");
 
@@ -48,11 +48,11 @@ int gdr_doc_check_registration(struct gdr_doc_ctx *ctx)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; libibverbs/provider has no dma-buf (EOPNOTSUPP)");
 
 	if (dmabuf)
-		return gdr_doc_add(ctx, "registration", "system", GDR_DOC_PASS, NULL,
+		return gdr_doctor_add(ctx, "registration", "system", GDR_DOCTOR_PASS, NULL,
 				   "dma-buf: kernel %s, NVIDIA open kernel module %s, ibv_reg_dmabuf_mr %s; nvidia_peermem not loaded (not needed)",
 				   c->kernel, c->nvidia_version[0] ? c->nvidia_version : "?",
 				   ctx->verbs_dmabuf == 1 ? "supported" : "not checked (captured tree)");
-	return gdr_doc_add(ctx, "registration", "system", GDR_DOC_FAIL,
+	return gdr_doctor_add(ctx, "registration", "system", GDR_DOCTOR_FAIL,
 			   "modprobe nvidia_peermem (NVIDIA driver >= 470), or use kernel >= 5.12 with the NVIDIA open kernel module >= 515 for dma-buf",
 			   "no way to register GPU memory: nvidia_peermem not loaded; dma-buf not possible: %s",
 			   why[0] ? why + 2 : "reason unknown");

@@ -1,8 +1,8 @@
 /*
  * doctor: shared state of one gdr_doctor run and the check registry.
  *
- * Owns: struct gdr_doc_ctx (roots, NCCL level, inventory, collected check
- * results, the JSON facts tree) and gdr_doc_add(), the one way a check
+ * Owns: struct gdr_doctor_ctx (roots, NCCL level, inventory, collected check
+ * results, the JSON facts tree) and gdr_doctor_add(), the one way a check
  * reports. Each check module (check_*.c) fills facts and adds results;
  * output.c renders them; main.c decides the exit code.
  */
@@ -18,25 +18,25 @@
 
 /* Exit codes (documented in docs/doctor.md and --help). */
 enum {
-	GDR_DOC_EXIT_OK = 0,      /* no FAIL (WARN/UNKNOWN allowed) */
-	GDR_DOC_EXIT_FAIL = 1,    /* at least one check FAILed */
-	GDR_DOC_EXIT_USAGE = 2,   /* bad option or bad NCCL_NET_GDR_LEVEL */
-	GDR_DOC_EXIT_NOENV = 3,   /* no RDMA device or no GPU */
+	GDR_DOCTOR_EXIT_OK = 0,      /* no FAIL (WARN/UNKNOWN allowed) */
+	GDR_DOCTOR_EXIT_FAIL = 1,    /* at least one check FAILed */
+	GDR_DOCTOR_EXIT_USAGE = 2,   /* bad option or bad NCCL_NET_GDR_LEVEL */
+	GDR_DOCTOR_EXIT_NOENV = 3,   /* no RDMA device or no GPU */
 };
 
-enum gdr_doc_status { GDR_DOC_PASS, GDR_DOC_WARN, GDR_DOC_FAIL, GDR_DOC_UNKNOWN };
+enum gdr_doctor_status { GDR_DOCTOR_PASS, GDR_DOCTOR_WARN, GDR_DOCTOR_FAIL, GDR_DOCTOR_UNKNOWN };
 
-#define GDR_DOC_MAX_DEVS 64
+#define GDR_DOCTOR_MAX_DEVS 64
 
-struct gdr_doc_check {
+struct gdr_doctor_check {
 	char name[24];     /* "path", "bar1", ... */
 	char subject[96];  /* "mlx5_0<->0000:03:00.0", "system", ... */
-	enum gdr_doc_status status;
+	enum gdr_doctor_status status;
 	char msg[384];
 	char fix[256];     /* "" for PASS */
 };
 
-struct gdr_doc_ctx {
+struct gdr_doctor_ctx {
 	const char *sysfs;      /* never NULL */
 	const char *procfs;
 	bool live;              /* roots are the real /sys and /proc */
@@ -45,41 +45,41 @@ struct gdr_doc_ctx {
 	enum gdr_path_class level;
 	const char *level_source;   /* "default", "NCCL_NET_GDR_LEVEL", ... */
 
-	char ibdevs[GDR_DOC_MAX_DEVS][64];
+	char ibdevs[GDR_DOCTOR_MAX_DEVS][64];
 	size_t n_ibdevs;
-	char gpus[GDR_DOC_MAX_DEVS][GDR_BDF_LEN];
+	char gpus[GDR_DOCTOR_MAX_DEVS][GDR_BDF_LEN];
 	size_t n_gpus;
 
 	struct gdr_reg_caps caps;
 	int verbs_dmabuf;           /* 1 yes, 0 no, -1 not checked */
 
-	struct gdr_doc_check *checks;
+	struct gdr_doctor_check *checks;
 	size_t n_checks, cap_checks;
 
 	cJSON *facts;               /* the JSON document being built */
 };
 
-const char *gdr_doc_status_name(enum gdr_doc_status s);
+const char *gdr_doctor_status_name(enum gdr_doctor_status s);
 
 /* Record one result. fix may be NULL (PASS). Returns 0 or -ENOMEM. */
-int gdr_doc_add(struct gdr_doc_ctx *ctx, const char *name, const char *subject,
-		enum gdr_doc_status st, const char *fix, const char *fmt, ...)
+int gdr_doctor_add(struct gdr_doctor_ctx *ctx, const char *name, const char *subject,
+		enum gdr_doctor_status st, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
 /* Read the first line of ROOT/REL into buf (newline stripped). 0 or -errno. */
-int gdr_doc_read_line(const char *root, const char *rel, char *buf, size_t len);
+int gdr_doctor_read_line(const char *root, const char *rel, char *buf, size_t len);
 
 /* The checks, in the order main() runs them. Each returns 0 or -errno. */
-int gdr_doc_check_ports(struct gdr_doc_ctx *ctx);
-int gdr_doc_check_pcie(struct gdr_doc_ctx *ctx);
-int gdr_doc_check_registration(struct gdr_doc_ctx *ctx);
-int gdr_doc_check_bar1(struct gdr_doc_ctx *ctx);
-int gdr_doc_check_iommu(struct gdr_doc_ctx *ctx);
-int gdr_doc_check_acs(struct gdr_doc_ctx *ctx);
-int gdr_doc_check_versions(struct gdr_doc_ctx *ctx);
+int gdr_doctor_check_ports(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_pcie(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_registration(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_bar1(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_iommu(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_acs(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_versions(struct gdr_doctor_ctx *ctx);
 
 /* output.c: render everything collected. */
-void gdr_doc_print_text(const struct gdr_doc_ctx *ctx, const char *env_missing);
-int gdr_doc_print_json(struct gdr_doc_ctx *ctx, const char *env_missing, int exit_code);
+void gdr_doctor_print_text(const struct gdr_doctor_ctx *ctx, const char *env_missing);
+int gdr_doctor_print_json(struct gdr_doctor_ctx *ctx, const char *env_missing, int exit_code);
 
 #endif /* GDR_DOCTOR_H */

@@ -29,7 +29,7 @@ static void *cuda_open(void)
 	return dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 }
 
-int gdr_doc_cuda_driver_version(int *version, char *err, size_t errlen)
+int gdr_doctor_cuda_driver_version(int *version, char *err, size_t errlen)
 {
 	void *h = cuda_open();
 	cu_version_fn fn;
@@ -48,7 +48,7 @@ int gdr_doc_cuda_driver_version(int *version, char *err, size_t errlen)
 	return rc;
 }
 
-int gdr_doc_cuda_gpu_memory(const char *bdf, unsigned long long *bytes)
+int gdr_doctor_cuda_gpu_memory(const char *bdf, unsigned long long *bytes)
 {
 	void *h = cuda_open();
 	unsigned int dom, bus, dev, fn;
@@ -83,7 +83,7 @@ int gdr_doc_cuda_gpu_memory(const char *bdf, unsigned long long *bytes)
 	return rc;
 }
 
-int gdr_doc_rdma_core_version(char *buf, size_t len)
+int gdr_doctor_rdma_core_version(char *buf, size_t len)
 {
 	Dl_info info;
 	char real[PATH_MAX];
@@ -102,12 +102,12 @@ int gdr_doc_rdma_core_version(char *buf, size_t len)
 	return 0;
 }
 
-int gdr_doc_verbs_has_dmabuf(void)
+int gdr_doctor_verbs_has_dmabuf(void)
 {
 	return dlsym(RTLD_DEFAULT, "ibv_reg_dmabuf_mr") != NULL;
 }
 
-int gdr_doc_verbs_dmabuf_probe(const char *ibdev)
+int gdr_doctor_verbs_dmabuf_probe(const char *ibdev)
 {
 	struct ibv_device **list;
 	struct ibv_context *vctx = NULL;

@@ -71,8 +71,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'd': o->ibdev = optarg; break;
 		case 'g': o->gpu = optarg; break;
 		case 'r': o->run_peer = optarg; break;
-		case 'h': usage(stdout); exit(GDR_DOC_EXIT_OK);
-		case 'V': printf("gdr_doctor %s\n", PACKAGE_VERSION); exit(GDR_DOC_EXIT_OK);
+		case 'h': usage(stdout); exit(GDR_DOCTOR_EXIT_OK);
+		case 'V': printf("gdr_doctor %s\n", PACKAGE_VERSION); exit(GDR_DOCTOR_EXIT_OK);
 		default: return -EINVAL;
 		}
 	}
@@ -83,7 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static int nccl_level(struct gdr_doc_ctx *ctx)
+static int nccl_level(struct gdr_doctor_ctx *ctx)
 {
 	static const char *vars[] = { "NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL" };
 
@@ -118,11 +118,11 @@ static bool filter(char (*list)[64], size_t *n, const char *want)
 	return false;
 }
 
-static int inventory(struct gdr_doc_ctx *ctx, const struct options *o)
+static int inventory(struct gdr_doctor_ctx *ctx, const struct options *o)
 {
-	int rc = gdr_topo_list_ibdevs(ctx->sysfs, ctx->ibdevs, GDR_DOC_MAX_DEVS, &ctx->n_ibdevs);
+	int rc = gdr_topo_list_ibdevs(ctx->sysfs, ctx->ibdevs, GDR_DOCTOR_MAX_DEVS, &ctx->n_ibdevs);
 	if (rc == 0)
-		rc = gdr_topo_list_gpus(ctx->sysfs, ctx->gpus, GDR_DOC_MAX_DEVS, &ctx->n_gpus);
+		rc = gdr_topo_list_gpus(ctx->sysfs, ctx->gpus, GDR_DOCTOR_MAX_DEVS, &ctx->n_gpus);
 	if (rc)
 		return rc;
 	if (o->ibdev)
@@ -138,15 +138,15 @@ static int inventory(struct gdr_doc_ctx *ctx, const struct options *o)
 }
 
 /* 1 if libibverbs and the hardware providers take dma-buf, 0 no, -1 unknown. */
-static int verbs_dmabuf(const struct gdr_doc_ctx *ctx)
+static int verbs_dmabuf(const struct gdr_doctor_ctx *ctx)
 {
 	int result = -1;
-	if (!gdr_doc_verbs_has_dmabuf())
+	if (!gdr_doctor_verbs_has_dmabuf())
 		return 0;
 	for (size_t i = 0; i < ctx->n_ibdevs; i++) {
 		if (gdr_topo_is_software(ctx->sysfs, ctx->ibdevs[i]))
 			continue;
-		int r = gdr_doc_verbs_dmabuf_probe(ctx->ibdevs[i]);
+		int r = gdr_doctor_verbs_dmabuf_probe(ctx->ibdevs[i]);
 		if (r == 0)
 			return 0;
 		if (r == 1)
@@ -155,23 +155,23 @@ static int verbs_dmabuf(const struct gdr_doc_ctx *ctx)
 	return result;
 }
 
-static int run_checks(struct gdr_doc_ctx *ctx)
+static int run_checks(struct gdr_doctor_ctx *ctx)
 {
 	int rc = 0;
 	if (ctx->n_ibdevs)
-		rc = gdr_doc_check_ports(ctx);
+		rc = gdr_doctor_check_ports(ctx);
 	if (!rc && ctx->n_gpus)
-		rc = gdr_doc_check_pcie(ctx);
+		rc = gdr_doctor_check_pcie(ctx);
 	if (!rc && ctx->n_gpus)
-		rc = gdr_doc_check_registration(ctx);
+		rc = gdr_doctor_check_registration(ctx);
 	if (!rc && ctx->n_gpus)
-		rc = gdr_doc_check_bar1(ctx);
+		rc = gdr_doctor_check_bar1(ctx);
 	if (!rc)
-		rc = gdr_doc_check_iommu(ctx);
+		rc = gdr_doctor_check_iommu(ctx);
 	if (!rc && ctx->n_gpus)
-		rc = gdr_doc_check_acs(ctx);
+		rc = gdr_doctor_check_acs(ctx);
 	if (!rc)
-		rc = gdr_doc_check_versions(ctx);
+		rc = gdr_doctor_check_versions(ctx);
 	return rc;
 }
 
@@ -230,7 +230,7 @@ static int run_troubleshoot(const struct options *o)
 		fflush(NULL);
 		execv(cand[i], (char *const *)args);
 		fprintf(stderr, "gdr_doctor: --run: cannot run %s: %s\n", cand[i], strerror(errno));
-		return GDR_DOC_EXIT_NOENV;
+		return GDR_DOCTOR_EXIT_NOENV;
 	}
 	if (env && *env)
 		fprintf(stderr, "gdr_doctor: --run: GDR_TROUBLESHOOT=%s is not an executable file\n", env);
@@ -238,24 +238,24 @@ static int run_troubleshoot(const struct options *o)
 		fprintf(stderr, "gdr_doctor: --run: gdr-troubleshoot not found (next to this binary, in %s, "
 				"or in %s); run scripts/gdr-troubleshoot --server PEER yourself or set "
 				"GDR_TROUBLESHOOT\n", GDR_TROUBLESHOOT_SRC, GDR_BINDIR);
-	return GDR_DOC_EXIT_NOENV;
+	return GDR_DOCTOR_EXIT_NOENV;
 }
 
 int main(int argc, char **argv)
 {
-	struct gdr_doc_ctx ctx;
+	struct gdr_doctor_ctx ctx;
 	struct options o;
 	char missing[512] = "";
-	int rc, code = GDR_DOC_EXIT_OK;
+	int rc, code = GDR_DOCTOR_EXIT_OK;
 
 	if (parse_options(argc, argv, &o) != 0) {
 		usage(stderr);
-		return GDR_DOC_EXIT_USAGE;
+		return GDR_DOCTOR_EXIT_USAGE;
 	}
 	if (o.run_peer) {
 		if (o.sysfs || o.procfs || o.json) {
 			fprintf(stderr, "gdr_doctor: --run is a live run: no --json, --sysfs-root or --procfs-root\n");
-			return GDR_DOC_EXIT_USAGE;
+			return GDR_DOCTOR_EXIT_USAGE;
 		}
 		return run_troubleshoot(&o);
 	}
@@ -265,12 +265,12 @@ int main(int argc, char **argv)
 	ctx.live = !o.sysfs && !o.procfs;
 	ctx.json = o.json;
 	if (nccl_level(&ctx) != 0)
-		return GDR_DOC_EXIT_USAGE;
+		return GDR_DOCTOR_EXIT_USAGE;
 
 	rc = inventory(&ctx, &o);
 	if (rc) {
 		fprintf(stderr, "gdr_doctor: cannot read %s: %s\n", ctx.sysfs, strerror(-rc));
-		return GDR_DOC_EXIT_NOENV;
+		return GDR_DOCTOR_EXIT_NOENV;
 	}
 	gdr_topo_reg_caps(ctx.sysfs, ctx.procfs, &ctx.caps);
 	ctx.verbs_dmabuf = ctx.live ? verbs_dmabuf(&ctx) : -1;
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
 	ctx.facts = cJSON_CreateObject();
 	if (!ctx.facts) {
 		fprintf(stderr, "gdr_doctor: out of memory\n");
-		return GDR_DOC_EXIT_FAIL;
+		return GDR_DOCTOR_EXIT_FAIL;
 	}
 	cJSON_AddStringToObject(ctx.facts, "tool", "gdr_doctor");
 	cJSON_AddStringToObject(ctx.facts, "version", PACKAGE_VERSION);
@@ -301,11 +301,11 @@ int main(int argc, char **argv)
 		cJSON_AddNullToObject(ctx.facts, "registration");
 	if (rc) {
 		fprintf(stderr, "gdr_doctor: checks aborted: %s\n", strerror(-rc));
-		code = GDR_DOC_EXIT_FAIL;
+		code = GDR_DOCTOR_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < ctx.n_checks; i++)
-		if (ctx.checks[i].status == GDR_DOC_FAIL)
-			code = GDR_DOC_EXIT_FAIL;
+		if (ctx.checks[i].status == GDR_DOCTOR_FAIL)
+			code = GDR_DOCTOR_EXIT_FAIL;
 	if (!ctx.n_ibdevs)
 		snprintf(missing, sizeof(missing), "no RDMA device%s%s (nothing under %s/class/infiniband)",
 			 o.ibdev ? " named " : "", o.ibdev ? o.ibdev : "", ctx.sysfs);
@@ -314,14 +314,14 @@ int main(int argc, char **argv)
 			 "%sno GPU%s%s (no NVIDIA PCI function under %s/bus/pci/devices)",
 			 missing[0] ? "; " : "", o.gpu ? " " : "", o.gpu ? o.gpu : "", ctx.sysfs);
 	if (missing[0])
-		code = GDR_DOC_EXIT_NOENV;
+		code = GDR_DOCTOR_EXIT_NOENV;
 
 	if (ctx.json)
-		rc = gdr_doc_print_json(&ctx, missing[0] ? missing : NULL, code);
+		rc = gdr_doctor_print_json(&ctx, missing[0] ? missing : NULL, code);
 	else
-		gdr_doc_print_text(&ctx, missing[0] ? missing : NULL);
+		gdr_doctor_print_text(&ctx, missing[0] ? missing : NULL);
 	if (rc)
-		code = GDR_DOC_EXIT_FAIL;
+		code = GDR_DOCTOR_EXIT_FAIL;
 	cJSON_Delete(ctx.facts);
 	free(ctx.checks);
 	return code;

@@ -10,21 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *gdr_doc_status_name(enum gdr_doc_status s)
+const char *gdr_doctor_status_name(enum gdr_doctor_status s)
 {
 	switch (s) {
-	case GDR_DOC_PASS: return "PASS";
-	case GDR_DOC_WARN: return "WARN";
-	case GDR_DOC_FAIL: return "FAIL";
-	case GDR_DOC_UNKNOWN: break;
+	case GDR_DOCTOR_PASS: return "PASS";
+	case GDR_DOCTOR_WARN: return "WARN";
+	case GDR_DOCTOR_FAIL: return "FAIL";
+	case GDR_DOCTOR_UNKNOWN: break;
 	}
 	return "UNKNOWN";
 }
 
-int gdr_doc_add(struct gdr_doc_ctx *ctx, const char *name, const char *subject,
-		enum gdr_doc_status st, const char *fix, const char *fmt, ...)
+int gdr_doctor_add(struct gdr_doctor_ctx *ctx, const char *name, const char *subject,
+		enum gdr_doctor_status st, const char *fix, const char *fmt, ...)
 {
-	struct gdr_doc_check *c;
+	struct gdr_doctor_check *c;
 	va_list ap;
 
 	if (ctx->n_checks == ctx->cap_checks) {
@@ -47,7 +47,7 @@ int gdr_doc_add(struct gdr_doc_ctx *ctx, const char *name, const char *subject,
 	return 0;
 }
 
-int gdr_doc_read_line(const char *root, const char *rel, char *buf, size_t len)
+int gdr_doctor_read_line(const char *root, const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -64,14 +64,14 @@ int gdr_doc_read_line(const char *root, const char *rel, char *buf, size_t len)
 	return 0;
 }
 
-static void count(const struct gdr_doc_ctx *ctx, size_t n[4])
+static void count(const struct gdr_doctor_ctx *ctx, size_t n[4])
 {
 	memset(n, 0, 4 * sizeof(n[0]));
 	for (size_t i = 0; i < ctx->n_checks; i++)
 		n[ctx->checks[i].status]++;
 }
 
-void gdr_doc_print_text(const struct gdr_doc_ctx *ctx, const char *env_missing)
+void gdr_doctor_print_text(const struct gdr_doctor_ctx *ctx, const char *env_missing)
 {
 	size_t n[4];
 
@@ -88,20 +88,20 @@ void gdr_doc_print_text(const struct gdr_doc_ctx *ctx, const char *env_missing)
 	printf("%s\n\n", ctx->n_gpus ? "" : " none");
 
 	for (size_t i = 0; i < ctx->n_checks; i++) {
-		const struct gdr_doc_check *c = &ctx->checks[i];
-		printf("%-7s %-12s %s: %s\n", gdr_doc_status_name(c->status), c->name,
+		const struct gdr_doctor_check *c = &ctx->checks[i];
+		printf("%-7s %-12s %s: %s\n", gdr_doctor_status_name(c->status), c->name,
 		       c->subject, c->msg);
 		if (c->fix[0])
 			printf("%-7s %-12s fix: %s\n", "", "", c->fix);
 	}
 	count(ctx, n);
-	printf("\nsummary: %zu PASS, %zu WARN, %zu FAIL, %zu UNKNOWN\n", n[GDR_DOC_PASS],
-	       n[GDR_DOC_WARN], n[GDR_DOC_FAIL], n[GDR_DOC_UNKNOWN]);
+	printf("\nsummary: %zu PASS, %zu WARN, %zu FAIL, %zu UNKNOWN\n", n[GDR_DOCTOR_PASS],
+	       n[GDR_DOCTOR_WARN], n[GDR_DOCTOR_FAIL], n[GDR_DOCTOR_UNKNOWN]);
 	if (env_missing)
 		printf("environment missing: %s\n", env_missing);
 }
 
-int gdr_doc_print_json(struct gdr_doc_ctx *ctx, const char *env_missing, int exit_code)
+int gdr_doctor_print_json(struct gdr_doctor_ctx *ctx, const char *env_missing, int exit_code)
 {
 	cJSON *doc = ctx->facts, *arr, *sum;
 	size_t n[4];
@@ -109,13 +109,13 @@ int gdr_doc_print_json(struct gdr_doc_ctx *ctx, const char *env_missing, int exi
 
 	arr = cJSON_AddArrayToObject(doc, "checks");
 	for (size_t i = 0; arr && i < ctx->n_checks; i++) {
-		const struct gdr_doc_check *c = &ctx->checks[i];
+		const struct gdr_doctor_check *c = &ctx->checks[i];
 		cJSON *o = cJSON_CreateObject();
 		if (!o)
 			return -ENOMEM;
 		cJSON_AddStringToObject(o, "check", c->name);
 		cJSON_AddStringToObject(o, "subject", c->subject);
-		cJSON_AddStringToObject(o, "status", gdr_doc_status_name(c->status));
+		cJSON_AddStringToObject(o, "status", gdr_doctor_status_name(c->status));
 		cJSON_AddStringToObject(o, "message", c->msg);
 		if (c->fix[0])
 			cJSON_AddStringToObject(o, "fix", c->fix);
@@ -127,10 +127,10 @@ int gdr_doc_print_json(struct gdr_doc_ctx *ctx, const char *env_missing, int exi
 	sum = cJSON_AddObjectToObject(doc, "summary");
 	if (!arr || !sum)
 		return -ENOMEM;
-	cJSON_AddNumberToObject(sum, "pass", (double)n[GDR_DOC_PASS]);
-	cJSON_AddNumberToObject(sum, "warn", (double)n[GDR_DOC_WARN]);
-	cJSON_AddNumberToObject(sum, "fail", (double)n[GDR_DOC_FAIL]);
-	cJSON_AddNumberToObject(sum, "unknown", (double)n[GDR_DOC_UNKNOWN]);
+	cJSON_AddNumberToObject(sum, "pass", (double)n[GDR_DOCTOR_PASS]);
+	cJSON_AddNumberToObject(sum, "warn", (double)n[GDR_DOCTOR_WARN]);
+	cJSON_AddNumberToObject(sum, "fail", (double)n[GDR_DOCTOR_FAIL]);
+	cJSON_AddNumberToObject(sum, "unknown", (double)n[GDR_DOCTOR_UNKNOWN]);
 	if (env_missing)
 		cJSON_AddStringToObject(doc, "environment_missing", env_missing);
 	else

@@ -12,7 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-#define GDR_RESULT_SCHEMA "gdrbench.result/1"
+#include "schema.h"
+
 #define GDR_DOC_MAX_BYTES (64u << 20)
 
 enum gdr_lat_field { LAT_MIN, LAT_MEDIAN, LAT_MEAN, LAT_STDEV, LAT_P99, LAT_P999, LAT_MAX, LAT_N };

@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -356,6 +358,63 @@ static void test_timeout(void **state)
     assert_true(waited < 2.0);
 }
 
+/* What a peer left behind, read without blocking: nothing, a message
+ * that waits its turn (not consumed), an ERROR (its reason recorded), or
+ * the end of the stream. */
+static void test_peer_last_words(void **state)
+{
+    struct pair *p = *state;
+    assert_int_equal(gdr_oob_peer_last_words(&p->b), 0);
+    assert_int_equal(gdr_oob_send(&p->a, GDR_MSG_READY, NULL), 0);
+    assert_int_equal(gdr_oob_peer_last_words(&p->b), 0);
+    cJSON *got = NULL;
+    assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_READY, 0, &got), 0);
+    cJSON_Delete(got);
+    assert_no_error();
+
+    gdr_oob_send_error(&p->a, "GPU fell off the bus", 1);
+    assert_int_equal(gdr_oob_peer_last_words(&p->b), -1);
+    assert_error(GDR_EXIT_RUN, "peer client:40000: GPU fell off the bus");
+
+    gdr_oob_close(&p->a);
+    assert_int_equal(gdr_oob_peer_last_words(&p->b), 1);
+}
+
+/* A server serving one client answers another with "busy", and only
+ * while it refuses: the state is the caller's, not the module's. */
+static void test_refuse_others(void **state)
+{
+    struct pair *p = *state;
+    int lfd;
+    assert_int_equal(gdr_oob_listen("127.0.0.1", 0, &lfd), 0);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss, &len), 0);
+    uint16_t port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+
+    struct gdr_oob_refusal r;
+    gdr_oob_refuse_others(&r, lfd, &p->b);
+    assert_ptr_equal(p->b.refusal, &r);
+    struct gdr_oob other = {.fd = -1};
+    assert_int_equal(gdr_oob_connect("127.0.0.1", port, 2.0, &other), 0);
+    gdr_oob_refuse_pending(&r);
+    assert_int_equal(r.n_open, 1);
+    cJSON *got = NULL;
+    assert_int_equal(gdr_oob_recv(&other, GDR_MSG_HELLO_ACK, 0, &got), -1);
+    assert_error(GDR_EXIT_RUN, "busy: serving client:40000");
+    gdr_oob_close(&other);
+    gdr_error_clear();
+
+    /* Stopped: a new client waits in the backlog, unanswered. */
+    gdr_oob_refuse_stop(&r);
+    assert_int_equal(gdr_oob_connect("127.0.0.1", port, 2.0, &other), 0);
+    gdr_oob_refuse_pending(&r);
+    assert_int_equal(gdr_oob_readable(&other), 0);
+    gdr_oob_refuse_pending(NULL);       /* a client has nothing to refuse */
+    gdr_oob_close(&other);
+    close(lfd);
+}
+
 #define pair_test(f) cmocka_unit_test_setup_teardown(f, pair_setup, pair_teardown)
 
 int main(void)
@@ -377,6 +436,8 @@ int main(void)
         pair_test(test_stranger),
         pair_test(test_bad_payload),
         pair_test(test_timeout),
+        pair_test(test_peer_last_words),
+        pair_test(test_refuse_others),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

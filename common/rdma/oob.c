@@ -92,83 +92,78 @@ static uint64_t deadline_after(double seconds)
     return gdr_now_ns() + (uint64_t)(seconds * 1e9);
 }
 
-/* Server: the listening socket while a client is being served. */
-static int refuse_fd = -1;
-static char refuse_msg[160];
-
-void gdr_oob_refuse_others(int listen_fd, const struct gdr_oob *serving)
+void gdr_oob_refuse_others(struct gdr_oob_refusal *r, int listen_fd, struct gdr_oob *serving)
 {
-    refuse_fd = listen_fd;
-    snprintf(refuse_msg, sizeof(refuse_msg), "busy: serving %.128s", serving->peer);
+    memset(r, 0, sizeof(*r));
+    r->listen_fd = listen_fd;
+    snprintf(r->message, sizeof(r->message), "busy: serving %.128s", serving->peer);
+    serving->refusal = r;
 }
 
-/* Refused clients stay open for a moment after their ERROR: closing a
- * socket with their unread HELLO in it would send a reset, and a reset can
- * destroy the ERROR before the client reads it. They are closed once the
- * client has hung up, or after a second. */
-#define REFUSED_MAX 16
-static struct {
-    int fd;
-    uint64_t since_ns;
-} refused[REFUSED_MAX];
-static unsigned n_refused;
+void gdr_oob_refuse_stop(struct gdr_oob_refusal *r)
+{
+    r->listen_fd = -1;      /* clients refused a moment ago close with the process */
+}
 
-static void reap_refused(void)
+static void reap_refused(struct gdr_oob_refusal *r)
 {
     uint64_t now = gdr_now_ns();
-    for (unsigned i = 0; i < n_refused;) {
+    for (unsigned i = 0; i < r->n_open;) {
         char sink[512];
         ssize_t n;
-        while ((n = recv(refused[i].fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+        while ((n = recv(r->open[i].fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
             ;
         bool gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
-        if (gone || now - refused[i].since_ns > 1000000000u) {
-            close(refused[i].fd);
-            refused[i] = refused[--n_refused];
+        if (gone || now - r->open[i].since_ns > 1000000000u) {
+            close(r->open[i].fd);
+            r->open[i] = r->open[--r->n_open];
         } else {
             i++;
         }
     }
 }
 
-void gdr_oob_refuse_pending(void)
+void gdr_oob_refuse_pending(struct gdr_oob_refusal *r)
 {
-    reap_refused();
-    for (int i = 0; i < 16 && refuse_fd >= 0; i++) {
-        struct pollfd p = {.fd = refuse_fd, .events = POLLIN};
+    if (!r)
+        return;
+    reap_refused(r);
+    for (int i = 0; i < 16 && r->listen_fd >= 0; i++) {
+        struct pollfd p = {.fd = r->listen_fd, .events = POLLIN};
         if (poll(&p, 1, 0) <= 0)
             return;
-        int fd = accept4(refuse_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
             return;
         /* A fresh socket's buffer takes the whole message: never blocks. */
         char text[256];
         int len = snprintf(text, sizeof(text), "{\"message\":\"%s\",\"exit_code\":1}",
-                           refuse_msg);
+                           r->message);
         uint8_t hdr[GDR_OOB_HEADER_LEN];
         gdr_oob_encode_header(hdr, GDR_MSG_ERROR, (uint32_t)len);
         if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(hdr))
             send(fd, text, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
         shutdown(fd, SHUT_WR);      /* the ERROR, then end of stream */
-        if (n_refused == REFUSED_MAX) {
-            close(refused[0].fd);
-            refused[0] = refused[--n_refused];
+        if (r->n_open == GDR_OOB_REFUSED_MAX) {
+            close(r->open[0].fd);
+            r->open[0] = r->open[--r->n_open];
         }
-        refused[n_refused].fd = fd;
-        refused[n_refused++].since_ns = gdr_now_ns();
+        r->open[r->n_open].fd = fd;
+        r->open[r->n_open++].since_ns = gdr_now_ns();
     }
 }
 
 /* Wait until fd is ready for events; 0 ready, 1 timed out, -1 error.
- * Meanwhile, a server refuses other clients. */
-static int wait_fd(int fd, short events, uint64_t deadline_ns)
+ * Meanwhile, a server refuses other clients (r: NULL when not). */
+static int wait_fd(struct gdr_oob_refusal *r, int fd, short events, uint64_t deadline_ns)
 {
+    int refuse_fd = r ? r->listen_fd : -1;
     for (;;) {
         struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = refuse_fd, .events = POLLIN}};
         int left = ms_left(deadline_ns);
         int n = poll(p, refuse_fd >= 0 && refuse_fd != fd ? 2 : 1, left);
         if (n > 0 && p[1].revents) {
-            gdr_oob_refuse_pending();
+            gdr_oob_refuse_pending(r);
             if (!p[0].revents)
                 continue;
         }
@@ -191,7 +186,7 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
 {
     uint8_t *p = buf;
     while (len) {
-        int w = wait_fd(oob->fd, POLLIN, deadline_ns);
+        int w = wait_fd(oob->refusal, oob->fd, POLLIN, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s%s", oob->peer, what,
                             oob->at);
@@ -216,29 +211,11 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
     return 0;
 }
 
-/* The peer closed while we were sending: if it left an ERROR saying why
- * (a busy server refusing us), that is the error to report. */
-static void peer_last_words(struct gdr_oob *oob)
-{
-    uint8_t hdr[GDR_OOB_HEADER_LEN];
-    struct gdr_msg_header h;
-    if (recv(oob->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT) != (ssize_t)sizeof(hdr) ||
-        gdr_oob_check_header(hdr, &h) || h.type != GDR_MSG_ERROR)
-        return;
-    double saved = oob->timeout;
-    oob->timeout = 0.2;
-    unsigned type;
-    cJSON *body;
-    if (gdr_oob_recv_any(oob, 0, &type, &body) == 0)   /* records the peer's reason */
-        cJSON_Delete(body);
-    oob->timeout = saved;
-}
-
 static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t deadline_ns)
 {
     const uint8_t *p = buf;
     while (len) {
-        int w = wait_fd(oob->fd, POLLOUT, deadline_ns);
+        int w = wait_fd(oob->refusal, oob->fd, POLLOUT, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out sending", oob->peer);
         if (w < 0 && errno == EINTR)
@@ -251,7 +228,7 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
                 continue;
             int err = errno;
             if (err == EPIPE || err == ECONNRESET)
-                peer_last_words(oob);
+                gdr_oob_peer_last_words(oob);   /* a busy server's ERROR says why */
             return gdr_fail(GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer, strerror(err));
         }
         p += n;
@@ -318,7 +295,7 @@ int gdr_oob_listen(const char *bind_addr, uint16_t port, int *listen_fd)
 int gdr_oob_accept(int listen_fd, double timeout, struct gdr_oob *out)
 {
     uint64_t deadline = deadline_after(timeout);
-    int w = wait_fd(listen_fd, POLLIN, deadline);
+    int w = wait_fd(NULL, listen_fd, POLLIN, deadline);
     if (w == 1)
         return gdr_fail(GDR_EXIT_RUN, "no client connected within %g s (--timeout)", timeout);
     if (w < 0)
@@ -347,7 +324,7 @@ static int try_connect(struct addrinfo *ai, uint64_t deadline, int *err)
         close(fd);
         return -1;
     }
-    int w = wait_fd(fd, POLLOUT, deadline);
+    int w = wait_fd(NULL, fd, POLLOUT, deadline);
     socklen_t elen = sizeof(*err);
     if (w != 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &elen) || *err) {
         if (w == 1)
@@ -509,4 +486,24 @@ int gdr_oob_readable(struct gdr_oob *oob)
 {
     struct pollfd p = {.fd = oob->fd, .events = POLLIN};
     return poll(&p, 1, 0) > 0;
+}
+
+int gdr_oob_peer_last_words(struct gdr_oob *oob)
+{
+    uint8_t hdr[GDR_OOB_HEADER_LEN];
+    struct gdr_msg_header h;
+    ssize_t n = recv(oob->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0)
+        return 1;
+    if (n != (ssize_t)sizeof(hdr) || gdr_oob_check_header(hdr, &h) || h.type != GDR_MSG_ERROR)
+        return 0;
+    /* The ERROR was sent whole: its body is there or about to be. */
+    double saved = oob->timeout;
+    oob->timeout = 0.2;
+    unsigned type;
+    cJSON *body;
+    if (gdr_oob_recv_any(oob, 0, &type, &body) == 0)   /* records the peer's reason */
+        cJSON_Delete(body);
+    oob->timeout = saved;
+    return -1;
 }

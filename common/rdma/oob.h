@@ -39,11 +39,27 @@ struct gdr_msg_header {
     uint32_t length;
 };
 
+/* A server serving one client answers any other with ERROR "busy:
+ * serving HOST:PORT". Refused clients stay open for a moment after their
+ * ERROR: closing a socket with their unread HELLO in it would send a
+ * reset, and a reset can destroy the ERROR before the client reads it. */
+#define GDR_OOB_REFUSED_MAX 16
+struct gdr_oob_refusal {
+    int listen_fd;          /* -1: not refusing */
+    char message[160];
+    unsigned n_open;
+    struct {
+        int fd;
+        uint64_t since_ns;
+    } open[GDR_OOB_REFUSED_MAX];   /* refused, closed once they hang up or after 1 s */
+};
+
 struct gdr_oob {
     int fd;
     char peer[128];         /* "host:port" for messages */
     double timeout;         /* seconds per exchange */
     char at[40];            /* where the run is, for messages: " at size 4096" */
+    struct gdr_oob_refusal *refusal;   /* server: answered during every wait; NULL: none */
 };
 
 const char *gdr_msg_type_name(unsigned type);
@@ -61,10 +77,14 @@ int gdr_oob_listen(const char *bind_addr, uint16_t port, int *listen_fd);
 int gdr_oob_accept(int listen_fd, double timeout, struct gdr_oob *out);
 /* Server, once serving `serving`: keep listen_fd open and answer any
  * further client with ERROR "busy: serving HOST:PORT" and a close. The
- * control-channel waits and gdr_oob_refuse_pending() do the answering. */
-void gdr_oob_refuse_others(int listen_fd, const struct gdr_oob *serving);
-/* Non-blocking: refuse whatever connections are pending (polling loops). */
-void gdr_oob_refuse_pending(void);
+ * waits on serving's channel and gdr_oob_refuse_pending() do the
+ * answering; r (owned by the caller) holds the state. */
+void gdr_oob_refuse_others(struct gdr_oob_refusal *r, int listen_fd, struct gdr_oob *serving);
+/* Stop refusing (before listen_fd is closed). */
+void gdr_oob_refuse_stop(struct gdr_oob_refusal *r);
+/* Non-blocking: refuse whatever connections are pending (polling loops).
+ * r may be NULL (a client: nothing to refuse). */
+void gdr_oob_refuse_pending(struct gdr_oob_refusal *r);
 /* Client: connect, retrying while the server is not up yet, for up to timeout. */
 int gdr_oob_connect(const char *host, uint16_t port, double timeout, struct gdr_oob *out);
 void gdr_oob_close(struct gdr_oob *oob);
@@ -81,5 +101,10 @@ int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **
 void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code);
 /* Non-blocking: is there something to read (a message, or EOF)? */
 int gdr_oob_readable(struct gdr_oob *oob);
+/* Non-blocking look at what the peer has sent, when it may have given up:
+ * 1 when it has closed the connection; -1 when it sent an ERROR (its
+ * reason is recorded as this side's error); 0 otherwise (nothing, or a
+ * message that waits for its turn). */
+int gdr_oob_peer_last_words(struct gdr_oob *oob);
 
 #endif

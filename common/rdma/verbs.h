@@ -75,9 +75,21 @@ int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, un
 
 void gdr_verbs_close(struct gdr_verbs *v);
 
-/* Post one RDMA write/read or send on qp. */
-int gdr_post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32_t lkey,
-                 uint32_t len, uint64_t raddr, uint32_t rkey, unsigned flags, uint64_t wr_id);
+/* One send-queue work request: an RDMA write/read or a send, with or
+ * without immediate data. len 0 posts no data at all (a credit). */
+struct gdr_wr {
+    enum ibv_wr_opcode op;
+    uint64_t laddr;
+    uint32_t lkey, len;
+    uint64_t raddr;             /* RDMA write/read: the peer's address and key */
+    uint32_t rkey;
+    unsigned flags;             /* IBV_SEND_SIGNALED, IBV_SEND_INLINE */
+    uint64_t wr_id;
+    uint32_t imm;               /* *_WITH_IMM: immediate data, host order */
+};
+int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *wr);
+/* Post one receive of len bytes at laddr; len 0: a receive without a
+ * buffer (for immediate data only). */
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len,
                   uint64_t wr_id);
 

@@ -454,25 +454,27 @@ void gdr_verbs_close(struct gdr_verbs *v)
     memset(v, 0, sizeof(*v));
 }
 
-int gdr_post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32_t lkey,
-                 uint32_t len, uint64_t raddr, uint32_t rkey, unsigned flags, uint64_t wr_id)
+int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *d)
 {
-    struct ibv_sge sge = {.addr = laddr, .length = len, .lkey = lkey};
+    struct ibv_sge sge = {.addr = d->laddr, .length = d->len, .lkey = d->lkey};
+    bool imm = d->op == IBV_WR_RDMA_WRITE_WITH_IMM || d->op == IBV_WR_SEND_WITH_IMM;
     struct ibv_send_wr wr = {
-        .wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op, .send_flags = flags,
-        .wr.rdma = {.remote_addr = raddr, .rkey = rkey},
+        .wr_id = d->wr_id, .sg_list = d->len ? &sge : NULL, .num_sge = d->len ? 1 : 0,
+        .opcode = d->op, .send_flags = d->flags, .imm_data = imm ? htonl(d->imm) : 0,
+        .wr.rdma = {.remote_addr = d->raddr, .rkey = d->rkey},
     }, *bad;
     int rc = ibv_post_send(qp, &wr, &bad);
     if (rc)
         return gdr_fail(GDR_EXIT_RUN, "ibv_post_send on QP %u (%u bytes) failed: %s", qp->qp_num,
-                        len, strerror(rc));
+                        d->len, strerror(rc));
     return 0;
 }
 
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id)
 {
     struct ibv_sge sge = {.addr = laddr, .length = len, .lkey = lkey};
-    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1}, *bad;
+    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = len ? &sge : NULL,
+                             .num_sge = len ? 1 : 0}, *bad;
     int rc = ibv_post_recv(qp, &wr, &bad);
     if (rc)
         return gdr_fail(GDR_EXIT_RUN, "ibv_post_recv on QP %u (%u bytes) failed: %s", qp->qp_num,

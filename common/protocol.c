@@ -1,5 +1,6 @@
-/* phase.c - the per-size protocol. For every size the client drives two
- * phases, warm-up then timed, each framed by the same four messages:
+/* protocol.c - the per-size protocol and the sweep. For every size the
+ * client drives two phases, warm-up then timed, each framed by the same
+ * four messages:
  *
  *   client SIZE_START {phase, size, iters}  ->  server prepares (fills or
  *   clears slots, posts receives) and answers READY; both run the loop;
@@ -7,7 +8,8 @@
  *   answers SIZE_RESULT {its measurement, data check}.
  *
  * Both ends then hold the same row. The server walks its own size list and
- * accepts nothing else, so a confused or hostile client cannot steer it. */
+ * accepts nothing else, so a confused or hostile client cannot steer it.
+ * Who fills, checks, counts and which loop runs come from s->roles. */
 #include "config.h"
 
 #include "session.h"
@@ -15,46 +17,11 @@
 #include "json.h"
 #include "pattern.h"
 #include "report.h"
+#include "sizing.h"
 #include "staged.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define WARMUP_BYTES (16ull << 20)
-
-/* Who holds the row's numbers: the receiver of a direct send; otherwise the
- * client (the writer, the reader, and for staged runs the source, whose
- * clock stops when the last credit says the data has landed). */
-static bool counts_on_server(const struct gdr_session *s)
-{
-    return s->test->verb == GDR_VERB_SEND && !gdr_staged_run(s);
-}
-
-static bool source_is_server(const struct gdr_test *t)
-{
-    return !gdr_verb_lands_on_server(t->verb);
-}
-
-static uint64_t min_iters(const struct gdr_test *t)
-{
-    return t->verb == GDR_VERB_SEND ? 2 : 1;
-}
-
-static uint64_t warmup_iters(const struct gdr_session *s, uint64_t size)
-{
-    const struct gdr_config *cfg = s->cfg;
-    uint64_t n = cfg->warmup;
-    if (cfg->warmup_auto) {
-        uint64_t hi = s->test->metric == GDR_METRIC_LAT ? 100
-                      : 2ull * cfg->tx_depth * cfg->num_qps;
-        n = WARMUP_BYTES / size;
-        n = n > hi ? hi : n;
-    }
-    /* Calibrating needs a probe; a send test needs two arrivals to time. */
-    if ((n || cfg->time_per_size > 0) && n < min_iters(s->test))
-        n = min_iters(s->test);
-    return n;
-}
 
 static cJSON *measure_to_json(const struct gdr_measure *m)
 {
@@ -142,7 +109,7 @@ static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_
 {
     memset(row, 0, sizeof(*row));
     row->size = size;
-    row->m = counts_on_server(s) ? *server : *client;
+    row->m = s->roles.counter == GDR_SIDE_SERVER ? *server : *client;
     row->cpu_client = client->cpu;
     row->cpu_server = server->cpu;
     row->validated = s->cfg->validate;
@@ -151,14 +118,36 @@ static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_
 
 /* ---- client ---- */
 
+/* Run this end's loop for a phase (the server's is prepared first). */
+static int run_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, uint64_t iters,
+                    struct gdr_measure *m)
+{
+    switch (loop) {
+    case GDR_LOOP_SENDER: return gdr_loop_sender(s, size, iters, m);
+    case GDR_LOOP_RECEIVER: return gdr_loop_receiver(s, size, iters, m);
+    case GDR_LOOP_LATENCY: return gdr_loop_latency(s, size, iters, m);
+    case GDR_LOOP_STAGED_SOURCE: return gdr_staged_source(s, size, iters, m);
+    case GDR_LOOP_STAGED_DEST: return gdr_staged_dest(s, size, iters, m);
+    case GDR_LOOP_NONE: break;
+    }
+    return 0;
+}
+
+static int prepare_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, uint64_t iters)
+{
+    switch (loop) {
+    case GDR_LOOP_RECEIVER: return gdr_loop_receiver_prepare(s, size, iters);
+    case GDR_LOOP_STAGED_DEST: return gdr_staged_dest_prepare(s, size, iters);
+    default: return 0;
+    }
+}
+
 static int client_run_loop(struct gdr_session *s, uint64_t size, uint64_t iters,
                            struct gdr_measure *m)
 {
     struct gdr_cpu_mark mark;
     gdr_cpu_mark(&mark);
-    int rc = s->test->metric == GDR_METRIC_LAT ? gdr_loop_latency(s, size, iters, m)
-             : gdr_staged_run(s) ? gdr_staged_source(s, size, iters, m)
-             : gdr_loop_sender(s, size, iters, m);
+    int rc = run_loop(s, s->roles.client_loop, size, iters, m);
     m->cpu = gdr_cpu_since(&mark);
     return rc;
 }
@@ -199,48 +188,33 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     return rc ? -1 : 0;
 }
 
-static uint64_t calibrated_iters(const struct gdr_session *s, const struct gdr_measure *probe)
-{
-    double per_iter = probe->iters ? (double)probe->elapsed_ns * 1e-9 / (double)probe->iters : 0;
-    double n = per_iter > 0 ? s->cfg->time_per_size / per_iter : (double)GDR_MAX_ITERS;
-    uint64_t lo = min_iters(s->test);
-    if (n < (double)lo)
-        return lo;
-    return n > (double)GDR_MAX_ITERS ? GDR_MAX_ITERS : (uint64_t)n;
-}
-
 static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_result *row)
 {
     const struct gdr_config *cfg = s->cfg;
+    const struct gdr_roles *r = &s->roles;
     struct gdr_measure mine, theirs = {0}, probe = {0};
-    uint64_t bad = 0, iters = cfg->iters, warm = warmup_iters(s, size);
+    uint64_t bad = 0, iters = cfg->iters, warm = gdr_warmup_iters(cfg, r, size);
     double prestage_s = 0;
+    bool source_here = r->source == GDR_SIDE_CLIENT, dest_here = r->dest == GDR_SIDE_CLIENT;
 
-    if (cfg->validate && !source_is_server(s->test) &&
-        for_each_slot(s, SLOT_FILL, size, 0, &bad))
+    if (cfg->validate && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
         return -1;
     if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs, &bad, &prestage_s))
         return -1;
     if (cfg->time_per_size > 0)
-        iters = calibrated_iters(s, &probe);
+        iters = gdr_calibrated_iters(probe.iters, probe.elapsed_ns, cfg->time_per_size,
+                                     r->min_iters);
     /* How long the timed phase should take, so the server's wait for its end
      * stretches with it: from the warm-up, else from the last size's rate
      * (an overestimate: larger messages move faster); else unknown, and the
      * server waits --timeout. */
-    double expect_s = 0;
-    if (probe.iters && probe.elapsed_ns)
-        expect_s = (double)probe.elapsed_ns * 1e-9 * (double)iters / (double)probe.iters;
-    else if (s->last_bytes_per_s > 0)
-        expect_s = (double)iters * (double)size / s->last_bytes_per_s;
-    if (expect_s > GDR_MAX_SECONDS / 2)
-        expect_s = GDR_MAX_SECONDS / 2;
-    if (cfg->validate && source_is_server(s->test) &&
-        for_each_slot(s, SLOT_ZERO, size, iters, &bad))
+    double expect_s = gdr_expected_seconds(probe.iters, probe.elapsed_ns, iters, size,
+                                           s->last_bytes_per_s);
+    if (cfg->validate && dest_here && for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
     if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad, &prestage_s))
         return -1;
-    if (cfg->validate && source_is_server(s->test) &&
-        for_each_slot(s, SLOT_CHECK, size, iters, &bad))
+    if (cfg->validate && dest_here && for_each_slot(s, SLOT_CHECK, size, iters, &bad))
         return -1;
     fill_row(s, row, size, &mine, &theirs, bad);
     row->server_prestage_s = prestage_s;
@@ -296,7 +270,7 @@ static int parse_start(struct gdr_session *s, const cJSON *msg, uint64_t want_si
     if (st->size != want_size)
         return gdr_fail(GDR_EXIT_RUN, "%s: size %llu, but the next size here is %llu", what,
                         (unsigned long long)st->size, (unsigned long long)want_size);
-    if (st->iters < min_iters(s->test))
+    if (st->iters < s->roles.min_iters)
         return gdr_fail(GDR_EXIT_RUN, "%s: %llu iterations is too few", what,
                         (unsigned long long)st->iters);
     if (st->expect_s < 0 || st->expect_s > GDR_MAX_SECONDS)
@@ -308,23 +282,21 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
                         struct gdr_size_result *row)
 {
     const struct gdr_config *cfg = s->cfg;
+    const struct gdr_roles *r = &s->roles;
     bool timed = strcmp(st->phase, "timed") == 0;
-    bool dest_here = gdr_verb_lands_on_server(s->test->verb);
+    bool source_here = r->source == GDR_SIDE_SERVER, dest_here = r->dest == GDR_SIDE_SERVER;
     uint64_t bad = 0;
-    if (cfg->validate && !dest_here && !*filled) {
+    if (cfg->validate && source_here && !*filled) {
         if (for_each_slot(s, SLOT_FILL, st->size, 0, &bad))
             return -1;
         *filled = true;
     }
     if (cfg->validate && dest_here && timed && for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
         return -1;
-    bool staged = gdr_staged_run(s), lands_here = dest_here && s->test->verb != GDR_VERB_READ;
     uint64_t prestage_ns = 0;
-    if (!dest_here && gdr_buffer_staged(&s->buf) &&
-        gdr_staged_prestage(s, st->size, &prestage_ns))
+    if (r->prestager == GDR_SIDE_SERVER && gdr_staged_prestage(s, st->size, &prestage_ns))
         return -1;
-    if (staged && lands_here ? gdr_staged_dest_prepare(s, st->size, st->iters)
-        : s->test->verb == GDR_VERB_SEND ? gdr_loop_receiver_prepare(s, st->size, st->iters) : 0)
+    if (prepare_loop(s, r->server_loop, st->size, st->iters))
         return -1;
     cJSON *msg = cJSON_CreateObject();
     int rc = gdr_oob_send(&s->oob, GDR_MSG_READY, msg);
@@ -335,8 +307,7 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
     struct gdr_measure mine = {0}, theirs = {0};
     struct gdr_cpu_mark mark;
     gdr_cpu_mark(&mark);
-    if (staged && lands_here ? gdr_staged_dest(s, st->size, st->iters, &mine)
-        : s->test->verb == GDR_VERB_SEND ? gdr_loop_receiver(s, st->size, st->iters, &mine) : 0)
+    if (run_loop(s, r->server_loop, st->size, st->iters, &mine))
         return -1;
     cJSON *done;
     if (gdr_oob_recv(&s->oob, GDR_MSG_SIZE_DONE, st->expect_s, &done))

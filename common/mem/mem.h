@@ -13,7 +13,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "options.h"
+#include "spec.h"
 
 struct gdr_buffer;
 
@@ -87,8 +87,9 @@ struct gdr_dmabuf_span gdr_dmabuf_span_of(uint64_t addr, uint64_t len, uint64_t 
 int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd,
                       size_t len, size_t slot_size, unsigned nslots);
 
-/* The lkey/address the NIC uses for [off, off + len) of the data: the
- * buffer itself, or for staged buffers ring slot `slot`. */
+/* Is the buffer behind a bounce ring (--gdr=off)? Then the NIC reaches
+ * only the ring (ring_mr), and the data moves through stage_out/stage_in;
+ * otherwise the NIC reaches the buffer itself (mr). */
 static inline bool gdr_buffer_staged(const struct gdr_buffer *b)
 {
     return b->ring != NULL;

@@ -7,6 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *gdr_mode_name(enum gdr_mode mode)
+{
+    switch (mode) {
+    case GDR_MODE_AUTO: return "auto";
+    case GDR_MODE_DMABUF: return "dmabuf";
+    case GDR_MODE_PEERMEM: return "peermem";
+    case GDR_MODE_OFF: break;
+    }
+    return "off";
+}
+
 int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd,
                       size_t len, size_t slot_size, unsigned nslots)
 {

@@ -1,0 +1,103 @@
+/* topo.h - PCIe placement of an RDMA device and a GPU, read from sysfs/procfs.
+ *
+ * Owns: the NIC<->GPU path class (nvidia-smi vocabulary), the GPU inventory,
+ * software-RDMA detection (rxe/siw), the registration capabilities the kernel
+ * and NVIDIA driver offer (peermem, dma-buf), and the NCCL_NET_GDR_LEVEL rule
+ * that decides whether NCCL would use GPUDirect RDMA for a pair.
+ *
+ * Depends on libc only. Every function takes the sysfs/procfs roots so that
+ * callers (and tests) can point it at a captured tree; NULL means "/sys" and
+ * "/proc". Functions return 0 on success or a negative errno value; when they
+ * take err/errlen they write a message naming the thing that failed. */
+#ifndef GDR_TOPO_H
+#define GDR_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Ordered from nearest to farthest so that classes compare with < and >.
+ * NODE and PHB share NCCL's "PHB" level (NCCL's PHB means "same NUMA node"). */
+enum gdr_path_class {
+    GDR_PATH_UNKNOWN = 0, /* could not be determined */
+    GDR_PATH_LOC,         /* same device (NCCL level LOC: GDR never used) */
+    GDR_PATH_PIX,         /* at most one PCIe switch between them */
+    GDR_PATH_PXB,         /* several bridges, no host bridge crossed */
+    GDR_PATH_PHB,         /* through one PCIe host bridge (CPU root complex) */
+    GDR_PATH_NODE,        /* different host bridges, same NUMA node */
+    GDR_PATH_SYS,         /* across NUMA nodes (QPI/UPI/Infinity Fabric) */
+    GDR_PATH_NONE,        /* software RDMA device (rxe, siw): no PCIe path */
+};
+
+/* "PIX", "PXB", ... "NONE", "UNKNOWN". Never NULL. */
+const char *gdr_path_class_name(enum gdr_path_class c);
+
+#define GDR_BDF_LEN 16 /* "dddd:bb:dd.f" plus NUL, rounded up */
+
+/* What sysfs says about one RDMA device. */
+struct gdr_ibdev_info {
+    bool software;             /* rxe/siw or no PCI device behind it */
+    char driver[64];           /* kernel driver of the parent device, "" if none */
+    char pci_bdf[GDR_BDF_LEN]; /* "" for software devices */
+    char parent_netdev[64];    /* rxe's "parent" attribute, "" if absent */
+    int numa_node;             /* -1 when unknown */
+};
+
+int gdr_topo_ibdev_info(const char *sysfs_root, const char *ibdev, struct gdr_ibdev_info *out,
+                        char *err, size_t errlen);
+
+/* true if ibdev is a software RDMA device (see gdr_ibdev_info.software). */
+bool gdr_topo_is_software(const char *sysfs_root, const char *ibdev);
+
+/* RDMA devices under class/infiniband, sorted by name. names is an array of
+ * max entries of 64 bytes; *n gets the count (entries beyond max are dropped).
+ * A missing class/infiniband directory is not an error: *n = 0. */
+int gdr_topo_list_ibdevs(const char *sysfs_root, char (*names)[64], size_t max, size_t *n);
+
+/* NVIDIA GPUs (vendor 0x10de, class 0x0300xx VGA or 0x0302xx 3D controller)
+ * under bus/pci/devices, sorted by BDF. */
+int gdr_topo_list_gpus(const char *sysfs_root, char (*bdfs)[GDR_BDF_LEN], size_t max, size_t *n);
+
+/* Path class between RDMA device ibdev and the PCI function gpu_bdf.
+ * A software ibdev yields GDR_PATH_NONE with return 0. */
+int gdr_topo_path_class(const char *sysfs_root, const char *ibdev, const char *gpu_bdf,
+                        enum gdr_path_class *out, char *err, size_t errlen);
+
+/* The bridges (BDFs) on the PCIe path between ibdev and gpu_bdf, endpoints
+ * excluded, nearest-to-NIC first. Used for the ACS check. *n = 0 for a
+ * software device or when the two sit under different host bridges and no
+ * root port lies between them. */
+int gdr_topo_path_bridges(const char *sysfs_root, const char *ibdev, const char *gpu_bdf,
+                          char (*bdfs)[GDR_BDF_LEN], size_t max, size_t *n, char *err,
+                          size_t errlen);
+
+/* Registration paths GPU memory can take into an RDMA device. -1 = unknown. */
+struct gdr_reg_caps {
+    int peermem;             /* nvidia_peermem (or legacy nv_peer_mem) loaded */
+    int kernel_dmabuf;       /* kernel >= 5.12 (RDMA dma-buf import) */
+    int nvidia_open;         /* NVIDIA open kernel module (dma-buf export) */
+    int nvidia_loaded;       /* NVIDIA kernel driver present at all */
+    int driver_major;        /* NVIDIA driver branch, e.g. 535; -1 unknown */
+    char kernel[64];         /* osrelease, "" if unreadable */
+    char nvidia_version[32]; /* e.g. "535.129.03", "" if unknown */
+};
+
+/* Fill caps from sysfs (module/) and procfs (sys/kernel/osrelease,
+ * driver/nvidia/version). Whether libibverbs/provider support dma-buf is the
+ * caller's to find out (it owns the verbs context). */
+int gdr_topo_reg_caps(const char *sysfs_root, const char *procfs_root, struct gdr_reg_caps *out);
+
+/* dma-buf possible as far as kernel and driver go (does not ask libibverbs). */
+bool gdr_reg_caps_dmabuf(const struct gdr_reg_caps *c);
+
+/* NCCL_NET_GDR_LEVEL: names LOC/PIX/PXB/PHB/SYS (any case) or the legacy
+ * integers 0=LOC 1=PIX 2=PXB 3=PHB 4=SYS (greater than 4 also means SYS,
+ * as the NCCL documentation says). Returns 0 or -EINVAL. */
+int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out);
+
+/* NCCL's default when the variable is unset. */
+#define GDR_NCCL_GDR_LEVEL_DEFAULT GDR_PATH_PXB
+
+/* Would NCCL use GDR for a pair of class pair under level? */
+bool gdr_nccl_gdr_used(enum gdr_path_class pair, enum gdr_path_class level);
+
+#endif /* GDR_TOPO_H */

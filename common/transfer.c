@@ -1,0 +1,60 @@
+/* transfer.c - the watchdog and CQ polling every timed loop uses. */
+#include "config.h"
+
+#include "transfer.h"
+#include "error.h"
+
+/* The control socket became readable in the middle of a run. EOF means
+ * the peer is gone; an ERROR message says why it gave up. Anything else
+ * (the peer finished its side first, say) waits for this side to finish. */
+static int check_peer(struct gdr_session *s, uint64_t size)
+{
+    int words = gdr_oob_peer_last_words(&s->oob);
+    if (words > 0)
+        return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection at size %llu", s->oob.peer,
+                        (unsigned long long)size);
+    return words;
+}
+
+int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
+{
+    if (gdr_interrupted)
+        return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+    uint64_t now = gdr_now_ns();
+    if ((double)(now - last_progress_ns) > s->cfg->timeout * 1e9)
+        return gdr_fail(GDR_EXIT_RUN, "no completion for %g s at size %llu: peer %s stalled "
+                        "(--timeout)", s->cfg->timeout, (unsigned long long)size, s->oob.peer);
+    gdr_oob_refuse_pending(s->oob.refusal);
+    if (gdr_oob_readable(&s->oob))
+        return check_peer(s, size);
+    return 0;
+}
+
+int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op)
+{
+    if (got < 0 || !wc)
+        return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
+                        (unsigned long long)w->size);
+    return gdr_wc_fail(wc, op, w->size);
+}
+
+int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot)
+{
+    uint64_t since = gdr_now_ns();
+    for (unsigned polls = 1;; polls++) {
+        int done = b->ops->stage_done(b, slot);
+        if (done)
+            return done < 0 ? -1 : 0;
+        if (polls % 1024)
+            continue;
+        /* Ctrl-C and a vanished peer as in every wait (no completion is
+         * due here, so that deadline starts now), then our own. */
+        uint64_t now = gdr_now_ns();
+        if (gdr_stalled(w->s, w->size, now))
+            return -1;
+        if ((double)(now - since) > w->s->cfg->timeout * 1e9)
+            return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
+                            "within %g s (--timeout)", (unsigned long long)w->size,
+                            w->s->cfg->timeout);
+    }
+}

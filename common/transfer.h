@@ -1,0 +1,73 @@
+/* transfer.h - what every timed loop shares: the stall watchdog, CQ
+ * polling with it, and the wait for a local copy. Internal to common/. */
+#ifndef GDR_TRANSFER_H
+#define GDR_TRANSFER_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "session.h"
+
+/* A loop's watch over its own progress: every 1024th idle tick it checks
+ * for interruption, for --timeout without progress, for clients to refuse
+ * and for a peer that has gone or given up. */
+struct gdr_watchdog {
+    struct gdr_session *s;
+    uint64_t size;
+    uint64_t last_progress_ns;
+    unsigned idle;
+};
+
+/* -1 with the error recorded when interrupted, when nothing has progressed
+ * for --timeout since last_progress_ns, or when the peer has gone. */
+int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns);
+
+static inline void gdr_watchdog_progress(struct gdr_watchdog *w, uint64_t now_ns)
+{
+    w->last_progress_ns = now_ns;
+    w->idle = 0;
+}
+
+static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session *s,
+                                      uint64_t size, uint64_t now_ns)
+{
+    w->s = s;
+    w->size = size;
+    gdr_watchdog_progress(w, now_ns);
+}
+
+/* Nothing happened this time round: 0, or -1 with the error recorded.
+ * Cheap except every 1024th call. */
+static inline int gdr_watchdog_idle(struct gdr_watchdog *w)
+{
+    if (++w->idle & 1023)
+        return 0;
+    return gdr_stalled(w->s, w->size, w->last_progress_ns);
+}
+
+/* A poll failed or a completion did: -1 with the error recorded. */
+int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op);
+
+/* Poll up to max completions from cq: their count; 0 when there were none
+ * (an idle tick for the watchdog); -1 with the error recorded when the
+ * poll fails, a completion failed (`op` names it) or the watchdog fires.
+ * Inline: the latency loop's samples include it. */
+static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max,
+                              struct ibv_wc *wc, const char *op)
+{
+    int got = ibv_poll_cq(cq, max, wc);
+    if (got == 0)
+        return gdr_watchdog_idle(w);
+    for (int i = 0; i < got; i++)
+        if (wc[i].status != IBV_WC_SUCCESS)
+            return gdr_poll_failed(w, got, &wc[i], op);
+    return got < 0 ? gdr_poll_failed(w, got, NULL, op) : got;
+}
+
+/* Wait for this end's staging copy at ring slot `slot` to finish: 0, or
+ * -1 with the error recorded on Ctrl-C, a vanished peer, or --timeout
+ * without the copy finishing (w names the session and the size). */
+int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot);
+
+#endif
