@@ -306,6 +306,10 @@ static void run_error(const struct sweep *s, struct run *r)
         if (cJSON_IsString(cands[i]))
             snprintf(r->error, sizeof(r->error), "%s", cands[i]->valuestring);
     cJSON_Delete(server);
+    /* The verdict is one paragraph: a reason of two lines (both ends stopped) joins. */
+    for (char *c = r->error; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
     if (!r->error[0])
         snprintf(r->error, sizeof(r->error), "no result (gdr-sweep exit %s; see %s/logs)", s->rc,
                  s->dir);
