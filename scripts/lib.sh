@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # scripts/lib.sh - the shell helpers that gdr-sweep, gdr-troubleshoot,
 # gdr-plot, gdr-compare and ci/nightly share (sourced, not run).
 #
@@ -6,6 +7,7 @@
 #   here   the absolute directory the script lives in
 # It finds this file through one variable, gdr_lib (beside the script in
 # the source tree; under $(pkgdatadir) when installed).
+# shellcheck disable=SC2154  # prog, here, ssh_cmd, ssh_opts: the caller's
 
 # die TEXT: bad usage or input: one line, exit 2.
 die() { echo "$prog: $*" >&2; exit 2; }
