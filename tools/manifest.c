@@ -8,6 +8,7 @@
 #include "json.h"
 #include "text.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,13 +279,24 @@ static cJSON *pair(const char *k1, cJSON *v1, const char *k2, cJSON *v2)
     return o;
 }
 
+/* Tool and placement make file names: letters, digits, '_' and '-' only. */
+static bool plain_name(const char *s)
+{
+    if (!s || !*s)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+            return false;
+    return true;
+}
+
 static int check_run(const char *path, const struct gdr_manifest_run *r)
 {
     const char *fields[] = {r->tool, r->placement};
     for (int i = 0; i < 2; i++)
-        if (!fields[i] || !*fields[i] || strchr(fields[i], '/') || strchr(fields[i], '.'))
-            return gdr_fail(GDR_EXIT_USAGE, "%s: run: tool and placement must be names "
-                            "without '/' or '.', not '%s'", path, fields[i] ? fields[i] : "");
+        if (!plain_name(fields[i]))
+            return gdr_fail(GDR_EXIT_USAGE, "%s: run: tool and placement are letters, digits, "
+                            "'_' and '-', not '%s'", path, fields[i] ? fields[i] : "");
     if (!r->gdr || (strcmp(r->gdr, "on") && strcmp(r->gdr, "off") && strcmp(r->gdr, "n/a")))
         return gdr_fail(GDR_EXIT_USAGE, "%s: run: GDR must be on, off or n/a, not '%s'", path,
                         r->gdr ? r->gdr : "");

@@ -113,7 +113,7 @@ one_line_error "status must be ok or failed, not 'maybe'"
 expect_rc 2 "bad GDR mode" add 1 write_bw H-H auto ok
 one_line_error "GDR must be on, off or n/a, not 'auto'"
 expect_rc 2 "a tool with a slash" add 1 ../x H-H n/a ok
-one_line_error "must be names without '/' or '.', not '../x'"
+one_line_error "tool and placement are letters, digits, '_' and '-', not '../x'"
 expect_rc 2 "--simulated wants a boolean" add 1 write_bw H-H n/a ok --simulated yes
 one_line_error "--simulated wants true or false, not 'yes'"
 expect_rc 2 "missing --index" "$GDR_JSON" manifest add-run "$m" --tool write_bw --placement H-H --gdr n/a --status ok
