@@ -40,8 +40,10 @@ static const char usage_text[] =
     "  compare [--bw-tol PCT] [--lat-tol PCT] [--markdown FILE] BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
     "  manifest init MANIFEST [--run-id ID] [--git-version V] [--mode MODE] [--resume]\n"
-    "           [-- COMMAND LINE...]      create a sweep manifest (--resume keeps its runs)\n"
+    "           [-- COMMAND LINE...]\n"
+    "                            create a sweep manifest (--resume keeps its runs)\n"
     "  manifest hosts MANIFEST SERVER CLIENT SERVER_ADDR\n"
+    "                            record the two nodes\n"
     "  manifest add-run MANIFEST --index N --status ok|failed --tool T --placement P\n"
     "           --gdr on|off|n/a [--client-exit N] [--server-exit N] [--reason TEXT]\n"
     "           [--client-error TEXT] [--server-error TEXT] [--duration S] [--port N]\n"
@@ -56,7 +58,8 @@ static const char usage_text[] =
     "                            sweep.rc): writes DIR/report.md and DIR/verdict.txt,\n"
     "                            prints the verdict; exit 0 GDR in effect, 1 not,\n"
     "                            3 not and the doctor found the environment missing\n"
-    "exit: 0 ok, 1 regression or failed run, 2 bad input\n";
+    "exit: 0 ok, 1 regression or failed run, 2 bad input (or a file that cannot be\n"
+    "written)\n";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -441,7 +444,7 @@ static int manifest_add_run(const char *path, int argc, char **argv)
     if (!r.status || !r.tool || !r.placement || !r.gdr || r.index < 0)
         return usage_error("manifest add-run: %s",
                            "needs --index, --status, --tool, --placement and --gdr");
-    return gdr_manifest_add_run(path, &r) ? report_error(gdr_error_code()) : GDR_EXIT_OK;
+    return gdr_manifest_add_run(path, &r) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
 }
 
 static int manifest_init(const char *path, int argc, char **argv)
@@ -466,7 +469,7 @@ static int manifest_init(const char *path, int argc, char **argv)
         h.command_line = argv + i + 1;
         h.ncommand_line = (size_t)(argc - i - 1);
     }
-    return gdr_manifest_init(path, &h) ? report_error(gdr_error_code()) : GDR_EXIT_OK;
+    return gdr_manifest_init(path, &h) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
 }
 
 static int manifest_finish(const char *path, int argc, char **argv)
@@ -491,7 +494,7 @@ static int manifest_finish(const char *path, int argc, char **argv)
         return usage_error("manifest finish: %s", "out of memory");
     for (size_t k = 0; k < n; k++)
         plan[k] = (struct gdr_manifest_plan_item){argv[3 * k], argv[3 * k + 1], argv[3 * k + 2]};
-    int rc = gdr_manifest_finish(path, plan, n, missing) ? report_error(gdr_error_code())
+    int rc = gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE)
                                                           : GDR_EXIT_OK;
     free(plan);
     return rc;
@@ -514,7 +517,7 @@ static int cmd_manifest(int argc, char **argv)
         if (argc != 3)
             return usage_error("manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
         return gdr_manifest_hosts(path, argv[0], argv[1], argv[2])
-               ? report_error(gdr_error_code()) : GDR_EXIT_OK;
+               ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
     }
     return usage_error("manifest: unknown subcommand '%s'", sub);
 }
