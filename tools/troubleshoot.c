@@ -342,8 +342,7 @@ static bool ok(const struct run *r)
 
 static void registration(const struct run *r, const char *end, char *out, size_t len)
 {
-    text_of(cJSON_GetObjectItemCaseSensitive(field2(r->client, "ends", end), "registration"), out,
-            len);
+    text_of(field(field2(r->client, "ends", end), "registration"), out, len);
 }
 
 static bool gdr_registration(const char *reg)
@@ -393,11 +392,9 @@ static void step_host_host(const struct run *hh, struct step *st)
 /* Step 3; returns whether GDR is in effect. */
 static bool step_registration(const struct run *on, struct step *st)
 {
-    char creg[64] = "", sreg[64] = "";
-    if (ok(on) || on->client) {
-        registration(on, "client", creg, sizeof(creg));
-        registration(on, "server", sreg, sizeof(sreg));
-    }
+    char creg[64], sreg[64];
+    registration(on, "client", creg, sizeof(creg));
+    registration(on, "server", sreg, sizeof(sreg));
     if (ok(on) && gdr_registration(creg) && gdr_registration(sreg)) {
         if (!strcmp(creg, sreg))
             bprintf(&st->txt, "D-D registered with %s on both ends", creg);
