@@ -77,6 +77,16 @@ static int wait_event(struct gdr_cm *cm, enum rdma_cm_event_type want, struct rd
     return rc;
 }
 
+/* --tclass: the ToS rdma_cm puts in the path (RoCE: the GRH traffic
+ * class). The default 0 leaves rdma_cm's own choice alone. */
+static int set_tos(struct rdma_cm_id *id, uint8_t tos)
+{
+    if (tos && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
+        return gdr_fail(GDR_EXIT_RUN, "rdma_cm: cannot set ToS %u (--tclass): %s", tos,
+                        strerror(errno));
+    return 0;
+}
+
 static int resolve(const char *host, uint16_t port, int flags, struct addrinfo **out)
 {
     char serv[8];
@@ -149,7 +159,8 @@ static int create_resources(struct gdr_cm *cm, struct gdr_verbs *v, const struct
         v->gid = first->route.addr.addr.ibaddr.sgid;
     v->make_qp = make_qp;
     v->make_qp_arg = cm;
-    return gdr_verbs_create(v, cfg->num_qps, send_depth, recv_depth, cfg->inline_size);
+    return gdr_verbs_create(v, cfg->num_qps, send_depth, recv_depth, cfg->inline_size,
+                            gdr_verbs_gpu_receives(&cfg->mem));
 }
 
 static struct rdma_conn_param conn_param(const struct gdr_verbs *v)
@@ -174,6 +185,8 @@ static int client_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct g
         if (rdma_create_id(cm->channel, &cm->id[i], NULL, RDMA_PS_TCP))
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: rdma_create_id failed: %s", strerror(errno));
         cm->num_ids = i + 1;
+        if (set_tos(cm->id[i], cfg->traffic_class))
+            return -1;
         if (rdma_resolve_addr(cm->id[i], NULL, cm->dst->ai_addr, ms) ||
             wait_event(cm, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, NULL))
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: cannot resolve %s: %s", cm->peer,
@@ -204,6 +217,8 @@ static int server_accept(struct gdr_cm *cm, struct gdr_verbs *v, const struct gd
         if (wait_event(cm, RDMA_CM_EVENT_CONNECT_REQUEST, &cm->id[i], NULL))
             return -1;
         cm->num_ids = i + 1;
+        if (set_tos(cm->id[i], cfg->traffic_class))
+            return -1;
     }
     if (create_resources(cm, v, cfg, send_depth, recv_depth))
         return -1;

@@ -19,7 +19,7 @@
     X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemHostAlloc) X(cuMemFreeHost) \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) \
     X(cuEventCreate) X(cuEventRecord) X(cuEventQuery) X(cuEventDestroy) \
-    X(cuPointerSetAttribute) X(cuMemGetHandleForAddressRange)
+    X(cuPointerSetAttribute) X(cuMemGetHandleForAddressRange) X(cuFlushGPUDirectRDMAWrites)
 
 struct gdr_cuda_api {
 #define GDR_CUDA_MEMBER(f) __typeof__(f) *f;

@@ -30,6 +30,10 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddStringToObject(o, "pcie_path", ep->pcie_path);
     cJSON_AddBoolToObject(o, "peermem_loaded", ep->peermem_loaded);
     cJSON_AddBoolToObject(o, "dmabuf_possible", ep->dmabuf_possible);
+    cJSON_AddBoolToObject(o, "relaxed_ordering", ep->relaxed_ordering);
+    cJSON_AddStringToObject(o, "scatter_to_cqe", ep->scatter_to_cqe);
+    cJSON_AddStringToObject(o, "gpu_writes_ordering", ep->writes_ordering);
+    cJSON_AddStringToObject(o, "gpu_writes_flush", ep->writes_flush);
 }
 
 cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
@@ -85,7 +89,12 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_str(o, "registration_note", ep->reg_note, sizeof(ep->reg_note), what) ||
         gdr_json_str(o, "pcie_path", ep->pcie_path, sizeof(ep->pcie_path), what) ||
         gdr_json_bool(o, "peermem_loaded", &ep->peermem_loaded, what) ||
-        gdr_json_bool(o, "dmabuf_possible", &ep->dmabuf_possible, what))
+        gdr_json_bool(o, "dmabuf_possible", &ep->dmabuf_possible, what) ||
+        gdr_json_bool(o, "relaxed_ordering", &ep->relaxed_ordering, what) ||
+        gdr_json_str(o, "scatter_to_cqe", ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), what) ||
+        gdr_json_str(o, "gpu_writes_ordering", ep->writes_ordering, sizeof(ep->writes_ordering),
+                     what) ||
+        gdr_json_str(o, "gpu_writes_flush", ep->writes_flush, sizeof(ep->writes_flush), what))
         return -1;
     if (cuda_device < -1 || cuda_device > 1023 || cuda_device != (int)cuda_device)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'cuda_device' out of range", what);

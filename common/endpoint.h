@@ -41,6 +41,11 @@ struct gdr_endpoint {
     /* GPU buffers: what gdr_doctor would say about this NIC-GPU pair. */
     char pcie_path[8];          /* PIX ... SYS, NONE (software NIC), UNKNOWN; "" host */
     bool peermem_loaded, dmabuf_possible;
+    /* What this end did for real NICs and GPUs (report only). */
+    bool relaxed_ordering;      /* MRs registered with relaxed ordering */
+    char scatter_to_cqe[24];    /* "not-needed", "not-mlx5", "disabled-mlx5dv", "disabled-env" */
+    char writes_ordering[16];   /* GPU: "none", "owner", "all-devices"; "" host */
+    char writes_flush[16];      /* "flush", "not-needed", "unsupported", "not-applicable" */
 };
 
 /* Full form for the wire. */

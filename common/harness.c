@@ -168,6 +168,16 @@ static unsigned recv_depth(const struct gdr_session *s)
     return depth > s->cfg->stage_slots + 1 ? depth : s->cfg->stage_slots + 1;
 }
 
+/* Staged transfers keep up to --stage-slots units (and as many credits)
+ * in flight with every one signalled, whatever --tx-depth says; whether a
+ * run is staged depends on the peer too, so the queues allow for it. Twice
+ * the slots: data and credit completions may lag each other. */
+static unsigned send_depth(const struct gdr_session *s)
+{
+    unsigned staged = 2 * s->cfg->stage_slots;
+    return s->cfg->tx_depth > staged ? s->cfg->tx_depth : staged;
+}
+
 /* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
 static void describe_gpu_path(struct gdr_session *s)
 {
@@ -220,6 +230,10 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->cuda_bus_id, sizeof(ep->cuda_bus_id), "%s", b->cuda_bus_id);
     snprintf(ep->cuda_name, sizeof(ep->cuda_name), "%s", b->cuda_name);
     snprintf(ep->reg_note, sizeof(ep->reg_note), "%s", b->reg_note);
+    ep->relaxed_ordering = b->relaxed_ordering;
+    snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "%s", s->verbs.scatter_to_cqe);
+    snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "%s", b->writes_ordering);
+    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "%s", b->writes_flush);
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
     return 0;
@@ -232,8 +246,12 @@ static int setup_local(struct gdr_session *s)
     const struct gdr_config *cfg = s->cfg;
     if (cfg->rdma_cm)
         return 0;
-    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
-        gdr_verbs_create(&s->verbs, cfg->num_qps, cfg->tx_depth, recv_depth(s), cfg->inline_size))
+    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index))
+        return -1;
+    s->verbs.traffic_class = cfg->traffic_class;
+    s->verbs.service_level = cfg->service_level;
+    if (gdr_verbs_create(&s->verbs, cfg->num_qps, send_depth(s), recv_depth(s), cfg->inline_size,
+                         gdr_verbs_gpu_receives(&cfg->mem)))
         return -1;
     return setup_buffer(s);
 }
@@ -259,7 +277,7 @@ static int connect_peer(struct gdr_session *s)
     }
     if (cfg->rdma_cm) {
         /* rdma_cm picks the device and walks the QPs to RTS itself. */
-        return gdr_cm_connect(s->cm, &s->verbs, cfg, cfg->tx_depth, recv_depth(s)) ||
+        return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
                setup_buffer(s) || exchange_endpoints(s) ? -1 : 0;
     }
     return exchange_endpoints(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu) ? -1 : 0;
@@ -304,6 +322,7 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
                             .oob = {.fd = -1}, .listen_fd = -1};
     gdr_utc_iso8601(s.start_time, sizeof(s.start_time));
     install_signals();
+    gdr_verbs_prepare_env(&cfg.mem);
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");

@@ -16,11 +16,23 @@ int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
     b->slot_size = slot_size;
     b->nslots = nslots;
     b->cuda_device = -1;
+    b->relaxed_ordering = spec->relaxed_ordering;
+    b->writes_ordering = "";
+    b->writes_flush = "not-applicable";
     if (b->ops->alloc(b, spec, pd)) {
         gdr_buffer_destroy(b);
         return -1;
     }
     return 0;
+}
+
+struct gdr_dmabuf_span gdr_dmabuf_span_of(uint64_t addr, uint64_t len, uint64_t page)
+{
+    struct gdr_dmabuf_span d;
+    d.base = addr & ~(page - 1);
+    d.offset = addr - d.base;
+    d.length = (d.offset + len + page - 1) & ~(page - 1);
+    return d;
 }
 
 void gdr_buffer_destroy(struct gdr_buffer *b)
@@ -71,6 +83,8 @@ int gdr_buffer_check(struct gdr_buffer *b, size_t off, size_t len, uint64_t seed
                      uint64_t *bad_bytes, size_t *first_bad)
 {
     size_t first = 0;
+    if (b->ops->nic_writes_visible && b->ops->nic_writes_visible(b))
+        return -1;
     if (b->ops == &gdr_mem_host_ops) {
         *bad_bytes = gdr_pattern_check((uint8_t *)b->addr + off, len, seed, &first);
     } else {

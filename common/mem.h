@@ -30,6 +30,9 @@ struct gdr_mem_ops {
     int (*stage_out)(struct gdr_buffer *b, unsigned slot, size_t off, size_t len);
     int (*stage_in)(struct gdr_buffer *b, unsigned slot, size_t off, size_t len);
     int (*stage_done)(struct gdr_buffer *b, unsigned slot);
+    /* Make what the NIC wrote visible to the buffer's own reads (GPU:
+     * flush GPUDirect RDMA writes where the device needs it). Optional. */
+    int (*nic_writes_visible)(struct gdr_buffer *b);
 };
 
 struct gdr_buffer {
@@ -48,11 +51,35 @@ struct gdr_buffer {
     char cuda_bus_id[32];
     char cuda_name[64];
     char reg_note[192];         /* why a preferred registration was not used */
+    bool relaxed_ordering;      /* MRs asked for PCIe relaxed ordering */
+    /* GPU buffers the NIC writes directly: the device's ordering of those
+     * writes ("none", "owner", "all-devices"; "" not a GPU) and what is
+     * done before reading them ("flush", "not-needed", "unsupported",
+     * "not-applicable"). */
+    const char *writes_ordering;
+    const char *writes_flush;
     void *priv;                 /* the placement's own state */
 };
 
 extern const struct gdr_mem_ops gdr_mem_host_ops;
 extern const struct gdr_mem_ops gdr_mem_cuda_ops;
+
+/* Access flags of every MR: local and remote read/write, plus PCIe relaxed
+ * ordering when asked. Relaxed ordering is an optional flag: rdma-core
+ * drops it where the device or kernel lacks it, so asking is always safe. */
+static inline int gdr_mr_access(bool relaxed_ordering)
+{
+    return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+           (relaxed_ordering ? IBV_ACCESS_RELAXED_ORDERING : 0);
+}
+
+/* A dma-buf covers whole pages: for [addr, addr + len) with page a power
+ * of two, the page-aligned start to export, the buffer's offset in the
+ * export (ibv_reg_dmabuf_mr's offset) and the export's length. */
+struct gdr_dmabuf_span {
+    uint64_t base, offset, length;
+};
+struct gdr_dmabuf_span gdr_dmabuf_span_of(uint64_t addr, uint64_t len, uint64_t page);
 
 /* Allocate len bytes where spec says and make them reachable by the NIC:
  * registered directly, or (staged) behind a bounce ring of nslots slots of

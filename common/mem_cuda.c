@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define GPU_PAGE (64u << 10)    /* dma-buf exports want page-aligned ranges */
 
 struct cuda_state {
@@ -25,6 +24,8 @@ struct cuda_state {
     CUdeviceptr dptr;
     size_t alloc_len;
     int dmabuf_fd;
+    int access;                 /* MR access flags */
+    bool flush_writes;          /* cuFlushGPUDirectRDMAWrites before reading */
     CUstream stream;
     CUevent ev[GDR_STAGE_SLOTS_MAX];
 };
@@ -62,8 +63,12 @@ static int pick_device(struct gdr_buffer *b, struct cuda_state *st, const struct
 static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
                            char *why, size_t len)
 {
+#ifdef HAVE_IBV_REG_DMABUF_MR
+    /* Exports cover whole GPU pages: export from the page holding the
+     * buffer's start, and tell the NIC where in the export it begins. */
+    struct gdr_dmabuf_span span = gdr_dmabuf_span_of(st->dptr, st->alloc_len, GPU_PAGE);
     int fd = -1;
-    CUresult rc = st->cu->cuMemGetHandleForAddressRange(&fd, st->dptr, st->alloc_len,
+    CUresult rc = st->cu->cuMemGetHandleForAddressRange(&fd, (CUdeviceptr)span.base, span.length,
                                                         CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
     if (rc != CUDA_SUCCESS) {
         const char *msg = "unknown error";
@@ -71,7 +76,7 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
         snprintf(why, len, "dma-buf export refused by the CUDA driver: %s", msg);
         return -1;
     }
-    b->mr = ibv_reg_dmabuf_mr(pd, 0, st->alloc_len, st->dptr, fd, ACCESS);
+    b->mr = ibv_reg_dmabuf_mr(pd, span.offset, st->alloc_len, st->dptr, fd, st->access);
     if (!b->mr) {
         snprintf(why, len, "ibv_reg_dmabuf_mr: %s", strerror(errno));
         close(fd);
@@ -79,19 +84,18 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
     }
     st->dmabuf_fd = fd;
     return 0;
+#else
+    (void)b, (void)st, (void)pd;
+    snprintf(why, len, "this build's rdma-core has no ibv_reg_dmabuf_mr (rdma-core 34 or "
+             "later has it)");
+    return -1;
+#endif
 }
 
 static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
                             char *why, size_t len)
 {
-    /* Synchronous copies must not overtake RDMA into this range. */
-    unsigned one = 1;
-    CUresult rc = st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, st->dptr);
-    if (rc != CUDA_SUCCESS) {
-        snprintf(why, len, "cuPointerSetAttribute(SYNC_MEMOPS) failed (CUDA error %d)", (int)rc);
-        return -1;
-    }
-    b->mr = ibv_reg_mr(pd, (void *)(uintptr_t)st->dptr, st->alloc_len, ACCESS);
+    b->mr = ibv_reg_mr(pd, (void *)(uintptr_t)st->dptr, st->alloc_len, st->access);
     if (!b->mr) {
         snprintf(why, len, "ibv_reg_mr on GPU memory: %s (nvidia_peermem not loaded?)",
                  strerror(errno));
@@ -100,10 +104,36 @@ static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct 
     return 0;
 }
 
+/* GPUDirect RDMA writes may reach GPU memory out of order with respect to
+ * the completion the CPU sees; a device that does not order them for its
+ * own context needs a flush before a copy reads what the NIC wrote. */
+static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
+{
+    int ordering = -1, options = 0;
+    if (st->cu->cuDeviceGetAttribute(&ordering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
+                                     st->dev) != CUDA_SUCCESS)
+        ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+    if (st->cu->cuDeviceGetAttribute(&options,
+                                     CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
+                                     st->dev) != CUDA_SUCCESS)
+        options = 0;
+    b->writes_ordering = ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES ? "all-devices"
+                         : ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? "owner" : "none";
+    /* Our reads are the owning context's copies: OWNER ordering is enough. */
+    if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
+        b->writes_flush = "not-needed";
+    else if (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) {
+        b->writes_flush = "flush";
+        st->flush_writes = true;
+    } else
+        b->writes_flush = "unsupported";
+}
+
 static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
                            enum gdr_mode mode)
 {
     char dmabuf_why[160] = "", peermem_why[160] = "";
+    choose_flush(b, st);
     if (mode != GDR_MODE_PEERMEM &&
         register_dmabuf(b, st, pd, dmabuf_why, sizeof(dmabuf_why)) == 0) {
         b->registration = "dmabuf";
@@ -135,7 +165,7 @@ static int setup_staging(struct gdr_buffer *b, struct cuda_state *st, struct ibv
                        "cuMemHostAlloc (bounce ring)"))
         return -1;
     b->ring = ring;
-    b->ring_mr = ibv_reg_mr(pd, ring, b->ring_len, ACCESS);
+    b->ring_mr = ibv_reg_mr(pd, ring, b->ring_len, st->access);
     if (!b->ring_mr)
         return gdr_fail(GDR_EXIT_RUN, "ibv_reg_mr of the %zu-byte bounce ring failed: %s",
                         b->ring_len, strerror(errno));
@@ -165,6 +195,14 @@ static int cuda_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
     if (gdr_cuda_check(st->cu->cuMemAlloc(&st->dptr, st->alloc_len), what))
         return -1;
     b->addr = (void *)(uintptr_t)st->dptr;
+    /* Synchronous copies (fill, clear, check) then complete in device
+     * memory before they return, so the NIC never overtakes them. */
+    unsigned one = 1;
+    snprintf(what, sizeof(what), "cuPointerSetAttribute(SYNC_MEMOPS) on GPU %s", b->cuda_bus_id);
+    if (gdr_cuda_check(st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+                                                     st->dptr), what))
+        return -1;
+    st->access = gdr_mr_access(spec->relaxed_ordering);
     return spec->gdr == GDR_MODE_OFF ? setup_staging(b, st, pd) : register_direct(b, st, pd, spec->gdr);
 }
 
@@ -208,6 +246,17 @@ static int cuda_from_host(struct gdr_buffer *b, size_t off, const void *src, siz
     return gdr_cuda_check(st->cu->cuMemcpyHtoD(st->dptr + off, src, len), "cuMemcpyHtoD");
 }
 
+static int cuda_nic_writes_visible(struct gdr_buffer *b)
+{
+    struct cuda_state *st = b->priv;
+    if (!st->flush_writes)
+        return 0;
+    return gdr_cuda_check(st->cu->cuFlushGPUDirectRDMAWrites(
+                              CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                              CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+                          "cuFlushGPUDirectRDMAWrites");
+}
+
 static int cuda_stage_out(struct gdr_buffer *b, unsigned slot, size_t off, size_t len)
 {
     struct cuda_state *st = b->priv;
@@ -245,4 +294,5 @@ const struct gdr_mem_ops gdr_mem_cuda_ops = {
     .stage_out = cuda_stage_out,
     .stage_in = cuda_stage_in,
     .stage_done = cuda_stage_done,
+    .nic_writes_visible = cuda_nic_writes_visible,
 };

@@ -11,7 +11,6 @@
 
 static int host_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd)
 {
-    (void)spec;
     size_t len = b->len;
     long page = sysconf(_SC_PAGESIZE);
     size_t rounded = (len + (size_t)page - 1) & ~((size_t)page - 1);
@@ -21,8 +20,7 @@ static int host_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
     }
     memset(b->addr, 0, rounded);   /* touch every page before registration */
     b->registration = "host";
-    b->mr = ibv_reg_mr(pd, b->addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                       IBV_ACCESS_REMOTE_READ);
+    b->mr = ibv_reg_mr(pd, b->addr, len, gdr_mr_access(spec->relaxed_ordering));
     if (!b->mr)
         return gdr_fail(errno == ENOMEM ? GDR_EXIT_ENV : GDR_EXIT_RUN,
                         "ibv_reg_mr of %zu bytes of host memory failed: %s%s", len,

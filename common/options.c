@@ -16,6 +16,7 @@ enum {
     OPT_SIZES = 256, OPT_WARMUP, OPT_TIME_PER_SIZE, OPT_JSON, OPT_VALIDATE,
     OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_GBITS, OPT_TIMEOUT, OPT_BIND,
     OPT_MEM, OPT_USE_CUDA, OPT_USE_CUDA_BUS_ID, OPT_GDR, OPT_STAGE_SLOT, OPT_STAGE_SLOTS,
+    OPT_TCLASS, OPT_NO_RELAXED,
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +33,9 @@ static const struct option long_opts[] = {
     {"inline_size", required_argument, NULL, 'I'},
     {"mtu", required_argument, NULL, 'm'},
     {"rdma_cm", no_argument, NULL, 'R'},
+    {"sl", required_argument, NULL, 'S'},
+    {"tclass", required_argument, NULL, OPT_TCLASS},
+    {"disable_pcie_relaxed", no_argument, NULL, OPT_NO_RELAXED},
     {"CPU-freq", no_argument, NULL, 'F'},
     {"report_gbits", no_argument, NULL, OPT_GBITS},
     {"sizes", required_argument, NULL, OPT_SIZES},
@@ -70,6 +74,9 @@ static void print_help(const struct gdr_test *test)
            "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
            "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
            "                           --port + 1 and picks the device and GID)\n"
+           "  -S, --sl=N               InfiniBand service level 0..15 of the path (default 0)\n"
+           "      --tclass=N           RoCE traffic class 0..255 in the GRH (with -R: the\n"
+           "                           rdma_cm ToS) (default 0)\n"
            "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
            GDR_DEFAULT_PORT, GDR_DEFAULT_TIMEOUT);
     printf("Sizes and iterations:\n"
@@ -85,7 +92,8 @@ static void print_help(const struct gdr_test *test)
     if (!lat)
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default 128)\n"
                "  -q, --qp=N               queue pairs, used round robin (default 1)\n");
-    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0)\n\n"
+    printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default 0; not\n"
+           "                           from GPU memory, which the CPU cannot read)\n\n"
            "Buffers (each end chooses its own):\n"
            "      --mem=host|cuda[:N|:BUS_ID]  host memory (default) or GPU N / at a PCI\n"
            "                           bus id (--use_cuda=N, --use_cuda_bus_id=BDF)\n"
@@ -93,7 +101,9 @@ static void print_help(const struct gdr_test *test)
            "                           dmabuf, peermem, or off: staged through pinned host\n"
            "                           memory, as without GPUDirect RDMA\n"
            "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default 1M)\n"
-           "      --stage-slots=N      --gdr=off: bounce slots per end (default %u)\n\n",
+           "      --stage-slots=N      --gdr=off: bounce slots per end (default %u)\n"
+           "      --disable_pcie_relaxed  register memory without PCIe relaxed ordering\n"
+           "                           (default: relaxed ordering where the device has it)\n\n",
            GDR_STAGE_SLOTS_DEFAULT);
     printf(
            "Output:\n"
@@ -208,6 +218,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->sizes.count = 1;
     cfg->sizes.size[0] = lat ? 2 : 65536;
     cfg->mem.cuda_index = -1;
+    cfg->mem.relaxed_ordering = true;
     cfg->stage_slot = GDR_STAGE_SLOT_DEFAULT;
     cfg->stage_slots = GDR_STAGE_SLOTS_DEFAULT;
 }
@@ -215,7 +226,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
 /* Which ways of choosing sizes and iteration counts were used, to reject
  * contradictory combinations after the loop. */
 struct choices {
-    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage;
+    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, sl;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -343,6 +354,18 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         cfg->stage_slots = (unsigned)v;
         ch->stage = true;
         return 0;
+    case 'S':
+        if (gdr_parse_uint(arg, 0, 15, &v))
+            return bad_value("--sl", arg, "expected a service level 0..15");
+        cfg->service_level = (uint8_t)v;
+        ch->sl = true;
+        return 0;
+    case OPT_TCLASS:
+        if (gdr_parse_uint(arg, 0, 255, &v))
+            return bad_value("--tclass", arg, "expected a traffic class 0..255");
+        cfg->traffic_class = (uint8_t)v;
+        return 0;
+    case OPT_NO_RELAXED: cfg->mem.relaxed_ordering = false; return 0;
     case 'R': cfg->rdma_cm = true; return 0;
     case 'F': return 0;
     case OPT_GBITS: cfg->report_gbits = true; return 0;
@@ -381,6 +404,16 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--gdr applies to GPU buffers; add --mem=cuda");
     if (cfg->rdma_cm && cfg->gid_index >= 0)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
+    if (cfg->rdma_cm && ch->sl)
+        return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
+                        "service level; set --tclass (rdma_cm's ToS) instead");
+    /* The provider copies inline data with the CPU, and a CPU cannot read
+     * GPU memory. Only the client posts data; staged sources post from
+     * their host bounce ring. */
+    if (cfg->inline_size && cfg->server && cfg->mem.cuda && cfg->mem.gdr != GDR_MODE_OFF)
+        return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: this end sends from GPU memory, "
+                        "which cannot be posted inline; use -I 0 or --mem=host",
+                        cfg->inline_size);
     if (cfg->rdma_cm && cfg->mtu)
         return gdr_fail(GDR_EXIT_USAGE, "--mtu: with --rdma_cm, rdma_cm chooses the path MTU");
 #ifndef HAVE_RDMACM
@@ -398,7 +431,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0;     /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:RF";
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RF";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             print_help(test);

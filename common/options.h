@@ -37,6 +37,7 @@ struct gdr_mem_spec {
     int cuda_index;             /* -1 with a bus id */
     char cuda_bus_id[32];       /* "" with an index */
     enum gdr_mode gdr;
+    bool relaxed_ordering;      /* register with IBV_ACCESS_RELAXED_ORDERING */
 };
 
 const char *gdr_mode_name(enum gdr_mode mode);
@@ -47,6 +48,8 @@ struct gdr_config {
     int ib_port;
     int gid_index;              /* -1: pick the RoCEv2 IPv4 GID (Ethernet) */
     unsigned mtu;               /* 0: the port's active MTU */
+    uint8_t traffic_class;      /* RoCE: GRH traffic class (rdma_cm: ToS) */
+    uint8_t service_level;      /* InfiniBand: SL of the path */
     uint16_t tcp_port;
     const char *bind_addr;      /* server: address to listen on; NULL = all */
 

@@ -291,11 +291,29 @@ int gdr_staged_prestage(struct gdr_session *s, uint64_t size, uint64_t *elapsed_
                         "(raise --stage-slot or --stage-slots)", (unsigned long long)size,
                         b->ring_len);
     uint64_t t0 = gdr_now_ns();
-    if (b->ops->stage_out(b, 0, 0, size))
+    if (b->ops->stage_out(b, 0, 0, size) || gdr_stage_wait(s, 0, size))
         return -1;
-    int done;
-    while ((done = b->ops->stage_done(b, 0)) == 0)
-        ;
     *elapsed_ns = gdr_now_ns() - t0;
-    return done < 0 ? -1 : 0;
+    return 0;
+}
+
+int gdr_stage_wait(struct gdr_session *s, unsigned slot, uint64_t size)
+{
+    struct gdr_buffer *b = &s->buf;
+    uint64_t since = gdr_now_ns();
+    for (unsigned polls = 1;; polls++) {
+        int done = b->ops->stage_done(b, slot);
+        if (done)
+            return done < 0 ? -1 : 0;
+        if (polls % 1024)
+            continue;
+        /* Ctrl-C and a vanished peer as in every wait (no completion is
+         * due here, so that deadline starts now), then our own. */
+        uint64_t now = gdr_now_ns();
+        if (gdr_stalled(s, size, now))
+            return -1;
+        if ((double)(now - since) > s->cfg->timeout * 1e9)
+            return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
+                            "within %g s (--timeout)", (unsigned long long)size, s->cfg->timeout);
+    }
 }

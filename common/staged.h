@@ -22,4 +22,8 @@ int gdr_staged_dest(struct gdr_session *s, uint64_t size, uint64_t iters, struct
  * one-sided read, so this copy is timed apart). */
 int gdr_staged_prestage(struct gdr_session *s, uint64_t size, uint64_t *elapsed_ns);
 
+/* Wait for the staging copy at ring slot `slot` to finish, giving up on
+ * Ctrl-C, on a vanished peer, or after --timeout without it finishing. */
+int gdr_stage_wait(struct gdr_session *s, unsigned slot, uint64_t size);
+
 #endif

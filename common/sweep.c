@@ -5,6 +5,7 @@
 
 #include "session.h"
 #include "error.h"
+#include "staged.h"
 
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -111,6 +112,10 @@ static enum ibv_wr_opcode opcode_of(enum gdr_verb verb)
  * inlining unless asked. */
 static unsigned inline_flag_for(const struct gdr_session *s, enum ibv_wr_opcode op, uint64_t size)
 {
+    /* Never from GPU memory: the provider would read it with the CPU
+     * (options.c refuses -I for such an end; this keeps it so). */
+    if (s->buf.cuda_device >= 0 && !gdr_buffer_staged(&s->buf))
+        return 0;
     return op != IBV_WR_RDMA_READ && size <= s->cfg->inline_size ? IBV_SEND_INLINE : 0;
 }
 
@@ -300,12 +305,8 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
         int got = 0;
         while (!rc && (got = ibv_poll_cq(s->verbs.send_cq, 1, &wc)) == 0)
             rc = watchdog_idle(&w);
-        if (!rc && got > 0 && wc.status == IBV_WC_SUCCESS && local_staged) {
-            int done = b->ops->stage_in(b, 0, 0, size) ? -1 : 0;
-            while (done == 0)
-                done = b->ops->stage_done(b, 0);
-            rc = done < 0 ? -1 : 0;
-        }
+        if (!rc && got > 0 && wc.status == IBV_WC_SUCCESS && local_staged)
+            rc = b->ops->stage_in(b, 0, 0, size) || gdr_stage_wait(s, 0, size) ? -1 : 0;
         uint64_t now = gdr_now_ns();
         samples[i] = now - prev;
         prev = now;

@@ -5,10 +5,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef HAVE_MLX5DV
+#include <infiniband/mlx5dv.h>
+#endif
 
 unsigned gdr_mtu_bytes(enum ibv_mtu mtu)
 {
@@ -35,11 +40,10 @@ const char *gdr_link_layer_name(uint8_t link_layer)
     }
 }
 
-/* Signalling rate in bits/s from the port's width and speed codes. */
-static double port_speed_bps(const struct ibv_port_attr *pa)
+double gdr_port_speed_bps(uint8_t width, uint32_t speed)
 {
     double lanes;
-    switch (pa->active_width) {
+    switch (width) {
     case 1: lanes = 1; break;
     case 2: lanes = 4; break;
     case 4: lanes = 8; break;
@@ -48,17 +52,30 @@ static double port_speed_bps(const struct ibv_port_attr *pa)
     default: return 0;
     }
     double gbps;
-    switch (pa->active_speed) {
-    case 1: gbps = 2.5; break;
-    case 2: gbps = 5; break;
-    case 4: case 8: gbps = 10; break;
-    case 16: gbps = 14; break;
-    case 32: gbps = 25; break;
-    case 64: gbps = 50; break;
-    case 128: gbps = 100; break;
+    switch (speed) {
+    case 1: gbps = 2.5; break;          /* SDR */
+    case 2: gbps = 5; break;            /* DDR */
+    case 4: case 8: gbps = 10; break;   /* QDR, FDR10 */
+    case 16: gbps = 14; break;          /* FDR */
+    case 32: gbps = 25; break;          /* EDR */
+    case 64: gbps = 50; break;          /* HDR */
+    case 128: gbps = 100; break;        /* NDR */
+    case 256: gbps = 200; break;        /* XDR: only in active_speed_ex */
     default: return 0;
     }
     return lanes * gbps * 1e9;
+}
+
+/* XDR does not fit the 8-bit active_speed; rdma-core that knows it
+ * reports it in active_speed_ex (0 when the old field says it all). */
+static double port_speed_bps(const struct ibv_port_attr *pa)
+{
+    uint32_t speed = pa->active_speed;
+#ifdef HAVE_STRUCT_IBV_PORT_ATTR_ACTIVE_SPEED_EX
+    if (pa->active_speed_ex)
+        speed = pa->active_speed_ex;
+#endif
+    return gdr_port_speed_bps(pa->active_width, speed);
 }
 
 static int port_is_active(struct ibv_context *ctx, int port)
@@ -207,12 +224,89 @@ static int qp_to_init(struct gdr_verbs *v, struct ibv_qp *qp)
     return 0;
 }
 
+bool gdr_verbs_gpu_receives(const struct gdr_mem_spec *mem)
+{
+    /* Staged buffers receive into the host bounce ring. */
+    return mem->cuda && mem->gdr != GDR_MODE_OFF;
+}
+
+void gdr_verbs_prepare_env(const struct gdr_mem_spec *mem)
+{
+    /* mlx5 reads this when it creates a QP; set it before any device is
+     * opened (rdma_cm opens them all early), overriding a user's 1,
+     * which would make the CPU copy small receives into GPU memory. */
+    if (gdr_verbs_gpu_receives(mem))
+        setenv("MLX5_SCATTER_TO_CQE", "0", 1);
+}
+
+/* Whether the device's provider is mlx5, the one with scatter-to-CQE. */
+static bool is_mlx5(struct ibv_context *ctx)
+{
+#ifdef HAVE_MLX5DV
+    return mlx5dv_is_supported(ctx->device);
+#else
+    char path[PATH_MAX], target[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/device/driver", ctx->device->ibdev_path);
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+    if (n <= 0)
+        return false;
+    target[n] = '\0';
+    const char *base = strrchr(target, '/');
+    return strcmp(base ? base + 1 : target, "mlx5_core") == 0;
+#endif
+}
+
+/* One RC QP; with a GPU receive buffer on mlx5, one that never scatters
+ * a small message into its completion (the CPU would then copy it out
+ * into GPU memory). */
+static struct ibv_qp *create_qp(struct gdr_verbs *v, struct ibv_qp_init_attr *ia, bool dv)
+{
+#ifdef HAVE_MLX5DV
+    if (dv) {
+        struct ibv_qp_init_attr_ex ax = {
+            .send_cq = ia->send_cq, .recv_cq = ia->recv_cq, .cap = ia->cap,
+            .qp_type = ia->qp_type, .sq_sig_all = ia->sq_sig_all,
+            .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = v->pd,
+        };
+        struct mlx5dv_qp_init_attr dva = {
+            .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+            .create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE,
+        };
+        struct ibv_qp *qp = mlx5dv_create_qp(v->ctx, &ax, &dva);
+        if (qp)
+            ia->cap = ax.cap;
+        return qp;
+    }
+#else
+    (void)dv;
+#endif
+    return ibv_create_qp(v->pd, ia);
+}
+
+static const char *scatter_to_cqe_state(struct gdr_verbs *v, bool gpu_receives, bool *dv)
+{
+    *dv = false;
+    if (!gpu_receives)
+        return "not-needed";
+    if (!is_mlx5(v->ctx))
+        return "not-mlx5";
+#ifdef HAVE_MLX5DV
+    if (!v->make_qp) {          /* rdma_cm creates its own QPs */
+        *dv = true;
+        return "disabled-mlx5dv";
+    }
+#endif
+    return "disabled-env";
+}
+
 int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
-                     unsigned recv_depth, unsigned inline_size)
+                     unsigned recv_depth, unsigned inline_size, bool gpu_receives)
 {
     if ((int)recv_depth > v->dev_attr.max_qp_wr && (int)send_depth <= v->dev_attr.max_qp_wr)
         recv_depth = (unsigned)v->dev_attr.max_qp_wr;
     v->recv_depth = recv_depth;
+    bool dv;
+    v->scatter_to_cqe = scatter_to_cqe_state(v, gpu_receives, &dv);
     v->pd = ibv_alloc_pd(v->ctx);
     if (!v->pd)
         return gdr_fail(GDR_EXIT_RUN, "%s: ibv_alloc_pd failed: %s", v->dev_name, strerror(errno));
@@ -220,17 +314,18 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
     int send_cqe = (int)(send_depth * num_qps) + 1, recv_cqe = (int)(recv_depth * num_qps) + 1;
     if (send_cqe > max_cqe || recv_cqe > max_cqe)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %u QPs x depth %u needs %d CQ entries; the device "
-                        "allows %d", v->dev_name, num_qps, send_depth > recv_depth ? send_depth :
-                        recv_depth, send_cqe > recv_cqe ? send_cqe : recv_cqe, max_cqe);
+                        "allows %d (lower --tx-depth, --qp or --stage-slots)", v->dev_name,
+                        num_qps, send_depth > recv_depth ? send_depth : recv_depth,
+                        send_cqe > recv_cqe ? send_cqe : recv_cqe, max_cqe);
+    if ((int)send_depth > v->dev_attr.max_qp_wr || (int)recv_depth > v->dev_attr.max_qp_wr)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: depth %u exceeds the device's %d work requests "
+                        "per QP (lower --tx-depth or --stage-slots)", v->dev_name,
+                        send_depth > recv_depth ? send_depth : recv_depth, v->dev_attr.max_qp_wr);
     v->send_cq = ibv_create_cq(v->ctx, send_cqe, NULL, NULL, 0);
     v->recv_cq = v->send_cq ? ibv_create_cq(v->ctx, recv_cqe, NULL, NULL, 0) : NULL;
     if (!v->send_cq || !v->recv_cq)
         return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_cq(%d) failed: %s", v->dev_name,
                         send_cqe > recv_cqe ? send_cqe : recv_cqe, strerror(errno));
-    if ((int)send_depth > v->dev_attr.max_qp_wr || (int)recv_depth > v->dev_attr.max_qp_wr)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: depth %u exceeds the device's %d work requests "
-                        "per QP", v->dev_name, send_depth > recv_depth ? send_depth : recv_depth,
-                        v->dev_attr.max_qp_wr);
     for (unsigned i = 0; i < num_qps; i++) {
         struct ibv_qp_init_attr ia = {
             .send_cq = v->send_cq,
@@ -244,12 +339,13 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
             if (v->make_qp(v->make_qp_arg, i, v->pd, &ia, &v->qp[i]))
                 return -1;
         } else {
-            v->qp[i] = ibv_create_qp(v->pd, &ia);
+            v->qp[i] = create_qp(v, &ia, dv);
         }
         if (!v->qp[i])
             return gdr_fail(inline_size ? GDR_EXIT_USAGE : GDR_EXIT_RUN,
-                            "%s: ibv_create_qp failed (depth %u, inline %u): %s", v->dev_name,
-                            send_depth, inline_size, strerror(errno));
+                            "%s: %s failed (depth %u, inline %u): %s", v->dev_name,
+                            dv ? "mlx5dv_create_qp" : "ibv_create_qp", send_depth, inline_size,
+                            strerror(errno));
         v->num_qps = i + 1;
         v->max_inline = ia.cap.max_inline_data;
         if (!v->make_qp && qp_to_init(v, v->qp[i]))     /* rdma_cm walks its own QPs */
@@ -294,10 +390,11 @@ static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_en
         .rq_psn = r->psn,
         .max_dest_rd_atomic = rd_atom ? rd_atom : 1,
         .min_rnr_timer = 12,        /* 0.64 ms: receivers repost quickly */
-        .ah_attr = {.dlid = r->lid, .sl = 0, .port_num = (uint8_t)v->port},
+        .ah_attr = {.dlid = r->lid, .sl = v->service_level, .port_num = (uint8_t)v->port},
     };
     if (v->gid_index >= 0) {
         a.ah_attr.is_global = 1;
+        a.ah_attr.grh.traffic_class = v->traffic_class;
         memcpy(a.ah_attr.grh.dgid.raw, r->gid_raw, 16);
         a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
         a.ah_attr.grh.hop_limit = 64;

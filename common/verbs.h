@@ -28,6 +28,9 @@ struct gdr_verbs {
     uint32_t max_inline;        /* what the QPs were created with */
     unsigned recv_depth;        /* receives each QP can hold */
     uint32_t psn;
+    uint8_t traffic_class;      /* GRH traffic class of the path (RoCE) */
+    uint8_t service_level;      /* SL of the path (InfiniBand) */
+    const char *scatter_to_cqe; /* what was done about mlx5's scatter-to-CQE */
     bool ctx_borrowed;          /* rdma_cm owns ctx: do not close it */
     /* When set, QPs are created through this hook (rdma_cm), not
      * ibv_create_qp, and must be gone before gdr_verbs_close. */
@@ -47,10 +50,21 @@ int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port);
 /* Find the index of a GID in the port's table (-1: not there). */
 int gdr_verbs_find_gid(const struct gdr_verbs *v, const union ibv_gid *gid);
 
+/* Whether receives (or RDMA read responses) land directly in GPU memory. */
+bool gdr_verbs_gpu_receives(const struct gdr_mem_spec *mem);
+
+/* Before any device is opened: with a GPU receive buffer, tell mlx5 not to
+ * scatter small messages into completions (MLX5_SCATTER_TO_CQE=0), for
+ * QPs that cannot be created through mlx5dv (rdma_cm's, or builds
+ * without mlx5dv). */
+void gdr_verbs_prepare_env(const struct gdr_mem_spec *mem);
+
 /* PD, CQs and num_qps RC queue pairs in INIT. A recv_depth beyond the
- * device's limit is lowered to it. */
+ * device's limit is lowered to it. gpu_receives: create the QPs so no
+ * completion carries payload the CPU would copy into GPU memory; what was
+ * done is left in v->scatter_to_cqe. */
 int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
-                     unsigned recv_depth, unsigned inline_size);
+                     unsigned recv_depth, unsigned inline_size, bool gpu_receives);
 
 /* Fill the local facts of an endpoint (not the buffer fields). */
 void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep);
@@ -72,6 +86,9 @@ int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len
 int gdr_wc_fail(const struct ibv_wc *wc, const char *op, uint64_t size);
 
 unsigned gdr_mtu_bytes(enum ibv_mtu mtu);
+/* Signalling rate in bits/s of a port's width code and speed code
+ * (active_speed, or active_speed_ex for XDR); 0 for unknown codes. */
+double gdr_port_speed_bps(uint8_t width, uint32_t speed);
 const char *gdr_link_layer_name(uint8_t link_layer);
 
 #endif

@@ -1,8 +1,11 @@
 /* gdr-gpu-check - what only a real GPU can show, without an RDMA NIC:
  * the driver loads from the same dlopen path the benchmarks use, device
- * memory allocates, a dma-buf handle exports (the GDR-on path of --gdr=auto),
- * and the staged path's copies (--gdr=off) run at what speed through a
- * pipelined ring of pinned bounce slots, per slot size, D2H and H2D.
+ * memory allocates (with SYNC_MEMOPS, as the benchmarks set it), a dma-buf
+ * handle exports (the GDR-on path of --gdr=auto), the GPUDirect RDMA
+ * write-ordering attributes and flush answer, and per slot size: plain
+ * pinned cuMemcpy, the staged path's copies (--gdr=off) through a pipelined
+ * ring of pinned bounce slots, D2H and H2D, and (--staged=FILE) the
+ * benchmarks' staged bandwidth measured over soft-RoCE by ci/gpu-check.
  * ci/gpu-check builds and runs it on a GPU machine. */
 #include "config.h"
 
@@ -13,6 +16,7 @@
 #include "clock.h"
 #include "stats.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +24,18 @@
 
 #define MAX_SLOTS 64
 
+#define NSIZES 4
+static const size_t slot_sizes[NSIZES] = {64u << 10, 256u << 10, 1u << 20, 4u << 20};
+
+/* Benchmarks whose staged bandwidth --staged may report, per slot size. */
+#define NBENCH 2
+static const char *const bench_names[NBENCH] = {"write_bw", "send_bw"};
+
 struct check_cfg {
     int gpu;
     uint64_t total;         /* bytes copied per measurement */
     unsigned nslots;
+    const char *staged;     /* results of the soft-RoCE runs, or NULL */
 };
 
 static void usage(const char *msg)
@@ -36,15 +48,28 @@ static int parse(int argc, char **argv, struct check_cfg *c)
     c->gpu = 0;
     c->total = 256ull << 20;
     c->nslots = 8;
+    c->staged = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         uint64_t v;
         if (strcmp(a, "--help") == 0) {
-            printf("Usage: gdr-gpu-check [--gpu=N] [--bytes=SIZE] [--slots=N]\n"
-                   "Loads libcuda.so.1, allocates GPU memory, tries a dma-buf export and\n"
-                   "measures staged copy bandwidth (D2H, H2D) through a ring of N pinned\n"
-                   "slots for several slot sizes, SIZE bytes per measurement (default 256M).\n"
+            printf("Usage: gdr-gpu-check [--gpu=N] [--bytes=SIZE] [--slots=N] [--staged=FILE]\n"
+                   "Loads libcuda.so.1, allocates GPU memory, tries a dma-buf export, reads\n"
+                   "the GPUDirect RDMA write-ordering attributes and measures, per slot size,\n"
+                   "plain pinned cuMemcpy and staged copies through a ring of N pinned slots\n"
+                   "(D2H, H2D).\n"
+                   "  --gpu=N        GPU index (default 0)\n"
+                   "  --bytes=SIZE   bytes per measurement, 1M..16G (default 256M)\n"
+                   "  --slots=N      pinned slots in the ring, 1..64 (default 8)\n"
+                   "  --staged=FILE  lines 'TEST SLOT_BYTES BYTES_PER_S' (write_bw, send_bw;\n"
+                   "                 0 = failed) from the benchmarks' staged runs over\n"
+                   "                 soft-RoCE, shown beside the copies\n"
+                   "  --help, --version\n"
                    "Exit: 0 ok, 1 a step failed, 2 usage, 3 no driver or GPU.\n");
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("gdr-gpu-check (gdrbench) %s\n", PACKAGE_VERSION);
             return 1;
         }
         if (strncmp(a, "--gpu=", 6) == 0 && gdr_parse_uint(a + 6, 0, 1023, &v) == 0)
@@ -54,6 +79,8 @@ static int parse(int argc, char **argv, struct check_cfg *c)
             c->total = v;
         else if (strncmp(a, "--slots=", 8) == 0 && gdr_parse_uint(a + 8, 1, MAX_SLOTS, &v) == 0)
             c->nslots = (unsigned)v;
+        else if (strncmp(a, "--staged=", 9) == 0 && a[9])
+            c->staged = a + 9;
         else {
             usage("bad argument");
             return -1;
@@ -102,6 +129,100 @@ static double ring_copy(struct gpu *g, bool to_host, size_t slot, unsigned nslot
     return gdr_bandwidth(units * slot, gdr_now_ns() - t0);
 }
 
+/* Plain synchronous cuMemcpy of `slot` bytes at a time between GPU memory
+ * and pinned host memory, `total` bytes in all: the copy engines' rate
+ * without any pipelining; returns bytes/s or -1. */
+static double pinned_copy(struct gpu *g, bool to_host, size_t slot, uint64_t total, size_t dev_len)
+{
+    const struct gdr_cuda_api *cu = g->cu;
+    uint64_t units = total / slot;
+    uint64_t t0 = gdr_now_ns();
+    for (uint64_t u = 0; u < units; u++) {
+        CUdeviceptr d = g->dptr + (u * slot) % (dev_len - dev_len % slot);
+        CUresult rc = to_host ? cu->cuMemcpyDtoH(g->ring, d, slot)
+                              : cu->cuMemcpyHtoD(d, g->ring, slot);
+        if (gdr_cuda_check(rc, to_host ? "cuMemcpyDtoH" : "cuMemcpyHtoD"))
+            return -1;
+    }
+    return gdr_bandwidth(units * slot, gdr_now_ns() - t0);
+}
+
+/* --staged FILE: bw[bench][size] in bytes/s; -1 not measured, 0 failed. */
+static int read_staged(const char *path, double bw[NBENCH][NSIZES])
+{
+    for (int b = 0; b < NBENCH; b++)
+        for (int i = 0; i < NSIZES; i++)
+            bw[b][i] = -1;
+    if (!path)
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gdr_fail(GDR_EXIT_USAGE, "--staged '%s': %s", path, strerror(errno));
+    char line[256], name[32];
+    unsigned long long slot;
+    double rate;
+    int rc = 0, n = 0;
+    while (!rc && fgets(line, sizeof(line), f)) {
+        n++;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%31s %llu %lf", name, &slot, &rate) != 3 || rate < 0) {
+            rc = gdr_fail(GDR_EXIT_USAGE, "--staged %s line %d: expected 'TEST SLOT_BYTES "
+                          "BYTES_PER_S'", path, n);
+            break;
+        }
+        int b = -1, i = -1;
+        for (int k = 0; k < NBENCH; k++)
+            if (strcmp(name, bench_names[k]) == 0)
+                b = k;
+        for (int k = 0; k < NSIZES; k++)
+            if (slot == slot_sizes[k])
+                i = k;
+        if (b < 0 || i < 0)
+            rc = gdr_fail(GDR_EXIT_USAGE, "--staged %s line %d: unknown test '%s' or slot %llu",
+                          path, n, name, slot);
+        else
+            bw[b][i] = rate;
+    }
+    fclose(f);
+    return rc;
+}
+
+static void print_rate(double bps)
+{
+    if (bps < 0)
+        printf(" %10s", "-");
+    else if (bps == 0)
+        printf(" %10s", "failed");
+    else
+        printf(" %10.2f", bps * 1e-9);
+}
+
+/* What a NIC writing this GPU's memory directly would need: gdrbench
+ * flushes before reading when ordering is NONE and the flush exists. */
+static int write_ordering(struct gpu *g)
+{
+    const struct gdr_cuda_api *cu = g->cu;
+    int ordering = -1, options = -1;
+    cu->cuDeviceGetAttribute(&ordering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, g->dev);
+    cu->cuDeviceGetAttribute(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
+                             g->dev);
+    CUresult rc = cu->cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                                 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+    const char *msg = "";
+    if (rc != CUDA_SUCCESS)
+        cu->cuGetErrorString(rc, &msg);
+    printf("rdma writes   ORDERING=%d (0 none, 100 owner, 200 all devices) FLUSH_OPTIONS=0x%x; "
+           "cuFlushGPUDirectRDMAWrites: %s%s\n", ordering, (unsigned)options,
+           rc == CUDA_SUCCESS ? "ok" : "", msg);
+    /* The flush must work exactly where the options say it does. */
+    bool expect_ok = options > 0 && (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
+    if (expect_ok != (rc == CUDA_SUCCESS))
+        return gdr_fail(GDR_EXIT_RUN, "cuFlushGPUDirectRDMAWrites returned %d with flush options "
+                        "0x%x", (int)rc, (unsigned)options);
+    return 0;
+}
+
 static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_t ring_len)
 {
     const struct gdr_cuda_api *cu = g->cu;
@@ -130,6 +251,11 @@ static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_
     if (gdr_cuda_check(cu->cuMemAlloc(&g->dptr, dev_len), what))
         return -1;
     printf("cuMemAlloc    %zu bytes at 0x%llx\n", dev_len, (unsigned long long)g->dptr);
+    unsigned one = 1;
+    if (gdr_cuda_check(cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, g->dptr),
+                       "cuPointerSetAttribute(SYNC_MEMOPS)") ||
+        write_ordering(g))
+        return -1;
     int fd = -1;
     CUresult rc = cu->cuMemGetHandleForAddressRange(&fd, g->dptr, dev_len,
                                                     CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
@@ -158,22 +284,36 @@ int main(int argc, char **argv)
     int p = parse(argc, argv, &c);
     if (p)
         return p > 0 ? 0 : GDR_EXIT_USAGE;
-    static const size_t slots[] = {64u << 10, 256u << 10, 1u << 20, 4u << 20};
-    size_t max_slot = slots[sizeof(slots) / sizeof(slots[0]) - 1];
+    size_t max_slot = slot_sizes[NSIZES - 1];
     size_t dev_len = 64u << 20;
+    double staged[NBENCH][NSIZES];
+    if (read_staged(c.staged, staged)) {
+        fprintf(stderr, "gdr-gpu-check: %s\n", gdr_error_message());
+        return gdr_error_code();
+    }
     struct gpu g = {0};
     int rc = (g.cu = gdr_cuda_load()) ? setup(&g, &c, dev_len, max_slot * c.nslots) : -1;
     if (!rc) {
-        printf("\nstaged copies through %u pinned slots, %llu MiB per measurement\n", c.nslots,
-               (unsigned long long)(c.total >> 20));
-        printf(" %10s %14s %14s\n", "slot", "D2H [GB/s]", "H2D [GB/s]");
-        for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]) && !rc; i++) {
-            double d2h = ring_copy(&g, true, slots[i], c.nslots, c.total, dev_len);
-            double h2d = d2h < 0 ? -1 : ring_copy(&g, false, slots[i], c.nslots, c.total, dev_len);
-            if (d2h < 0 || h2d < 0 || d2h == 0 || h2d == 0)
-                rc = gdr_fail(GDR_EXIT_RUN, "staged copy with %zu-byte slots failed", slots[i]);
-            else
-                printf(" %9zuK %14.2f %14.2f\n", slots[i] >> 10, d2h * 1e-9, h2d * 1e-9);
+        printf("\nper slot size, GB/s: plain cuMemcpy to/from pinned memory; staged copies through\n"
+               "%u pinned slots (%llu MiB per measurement); benchmarks --gdr=off over soft-RoCE\n",
+               c.nslots, (unsigned long long)(c.total >> 20));
+        printf(" %10s %10s %10s %10s %10s %10s %10s\n", "slot", "pinned-D2H", "pinned-H2D",
+               "ring-D2H", "ring-H2D", "write_bw", "send_bw");
+        for (size_t i = 0; i < NSIZES && !rc; i++) {
+            size_t slot = slot_sizes[i];
+            double pd = pinned_copy(&g, true, slot, c.total, dev_len);
+            double ph = pd <= 0 ? -1 : pinned_copy(&g, false, slot, c.total, dev_len);
+            double d2h = ph <= 0 ? -1 : ring_copy(&g, true, slot, c.nslots, c.total, dev_len);
+            double h2d = d2h <= 0 ? -1 : ring_copy(&g, false, slot, c.nslots, c.total, dev_len);
+            if (pd <= 0 || ph <= 0 || d2h <= 0 || h2d <= 0) {
+                rc = gdr_fail(GDR_EXIT_RUN, "copies with %zu-byte slots failed", slot);
+                break;
+            }
+            printf(" %9zuK %10.2f %10.2f %10.2f %10.2f", slot >> 10, pd * 1e-9, ph * 1e-9,
+                   d2h * 1e-9, h2d * 1e-9);
+            for (int b = 0; b < NBENCH; b++)
+                print_rate(staged[b][i]);
+            printf("\n");
         }
     }
     if (g.cu) {

@@ -66,9 +66,13 @@ static struct {
     uint64_t delay_ns;
     bool no_device;
     bool strict_abi;
+    int rdma_writes_ordering;   /* CU_GPU_DIRECT_RDMA_WRITES_ORDERING_* */
+    int flush_options;          /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_* bits */
     int nfail;
     struct fail_rule fail[SIM_MAX_FAIL];
 } cfg;
+
+static unsigned long flush_calls;   /* cuFlushGPUDirectRDMAWrites that succeeded */
 
 /* ---------------------------------------------------------------------
  * State
@@ -287,6 +291,16 @@ static void load_config(void)
     cfg.delay_ns = (uint64_t)env_long("GDR_CUDASIM_COPY_DELAY_US", 0, 0, 60000000) * 1000u;
     cfg.no_device = env_long("GDR_CUDASIM_NO_DEVICE", 0, 0, 1) != 0;
     cfg.strict_abi = env_long("GDR_CUDASIM_STRICT_ABI", 0, 0, 1) != 0;
+    cfg.flush_options = (int)env_long("GDR_CUDASIM_FLUSH_OPTIONS",
+                                      CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST, 0, 3);
+    s = getenv("GDR_CUDASIM_RDMA_WRITES_ORDERING");
+    cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+    if (s && !strcmp(s, "owner"))
+        cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
+    else if (s && !strcmp(s, "all_devices"))
+        cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES;
+    else if (s && *s && strcmp(s, "none"))
+        say("GDR_CUDASIM_RDMA_WRITES_ORDERING=%s: expected none, owner or all_devices; using none", s);
     s = getenv("GDR_CUDASIM_FAIL");
     if (s && *s)
         parse_fail(s);
@@ -715,6 +729,8 @@ __attribute__((destructor)) static void cudasim_unload(void)
 {
     if (cfg.trace >= 1 && nallocs)
         say("%zu device allocation(s) still live at unload", nallocs);
+    if (cfg.trace >= 1)
+        say("%lu cuFlushGPUDirectRDMAWrites call(s)", flush_calls);
 }
 
 CUresult CUDAAPI cuInit(unsigned int Flags)
@@ -895,12 +911,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS:
-        v = CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
-        break;
-    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING:
-        v = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
-        break;
+    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: v = cfg.flush_options; break;
+    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: v = cfg.rdma_writes_ordering; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: v = 1; break;
@@ -1054,6 +1066,26 @@ CUresult CUDAAPI cuCtxSynchronize(void)
 {
     API("cuCtxSynchronize", NEED_CTX);
     sync_all();
+    RETURN(CUDA_SUCCESS);
+}
+
+/* Host memory is coherent here, so there is nothing to flush; the double
+ * checks the call as the driver does and counts it (trace level 1 says
+ * how many at exit). */
+
+CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
+                                            CUflushGPUDirectRDMAWritesScope scope)
+{
+    API("cuFlushGPUDirectRDMAWrites", NEED_CTX);
+    if (target != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "target %d", (int)target));
+    if (scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER &&
+        scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "scope %d", (int)scope));
+    if (!(cfg.flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST))
+        RETURN(err(CUDA_ERROR_NOT_SUPPORTED, "the device has no flush option "
+                   "(GDR_CUDASIM_FLUSH_OPTIONS lacks bit 0)"));
+    flush_calls++;
     RETURN(CUDA_SUCCESS);
 }
 
@@ -2048,6 +2080,7 @@ static const struct proc procs[] = {
     P1(cuPointerGetAttributes, 7000),
     P1(cuPointerSetAttribute, 6000),
     P1(cuMemGetHandleForAddressRange, 11070),
+    P1(cuFlushGPUDirectRDMAWrites, 11030),
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,

@@ -101,6 +101,7 @@ static struct {
     __typeof__(&cuPointerSetAttribute) PointerSetAttribute;
     __typeof__(&cuPointerGetAttribute) PointerGetAttribute;
     __typeof__(&cuMemGetHandleForAddressRange) MemGetHandleForAddressRange;
+    __typeof__(&cuFlushGPUDirectRDMAWrites) FlushGPUDirectRDMAWrites;
 } cu;
 
 static __typeof__(&cuGetProcAddress) get_proc;  /* cuGetProcAddress_v2 */
@@ -179,6 +180,7 @@ static void load(const char *path)
     R(PointerSetAttribute, "cuPointerSetAttribute");
     R(PointerGetAttribute, "cuPointerGetAttribute");
     R(MemGetHandleForAddressRange, "cuMemGetHandleForAddressRange");
+    R(FlushGPUDirectRDMAWrites, "cuFlushGPUDirectRDMAWrites");
 #undef R
 }
 
@@ -603,6 +605,55 @@ static void t_dmabuf(void)
     teardown();
 }
 
+/* The write-ordering attributes follow the knobs; the flush checks its
+ * arguments and context, and works only where the options say it does. */
+static void rdma_ordering(int want_ordering, int want_options)
+{
+    int v = -1;
+
+    CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+             CUDA_ERROR_NOT_INITIALIZED);
+    OK(cu.Init(0));
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, 0));
+    CHECK(v == want_ordering);
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, 0));
+    CHECK(v == want_options);
+    CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+             CUDA_ERROR_INVALID_CONTEXT);
+    setup();
+    CHECK_RC(cu.FlushGPUDirectRDMAWrites((CUflushGPUDirectRDMAWritesTarget)1,
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+             CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                         (CUflushGPUDirectRDMAWritesScope)0),
+             CUDA_ERROR_INVALID_VALUE);
+    CUresult want = want_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST
+                    ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+    CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER), want);
+    CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES), want);
+    teardown();
+}
+
+static void t_rdma_ordering_default(void)
+{
+    rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE, CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
+}
+
+static void t_rdma_ordering_owner(void)  /* ..._ORDERING=owner, FLUSH_OPTIONS=2 */
+{
+    rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER,
+                  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_MEMOPS);
+}
+
+static void t_rdma_ordering_all(void)    /* ..._ORDERING=all_devices, FLUSH_OPTIONS=0 */
+{
+    rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES, 0);
+}
+
 static void t_fail_alloc(void)  /* GDR_CUDASIM_FAIL=cuMemAlloc,cuMemcpyHtoD@2 */
 {
     CUdeviceptr d;
@@ -667,7 +718,7 @@ static const char *const exported[] = {
     "cuEventCreate", "cuEventRecord", "cuEventQuery", "cuEventSynchronize",
     "cuEventDestroy", "cuEventDestroy_v2", "cuEventElapsedTime", "cuEventElapsedTime_v2",
     "cuPointerSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
-    "cuMemGetHandleForAddressRange",
+    "cuMemGetHandleForAddressRange", "cuFlushGPUDirectRDMAWrites",
 };
 
 static void t_procaddress(void)
@@ -915,6 +966,11 @@ static const struct scenario scenarios[] = {
     { "async copies, streams, events", t_async, { NULL }, false },
     { "async with GDR_CUDASIM_COPY_DELAY_US", t_async_delay, { "GDR_CUDASIM_COPY_DELAY_US=20000" }, false },
     { "dma-buf export not supported", t_dmabuf, { NULL }, false },
+    { "RDMA write ordering and flush (defaults)", t_rdma_ordering_default, { NULL }, false },
+    { "GDR_CUDASIM_RDMA_WRITES_ORDERING=owner", t_rdma_ordering_owner,
+      { "GDR_CUDASIM_RDMA_WRITES_ORDERING=owner", "GDR_CUDASIM_FLUSH_OPTIONS=2" }, false },
+    { "GDR_CUDASIM_RDMA_WRITES_ORDERING=all_devices", t_rdma_ordering_all,
+      { "GDR_CUDASIM_RDMA_WRITES_ORDERING=all_devices", "GDR_CUDASIM_FLUSH_OPTIONS=0" }, false },
     { "GDR_CUDASIM_FAIL cuMemAlloc", t_fail_alloc, { "GDR_CUDASIM_FAIL=cuMemAlloc,cuMemcpyHtoD_v2@2" }, false },
     { "GDR_CUDASIM_FAIL cuInit", t_fail_init, { "GDR_CUDASIM_FAIL=cuInit" }, false },
     { "GDR_CUDASIM_FAIL with a code", t_fail_code,
@@ -950,6 +1006,8 @@ static int run(const struct scenario *sc)
         unsetenv("GDR_CUDASIM_FAIL");
         unsetenv("GDR_CUDASIM_NO_DEVICE");
         unsetenv("GDR_CUDASIM_STRICT_ABI");
+        unsetenv("GDR_CUDASIM_RDMA_WRITES_ORDERING");
+        unsetenv("GDR_CUDASIM_FLUSH_OPTIONS");
         for (int i = 0; i < 4 && sc->env[i]; i++)
             putenv((char *)sc->env[i]);
         if (!sc->no_load)

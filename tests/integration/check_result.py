@@ -3,7 +3,10 @@
 present in order, and numbers that are consistent with each other.
 
 Usage: check_result.py --schema FILE [--role client|server] [--test NAME]
-                       [--pair SERVER_JSON] [--expect-placement C:S] RESULT...
+                       [--pair SERVER_JSON] [--expect-placement C:S]
+                       [--expect PATH=VALUE]... RESULT...
+PATH is dotted from the document's top (ends.client.relaxed_ordering,
+parameters.traffic_class); VALUE is JSON (false, 32, "flush") or a bare string.
 Exits 1 with one line per problem."""
 import argparse
 import json
@@ -33,6 +36,35 @@ def problems(doc, args):
         got = [doc["ends"][e]["placement"] for e in ("client", "server")]
         if got != want:
             out.append(f"placements {got}, expected {want}")
+    for end, e in doc["ends"].items():
+        # Optional in the schema (older documents lack them); this version writes them.
+        missing = [k for k in ("relaxed_ordering", "scatter_to_cqe", "gpu_writes_ordering",
+                               "gpu_writes_flush") if k not in e]
+        if missing:
+            out.append(f"ends.{end}: missing {missing}")
+            continue
+        # What the NIC writes into directly: GPU memory registered for RDMA.
+        direct_gpu = e["placement"] == "cuda" and e["registration"] != "staged"
+        if not direct_gpu and e["scatter_to_cqe"] != "not-needed":
+            out.append(f"ends.{end}: scatter_to_cqe {e['scatter_to_cqe']} for a "
+                       f"{e['placement']}/{e['registration']} buffer")
+        if direct_gpu and e["scatter_to_cqe"] == "not-needed":
+            out.append(f"ends.{end}: scatter-to-CQE left alone for a GPU receive buffer")
+        if not direct_gpu and e["gpu_writes_flush"] != "not-applicable":
+            out.append(f"ends.{end}: gpu_writes_flush {e['gpu_writes_flush']} without GPU RDMA")
+        if direct_gpu and e["gpu_writes_flush"] == "not-applicable":
+            out.append(f"ends.{end}: no write-ordering decision for a GPU RDMA buffer")
+    for spec in args.expect or []:
+        path, _, want = spec.partition("=")
+        try:
+            want = json.loads(want)
+        except ValueError:
+            pass
+        got = doc
+        for key in path.split("."):
+            got = got.get(key) if isinstance(got, dict) else None
+        if got != want:
+            out.append(f"{path} is {got!r}, expected {want!r}")
     for r in rows:
         where = f"size {r['size']}"
         if r["iterations"] < 1:
@@ -74,6 +106,7 @@ def main():
     ap.add_argument("--test")
     ap.add_argument("--pair", help="the server's document: its rows must match")
     ap.add_argument("--expect-placement")
+    ap.add_argument("--expect", action="append", help="PATH=VALUE that must hold")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     with open(args.schema) as f:

@@ -35,6 +35,49 @@ for t in write_bw send_bw read_lat; do
     done
 done
 
+# Real-GPU behaviour the double can show (docs/hardware.md):
+# gpair NAME "SERVER_ENV" "SERVER_ARGS" "CLIENT_ARGS": one write_bw pair, both
+# ends writing JSON, the server's environment extended for the double.
+gpair() {
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    env LD_LIBRARY_PATH=$cudasim $2 "$bench/gdr_write_bw" -p $port $common $3 \
+        --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    # shellcheck disable=SC2086
+    LD_LIBRARY_PATH=$cudasim "$bench/gdr_write_bw" -p $port $common $4 \
+        --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
+# Write ordering: flush before the check reads what the NIC wrote (the
+# double's default: ordering none, flush supported), not when the device
+# orders writes for its owner, and say so when it can do neither.
+gpair flush "GDR_CUDASIM_TRACE=1" "--mem=cuda" "--mem=host"
+gpair noflush "GDR_CUDASIM_TRACE=1 GDR_CUDASIM_RDMA_WRITES_ORDERING=owner" "--mem=cuda" "--mem=host"
+gpair cantflush "GDR_CUDASIM_FLUSH_OPTIONS=0" "--mem=cuda" "--mem=host"
+# More bounce slots than send-queue entries: queues sized for staging.
+gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16" \
+    "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
+# A staging copy that does not finish: the read responder's wait for it
+# obeys --timeout (the double delays each async copy by 6 s).
+port=$((port + 1))
+env LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
+    -d "$dev" -s 4096 -n 4 --timeout=2 --mem=cuda --gdr=off >"$out/stuckcopy.server.out" 2>&1 &
+spid=$!
+"$bench/gdr_read_lat" -p $port -d "$dev" -s 4096 -n 4 --timeout=10 "$addr" \
+    >"$out/stuckcopy.client.out" 2>&1
+echo $? >"$out/stuckcopy.client.rc"
+wait $spid
+echo $? >"$out/stuckcopy.server.rc"
+
+# ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
+mkdir -p "$out/gpucheck"
+GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 LD_LIBRARY_PATH=$cudasim \
+    "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
+echo $? >"$out/gpucheck.rc"
+
 # Error paths (server side: the buffer is set up before any peer is
 # awaited): each must be one clear line and the documented exit code.
 one() {  # NAME "VAR=VALUE..." "ARGS"

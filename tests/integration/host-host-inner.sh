@@ -43,6 +43,16 @@ pair mismatch -n 10 -- -n 20
 tool=gdr_send_bw
 pair send_bw_qp2 -q 2 -t 8 -s 4096 -n 101 --validate \
     -- -q 2 -t 8 -s 4096 -n 101 --validate --json="$out/send_bw_qp2.client.json"
+# Real-NIC settings: the path's traffic class and service level (both ends
+# must agree), relaxed ordering off at the client only; then the same
+# traffic class through rdma_cm's ToS, and a traffic class that differs.
+tool=gdr_write_bw
+pair write_bw_qos --tclass=32 -S 1 -s 4096 -n 64 --validate --json="$out/write_bw_qos.server.json" \
+    -- --tclass=32 -S 1 --disable_pcie_relaxed -s 4096 -n 64 --validate \
+    --json="$out/write_bw_qos.client.json"
+pair write_bw_cm_tos -R --tclass=32 -s 4096 -n 64 --validate \
+    -- -R --tclass=32 -s 4096 -n 64 --validate --json="$out/write_bw_cm_tos.client.json"
+pair tclass_mismatch --tclass=32 -n 10 -- --tclass=64 -n 10
 # A server of one test and a client of another.
 port=$((port + 1))
 "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &

@@ -31,6 +31,10 @@ static void sample(struct gdr_endpoint *ep)
     ep->rkey = 0xdeadbeef;
     snprintf(ep->placement, sizeof(ep->placement), "cuda");
     snprintf(ep->registration, sizeof(ep->registration), "dmabuf");
+    ep->relaxed_ordering = true;
+    snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "disabled-mlx5dv");
+    snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "none");
+    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "flush");
 }
 
 static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr_endpoint *b)
@@ -53,6 +57,10 @@ static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr
     assert_int_equal(a->rkey, b->rkey);
     assert_string_equal(a->placement, b->placement);
     assert_string_equal(a->registration, b->registration);
+    assert_int_equal(a->relaxed_ordering, b->relaxed_ordering);
+    assert_string_equal(a->scatter_to_cqe, b->scatter_to_cqe);
+    assert_string_equal(a->writes_ordering, b->writes_ordering);
+    assert_string_equal(a->writes_flush, b->writes_flush);
 }
 
 /* Encode, print, parse the text, decode: what the peer would see. */

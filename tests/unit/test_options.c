@@ -237,6 +237,31 @@ static void test_help_and_version(void **state)
 }
 
 /* -R needs librdmacm; a build without it says so as an environment error. */
+/* Options for real NICs and GPUs: --tclass, -S/--sl, --disable_pcie_relaxed,
+ * and -I refused only where this end would post GPU memory inline. */
+static void test_hardware_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &bw_test));
+    assert_int_equal(cfg.traffic_class, 0);
+    assert_int_equal(cfg.service_level, 0);
+    assert_true(cfg.mem.relaxed_ordering);
+    assert_run(PARSE(&cfg, &bw_test, "--tclass=106", "-S", "3", "--disable_pcie_relaxed"));
+    assert_int_equal(cfg.traffic_class, 106);
+    assert_int_equal(cfg.service_level, 3);
+    assert_false(cfg.mem.relaxed_ordering);
+    assert_run(PARSE(&cfg, &bw_test, "--sl=15", "--tclass=255"));
+    assert_int_equal(cfg.service_level, 15);
+    assert_int_equal(cfg.traffic_class, 255);
+    /* The client sends: from a staged GPU buffer (host ring) or host
+     * memory inline is fine; the server of write_bw never posts data. */
+    assert_run(PARSE(&cfg, &bw_test, "-I", "64", "--mem=cuda", "--gdr=off", "srv"));
+    assert_run(PARSE(&cfg, &bw_test, "-I", "64", "--mem=host", "srv"));
+    assert_run(PARSE(&cfg, &bw_test, "-I", "64", "--mem=cuda"));
+    assert_run(PARSE(&cfg, &send_test, "-I", "0", "--mem=cuda", "srv"));
+}
+
 static void test_rdma_cm(void **state)
 {
     (void)state;
@@ -246,6 +271,11 @@ static void test_rdma_cm(void **state)
     assert_true(cfg.rdma_cm);
     assert_run(PARSE(&cfg, &bw_test, "--rdma_cm"));
     assert_true(cfg.rdma_cm);
+    assert_run(PARSE(&cfg, &bw_test, "-R", "--tclass=32"));
+    assert_int_equal(cfg.traffic_class, 32);
+    assert_int_equal(PARSE(&cfg, &bw_test, "-R", "-S", "2"), GDR_PARSE_ERROR);
+    assert_error(GDR_EXIT_USAGE, "--sl: with --rdma_cm");
+    gdr_error_clear();
 #else
     assert_int_equal(PARSE(&cfg, &bw_test, "-R"), GDR_PARSE_ERROR);
     assert_error(GDR_EXIT_ENV, "--rdma_cm");
@@ -308,6 +338,13 @@ static const struct bad_case bad_cases[] = {
     {BW, {"--time-per-size=x"}, "--time-per-size 'x'"},
     {BW, {"--json="}, "--json"},
     {BW, {"--bind="}, "--bind"},
+    {BW, {"--tclass=256"}, "--tclass '256'"},
+    {BW, {"--tclass=-1"}, "--tclass '-1'"},
+    {BW, {"-S", "16"}, "--sl '16'"},
+    {BW, {"--sl=x"}, "--sl 'x'"},
+    /* inline from GPU memory: the provider would read it with the CPU */
+    {BW, {"-I", "64", "--mem=cuda", "srv"}, "--inline_size 64: this end sends from GPU memory"},
+    {SEND, {"-I", "16", "--use_cuda=0", "--gdr=dmabuf", "srv"}, "--inline_size 16"},
     /* contradictory flags */
     {BW, {"-s", "8", "-a"}, "choose one of --size, --all and --sizes"},
     {BW, {"-a", "--sizes=2:8"}, "choose one of --size, --all and --sizes"},
@@ -367,6 +404,7 @@ int main(void)
         gdr_unit_test(test_server_before_options),
         gdr_unit_test(test_parse_twice),
         gdr_unit_test(test_help_and_version),
+        gdr_unit_test(test_hardware_options),
         gdr_unit_test(test_rdma_cm),
         gdr_unit_test(test_bad_values_table),
     };

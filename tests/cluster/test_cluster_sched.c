@@ -1,0 +1,283 @@
+/* Unit tests: cluster_sched (rounds of disjoint pairs) and cluster_plan
+ * (rounds -> steps -> runs, JSON round trip, the shell's lines). */
+#include "config.h"
+
+#include "unit.h"
+
+#include "cluster_plan.h"
+#include "cluster_sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Every round disjoint and at most max_pairs pairs; every unordered pair at
+ * most once; returns how many distinct pairs the schedule holds. */
+static size_t check_schedule(const struct gdr_schedule *s, size_t n, size_t max_pairs)
+{
+    unsigned char *seen = calloc(n * n + 1, 1);
+    unsigned char *in_round = calloc(n + 1, 1);
+    assert_non_null(seen);
+    assert_non_null(in_round);
+    size_t total = 0;
+    for (size_t r = 0; r < s->nrounds; r++) {
+        memset(in_round, 0, n);
+        if (s->rounds[r].npairs > max_pairs)
+            fail_msg("n=%zu round %zu has %zu pairs, limit %zu", n, r, s->rounds[r].npairs, max_pairs);
+        for (size_t p = 0; p < s->rounds[r].npairs; p++) {
+            size_t a = s->rounds[r].pairs[p].a, b = s->rounds[r].pairs[p].b;
+            if (a >= n || b >= n || a == b)
+                fail_msg("n=%zu round %zu: bad pair %zu-%zu", n, r, a, b);
+            if (in_round[a] || in_round[b])
+                fail_msg("n=%zu round %zu: node twice", n, r);
+            in_round[a] = in_round[b] = 1;
+            size_t lo = a < b ? a : b, hi = a < b ? b : a;
+            if (seen[lo * n + hi]++)
+                fail_msg("n=%zu: pair %zu-%zu twice", n, lo, hi);
+            total++;
+        }
+    }
+    free(seen);
+    free(in_round);
+    return total;
+}
+
+static void test_full_1_to_512(void **state)
+{
+    (void)state;
+    for (size_t n = 1; n <= 512; n++) {
+        struct gdr_schedule s;
+        assert_int_equal(gdr_sched_full(n, &s), 0);
+        size_t want_rounds = n < 2 ? 0 : n % 2 ? n : n - 1;
+        if (s.nrounds != want_rounds)
+            fail_msg("n=%zu: %zu rounds, expected %zu", n, s.nrounds, want_rounds);
+        for (size_t r = 0; r < s.nrounds; r++)
+            if (s.rounds[r].npairs != n / 2)
+                fail_msg("n=%zu round %zu: %zu pairs, expected %zu", n, r, s.rounds[r].npairs, n / 2);
+        if (check_schedule(&s, n, n / 2) != n * (n - 1) / 2)
+            fail_msg("n=%zu: not every pair", n);
+        gdr_sched_free(&s);
+    }
+}
+
+static void test_split_keeps_properties(void **state)
+{
+    (void)state;
+    static const size_t ks[] = {1, 2, 3, 7, 64};
+    for (size_t n = 2; n <= 512; n += (n < 40 ? 1 : 37)) {
+        for (size_t k = 0; k < sizeof(ks) / sizeof(ks[0]); k++) {
+            struct gdr_schedule s;
+            assert_int_equal(gdr_sched_full(n, &s), 0);
+            size_t before = s.nrounds;
+            assert_int_equal(gdr_sched_split(&s, ks[k]), 0);
+            size_t per = n / 2 < ks[k] ? n / 2 : ks[k];
+            if (s.nrounds != before * ((n / 2 + per - 1) / per))
+                fail_msg("n=%zu k=%zu: %zu rounds after the split", n, ks[k], s.nrounds);
+            if (check_schedule(&s, n, ks[k]) != n * (n - 1) / 2)
+                fail_msg("n=%zu k=%zu: pairs lost in the split", n, ks[k]);
+            gdr_sched_free(&s);
+        }
+    }
+}
+
+static void test_quick_halves(void **state)
+{
+    (void)state;
+    for (size_t n = 2; n <= 65; n++) {
+        struct gdr_schedule s;
+        assert_int_equal(gdr_sched_quick(n, &s), 0);
+        assert_int_equal(s.nrounds, 1);
+        assert_int_equal(s.rounds[0].npairs, n / 2);
+        assert_int_equal(check_schedule(&s, n, n / 2), n / 2);
+        assert_int_equal(s.rounds[0].pairs[0].b, n / 2); /* first half meets second */
+        gdr_sched_free(&s);
+    }
+}
+
+static void test_from_pairs(void **state)
+{
+    (void)state;
+    const struct gdr_pair pairs[] = {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {0, 2}};
+    struct gdr_schedule s;
+    assert_int_equal(gdr_sched_from_pairs(4, pairs, 5, &s), 0);
+    assert_int_equal(check_schedule(&s, 4, 2), 5);
+    assert_int_equal(s.nrounds, 3); /* {0-1, 2-3}, {1-2, 0-3}, {0-2} */
+    gdr_sched_free(&s);
+    const struct gdr_pair bad[] = {{0, 4}};
+    gdr_error_clear();
+    assert_int_equal(gdr_sched_from_pairs(4, bad, 1, &s), -1);
+    assert_error(GDR_EXIT_USAGE, "pair 1");
+}
+
+/* ---- plan ---- */
+
+static const char names4[][GDR_NODE_NAME_LEN] = {"n1", "n2", "n3", "n4"};
+
+static void two_rails(struct gdr_rail_map *maps, size_t n)
+{
+    memset(maps, 0, n * sizeof(*maps));
+    for (size_t i = 0; i < n; i++) {
+        maps[i].nrails = 2;
+        for (int r = 0; r < 2; r++) {
+            maps[i].rails[r].gpu = r;
+            snprintf(maps[i].rails[r].device, sizeof(maps[i].rails[r].device), "mlx5_%d", r * 3);
+        }
+    }
+}
+
+static void base_opts(struct gdr_plan_opts *o, struct gdr_rail_map *maps)
+{
+    memset(o, 0, sizeof(*o));
+    o->nnodes = 4;
+    o->nodes = names4;
+    o->rails = maps;
+    o->nrail_sel = 2;
+    o->rail_sel[0] = 0;
+    o->rail_sel[1] = 1;
+    o->ntests = 2;
+    snprintf(o->tests[0].tool, 32, "write_bw");
+    snprintf(o->tests[0].placement, 8, "H-H");
+    snprintf(o->tests[0].gdr, 8, "na");
+    snprintf(o->tests[1].tool, 32, "write_bw");
+    snprintf(o->tests[1].placement, 8, "D-D");
+    snprintf(o->tests[1].gdr, 8, "on");
+    o->nsizes = 3;
+    o->time_per_size_s = 2;
+    o->run_overhead_s = 1;
+    o->base_port = 20000;
+}
+
+/* No node twice on one rail in a step; ids unique; ports distinct per step. */
+static void check_plan_steps(const struct gdr_plan *p)
+{
+    for (size_t i = 0; i < p->nruns; i++)
+        for (size_t j = i + 1; j < p->nruns; j++) {
+            const struct gdr_plan_run *a = &p->runs[i], *b = &p->runs[j];
+            if (!strcmp(a->id, b->id))
+                fail_msg("id %s twice", a->id);
+            if (a->round != b->round || a->step != b->step)
+                continue;
+            if (a->port == b->port)
+                fail_msg("port %u twice in round %zu step %zu", a->port, a->round, a->step);
+            if (a->rail != b->rail)
+                continue;
+            if (a->client.node == b->client.node || a->client.node == b->server.node ||
+                a->server.node == b->client.node || a->server.node == b->server.node)
+                fail_msg("a node twice on rail %d in round %zu step %zu", a->rail, a->round, a->step);
+        }
+}
+
+static void test_plan_counts_and_steps(void **state)
+{
+    (void)state;
+    struct gdr_rail_map maps[4];
+    struct gdr_plan_opts o;
+    struct gdr_plan p;
+    two_rails(maps, 4);
+    base_opts(&o, maps);
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    /* 3 rounds x 2 pairs x 2 tests x 2 directions x 2 rails */
+    assert_int_equal(p.nrounds, 3);
+    assert_int_equal(p.nruns, 48);
+    assert_int_equal(p.nsteps, 3 * 2 * 2);
+    assert_near(p.estimated_s, 12 * (3 * 2 + 1), 1e-9);
+    check_plan_steps(&p);
+    /* Both directions of every pair, per test and rail. */
+    size_t fwd = 0, rev = 0;
+    for (size_t i = 0; i < p.nruns; i++) {
+        fwd += p.runs[i].client.node < p.runs[i].server.node;
+        rev += p.runs[i].client.node > p.runs[i].server.node;
+    }
+    assert_int_equal(fwd, 24);
+    assert_int_equal(rev, 24);
+    assert_string_equal(p.runs[0].id, "write_bw.H-H.na.r0.n1_n4");
+    assert_string_equal(p.runs[1].client.device, "mlx5_3");
+    assert_int_equal(p.runs[1].client.gpu, 1);
+    gdr_plan_free(&p);
+
+    o.rails_serial = true;
+    o.one_direction = true;
+    o.max_concurrent = 1;
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(p.nrounds, 6);
+    assert_int_equal(p.nruns, 6 * 2 * 2);
+    assert_int_equal(p.nsteps, 6 * 2 * 2); /* one run per step: fully serial */
+    check_plan_steps(&p);
+    gdr_plan_free(&p);
+}
+
+static void test_plan_json_round_trip(void **state)
+{
+    (void)state;
+    struct gdr_rail_map maps[4];
+    struct gdr_plan_opts o;
+    struct gdr_plan p, q;
+    two_rails(maps, 4);
+    base_opts(&o, maps);
+    o.nnodes = 3; /* odd: a bye every round */
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(p.nrounds, 3);
+    cJSON *j = gdr_plan_to_json(&p);
+    assert_int_equal(gdr_plan_from_json(j, "plan", &q), 0);
+    assert_int_equal(q.nruns, p.nruns);
+    assert_int_equal(q.nrounds, p.nrounds);
+    assert_int_equal(q.nsteps, p.nsteps);
+    for (size_t i = 0; i < p.nruns; i++) {
+        assert_string_equal(q.runs[i].id, p.runs[i].id);
+        assert_int_equal(q.runs[i].round, p.runs[i].round);
+        assert_int_equal(q.runs[i].step, p.runs[i].step);
+        assert_int_equal(q.runs[i].port, p.runs[i].port);
+        assert_string_equal(q.runs[i].server.device, p.runs[i].server.device);
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    gdr_plan_print_runs(f, &q, q.runs, q.nruns, 2);
+    fclose(f);
+    assert_non_null(strstr(buf, "2\t1\twrite_bw.H-H.na.r0."));
+    assert_null(strstr(buf, "\n1\t")); /* round 2 only */
+    assert_non_null(strstr(buf, "\tmlx5_0\t0\t"));
+    free(buf);
+    cJSON_Delete(j);
+    gdr_plan_free(&p);
+    gdr_plan_free(&q);
+}
+
+static void test_plan_rejects(void **state)
+{
+    (void)state;
+    struct gdr_rail_map maps[4];
+    struct gdr_plan_opts o;
+    struct gdr_plan p;
+    two_rails(maps, 4);
+    base_opts(&o, maps);
+    o.nnodes = 1;
+    gdr_error_clear();
+    assert_int_equal(gdr_plan_build(&o, &p), -1);
+    assert_error(GDR_EXIT_USAGE, "at least two nodes");
+    base_opts(&o, maps);
+    maps[2].nrails = 1;
+    gdr_error_clear();
+    assert_int_equal(gdr_plan_build(&o, &p), -1);
+    assert_error(GDR_EXIT_USAGE, "node 'n3' has no rail 1");
+    const char bad[][GDR_NODE_NAME_LEN] = {"a", "b_c"};
+    base_opts(&o, maps);
+    o.nnodes = 2;
+    o.nodes = bad;
+    gdr_error_clear();
+    assert_int_equal(gdr_plan_build(&o, &p), -1);
+    assert_error(GDR_EXIT_USAGE, "'b_c'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_1_to_512),
+        cmocka_unit_test(test_split_keeps_properties),
+        cmocka_unit_test(test_quick_halves),
+        cmocka_unit_test(test_from_pairs),
+        cmocka_unit_test(test_plan_counts_and_steps),
+        cmocka_unit_test(test_plan_json_round_trip),
+        cmocka_unit_test(test_plan_rejects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

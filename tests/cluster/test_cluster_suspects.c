@@ -1,0 +1,332 @@
+/* Unit tests: cluster_suspects on synthetic matrices: noise that must not
+ * be flagged, a bad node, link, rail and GDR path, a small cluster, the
+ * absolute floor, and the retest verdicts (confirmed, cleared by a serial
+ * retest after contention, unresolved). */
+#include "config.h"
+
+#include "unit.h"
+
+#include "cluster_suspects.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define RATE (100e9 / 8)       /* a 100 Gb/s port, bytes/s */
+#define GOOD (0.95 * RATE)
+
+static char names[64][GDR_NODE_NAME_LEN];
+static struct gdr_matrix_set set;
+static struct gdr_detect_opts opts;
+static struct gdr_detection det;
+static unsigned long long lcg = 42;
+
+/* +-3 % around 1, deterministic. */
+static double noise(void)
+{
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return 0.97 + 0.06 * (double)(lcg >> 11) / (double)(1ull << 53);
+}
+
+static const struct gdr_test_mode HH = {"write_bw", "H-H", "na"};
+static const struct gdr_test_mode DD = {"write_bw", "D-D", "on"};
+
+/* A full matrix of noisy good cells, rounds from the circle method. */
+static struct gdr_matrix *fill(const struct gdr_test_mode *t, int rail)
+{
+    struct gdr_matrix *m = gdr_matrix_get(&set, t, rail, 1 << 20, false);
+    assert_non_null(m);
+    struct gdr_schedule s;
+    assert_int_equal(gdr_sched_full(set.n, &s), 0);
+    for (size_t r = 0; r < s.nrounds; r++)
+        for (size_t p = 0; p < s.rounds[r].npairs; p++) {
+            size_t a = s.rounds[r].pairs[p].a, b = s.rounds[r].pairs[p].b;
+            for (int d = 0; d < 2; d++) {
+                struct gdr_cell *c = gdr_cell_at(m, d ? b : a, d ? a : b);
+                c->state = GDR_CELL_OK;
+                c->value = GOOD * noise();
+                c->round = r + 1;
+                c->rate_bytes = RATE;
+            }
+        }
+    gdr_sched_free(&s);
+    return m;
+}
+
+static void scale_node(struct gdr_matrix *m, size_t i, double f)
+{
+    for (size_t p = 0; p < m->n; p++)
+        if (p != i) {
+            gdr_cell_at(m, i, p)->value *= f;
+            gdr_cell_at(m, p, i)->value *= f;
+        }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    gdr_detect_opts_default(&opts);
+    memset(&det, 0, sizeof(det));
+    return 0;
+}
+
+static void start(size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(names[i], sizeof(names[i]), "n%zu", i + 1);
+    assert_int_equal(gdr_matrix_set_init(&set, n, (const char(*)[GDR_NODE_NAME_LEN])names), 0);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gdr_detection_free(&det);
+    gdr_matrix_set_free(&set);
+    return 0;
+}
+
+static void run_detect(void)
+{
+    gdr_error_clear();
+    if (gdr_detect(&set, &opts, &det))
+        fail_msg("gdr_detect: %s", gdr_error_message());
+}
+
+static const struct gdr_suspect *only_suspect(enum gdr_suspect_kind k)
+{
+    if (det.nsuspects != 1)
+        fail_msg("%zu suspects, expected one (first: %s %zu-%zu)", det.nsuspects,
+                 det.nsuspects ? gdr_suspect_kind_name(det.suspects[0].kind) : "-",
+                 det.nsuspects ? det.suspects[0].a : 0, det.nsuspects ? det.suspects[0].b : 0);
+    assert_int_equal(det.suspects[0].kind, k);
+    return &det.suspects[0];
+}
+
+static void test_noise_not_flagged(void **state)
+{
+    (void)state;
+    for (size_t n = 2; n <= 40; n += 3) {
+        start(n);
+        fill(&HH, 0);
+        fill(&HH, 1);
+        fill(&DD, 0);
+        run_detect();
+        if (det.nsuspects)
+            fail_msg("n=%zu: %zu suspects in noise (first %s %zu)", n, det.nsuspects,
+                     gdr_suspect_kind_name(det.suspects[0].kind), det.suspects[0].a);
+        assert_int_equal(det.nstats, 3);
+        assert_true(det.stats[0].rounds[0].n > 0);
+        gdr_detection_free(&det);
+        gdr_matrix_set_free(&set);
+    }
+}
+
+static void test_bad_node(void **state)
+{
+    (void)state;
+    start(16);
+    scale_node(fill(&HH, 0), 5, 0.6);
+    scale_node(fill(&DD, 0), 5, 0.6);
+    run_detect();
+    const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_NODE);
+    assert_int_equal(s->a, 5);
+    assert_int_equal(s->npartners, 15);
+    assert_int_equal(s->nlow_partners, 15);
+}
+
+static void test_bad_link(void **state)
+{
+    (void)state;
+    start(16);
+    struct gdr_matrix *m = fill(&HH, 0);
+    gdr_cell_at(m, 3, 9)->value *= 0.5;
+    gdr_cell_at(m, 9, 3)->value *= 0.5;
+    run_detect();
+    const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_LINK);
+    assert_int_equal(s->a, 3);
+    assert_int_equal(s->b, 9);
+}
+
+static void test_bad_rail(void **state)
+{
+    (void)state;
+    start(8);
+    fill(&HH, 0);
+    scale_node(fill(&HH, 1), 2, 0.5);
+    run_detect();
+    const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_RAIL);
+    assert_int_equal(s->a, 2);
+    assert_int_equal(set.m[det.stats[s->stats].matrix].rail, 1);
+}
+
+static void test_gdr_path(void **state)
+{
+    (void)state;
+    start(8);
+    fill(&HH, 0);
+    scale_node(fill(&DD, 0), 4, 0.5);
+    run_detect();
+    const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_GDR);
+    assert_int_equal(s->a, 4);
+    assert_false(s->gdr_not_in_effect);
+    gdr_detection_free(&det);
+    gdr_matrix_set_free(&set);
+
+    /* Fast enough, but GDR was not in effect on node 7's end (staged). */
+    start(8);
+    fill(&HH, 0);
+    struct gdr_matrix *m = fill(&DD, 0);
+    gdr_cell_at(m, 6, 0)->gdr_off[0] = true;
+    run_detect();
+    s = only_suspect(GDR_SUSPECT_GDR);
+    assert_int_equal(s->a, 6);
+    assert_true(s->gdr_not_in_effect);
+}
+
+/* Three nodes: the bad one is in two of the three links, the median would
+ * follow it; the reference is the nodes' best links. */
+static void test_small_cluster(void **state)
+{
+    (void)state;
+    start(3);
+    scale_node(fill(&HH, 0), 1, 0.5);
+    run_detect();
+    assert_int_equal(only_suspect(GDR_SUSPECT_NODE)->a, 1);
+    gdr_detection_free(&det);
+    gdr_matrix_set_free(&set);
+    start(2); /* two nodes: cannot tell node from link */
+    scale_node(fill(&HH, 0), 0, 0.5);
+    opts.min_link_frac = 0.9;
+    run_detect();
+    only_suspect(GDR_SUSPECT_LINK);
+}
+
+static void test_floor(void **state)
+{
+    (void)state;
+    start(8);
+    struct gdr_matrix *m = fill(&HH, 0);
+    for (size_t i = 0; i < 8; i++)
+        scale_node(m, i, 0.95); /* everyone at ~81 % of the port */
+    opts.min_link_frac = 0;
+    run_detect();
+    assert_int_equal(det.nsuspects, 0);
+    gdr_detection_free(&det);
+    opts.min_link_frac = 0.9;
+    run_detect();
+    assert_int_equal(det.nsuspects, 8);
+    for (size_t k = 0; k < 8; k++)
+        assert_int_equal(det.suspects[k].kind, GDR_SUSPECT_NODE);
+}
+
+/* ---- retest verdicts ---- */
+
+struct fake_retest {
+    const char *node_low;  /* runs with this node are low */
+    bool missing;
+};
+
+static void lookup(const cJSON *run, uint64_t size, struct gdr_retest_value *v, void *ctx)
+{
+    const struct fake_retest *f = ctx;
+    (void)size;
+    if (f->missing)
+        return;
+    const char *c = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "client"), "node")->valuestring;
+    const char *s = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "server"), "node")->valuestring;
+    v->found = true;
+    v->rate_bytes = RATE;
+    v->value = GOOD * ((f->node_low && (!strcmp(c, f->node_low) || !strcmp(s, f->node_low))) ? 0.5 : 1);
+}
+
+static cJSON *suspects_json(size_t n)
+{
+    struct gdr_plan_opts po;
+    memset(&po, 0, sizeof(po));
+    po.nnodes = n;
+    po.nodes = (const char(*)[GDR_NODE_NAME_LEN])names;
+    po.ntests = 1;
+    po.tests[0] = HH;
+    po.nsizes = 1;
+    struct gdr_plan p;
+    assert_int_equal(gdr_plan_build(&po, &p), 0);
+    cJSON *j = gdr_detection_to_json(&det, &set, &p, &opts, 19000);
+    gdr_plan_free(&p);
+    return j;
+}
+
+static void test_confirm_bad_node(void **state)
+{
+    (void)state;
+    start(8);
+    scale_node(fill(&HH, 0), 3, 0.6);
+    run_detect();
+    cJSON *j = suspects_json(8);
+    cJSON *sp = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "suspects"), 0);
+    assert_string_equal(cJSON_GetObjectItem(sp, "kind")->valuestring, "node");
+    cJSON *rt = cJSON_GetObjectItem(sp, "retest");
+    assert_int_equal(cJSON_GetArraySize(rt), 3); /* two low partners and a third node */
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rt) {
+        const char *c = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "client"), "node")->valuestring;
+        const char *s = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "server"), "node")->valuestring;
+        assert_true(!strcmp(c, "n4") || !strcmp(s, "n4"));
+    }
+    assert_string_not_equal(cJSON_GetObjectItem(sp, "third_node")->valuestring, "n4");
+    struct fake_retest f = {"n4", false};
+    struct gdr_confirm_counts c;
+    assert_int_equal(gdr_suspects_confirm(j, lookup, &f, &c), 0);
+    assert_int_equal(c.confirmed, 1);
+    assert_string_equal(cJSON_GetObjectItem(sp, "status")->valuestring, "confirmed");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(rt, 0), "low")));
+    /* Judged again with nothing found: unresolved. */
+    f.missing = true;
+    assert_int_equal(gdr_suspects_confirm(j, lookup, &f, &c), 0);
+    assert_int_equal(c.unresolved, 1);
+    assert_int_equal((int)cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "unresolved")->valuedouble, 1);
+    cJSON_Delete(j);
+}
+
+/* A link slow only in its parallel round (contention): flagged, then
+ * cleared by the serial retest; its controls go through a third node. */
+static void test_contention_clears(void **state)
+{
+    (void)state;
+    start(10);
+    struct gdr_matrix *m = fill(&HH, 0);
+    size_t r1 = gdr_cell_at(m, 0, 9)->round;
+    for (size_t a = 0; a < 10; a++)
+        for (size_t b = 0; b < 10; b++)
+            if (a != b && gdr_cell_at(m, a, b)->round == r1 && (a == 2 || b == 2))
+                gdr_cell_at(m, a, b)->value *= 0.4; /* node 3's pair in round r1 */
+    run_detect();
+    const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_LINK);
+    assert_true(s->a == 2 || s->b == 2);
+    cJSON *j = suspects_json(10);
+    cJSON *sp = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "suspects"), 0);
+    cJSON *rt = cJSON_GetObjectItem(sp, "retest");
+    assert_int_equal(cJSON_GetArraySize(rt), 3);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(rt, 1), "role")->valuestring, "control");
+    struct fake_retest f = {NULL, false};
+    struct gdr_confirm_counts c;
+    assert_int_equal(gdr_suspects_confirm(j, lookup, &f, &c), 0);
+    assert_int_equal(c.cleared, 1);
+    assert_int_equal(c.confirmed, 0);
+    assert_string_equal(cJSON_GetObjectItem(sp, "status")->valuestring, "cleared");
+    cJSON_Delete(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_noise_not_flagged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_rail, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gdr_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_cluster, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_bad_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_contention_clears, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

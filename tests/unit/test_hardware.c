@@ -1,0 +1,77 @@
+/* test_hardware.c - the arithmetic behind real-hardware facts: link rates
+ * from the port's width and speed codes (XDR included), and the page-aligned
+ * span a dma-buf export of an unaligned buffer must cover. */
+#include "config.h"
+
+#include "unit.h"
+
+#include "mem.h"
+#include "verbs.h"
+
+static void test_link_rates(void **state)
+{
+    (void)state;
+    /* width codes: 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x */
+    assert_near(gdr_port_speed_bps(2, 1), 10e9, 0);        /* 4x SDR */
+    assert_near(gdr_port_speed_bps(2, 2), 20e9, 0);        /* 4x DDR */
+    assert_near(gdr_port_speed_bps(2, 4), 40e9, 0);        /* 4x QDR */
+    assert_near(gdr_port_speed_bps(2, 8), 40e9, 0);        /* 4x FDR10 */
+    assert_near(gdr_port_speed_bps(2, 16), 56e9, 0);       /* 4x FDR */
+    assert_near(gdr_port_speed_bps(2, 32), 100e9, 0);      /* 4x EDR */
+    assert_near(gdr_port_speed_bps(2, 64), 200e9, 0);      /* 4x HDR */
+    assert_near(gdr_port_speed_bps(2, 128), 400e9, 0);     /* 4x NDR: ConnectX-7 */
+    assert_near(gdr_port_speed_bps(2, 256), 800e9, 0);     /* 4x XDR: ConnectX-8 */
+    assert_near(gdr_port_speed_bps(16, 256), 400e9, 0);    /* 2x XDR */
+    assert_near(gdr_port_speed_bps(1, 32), 25e9, 0);       /* 1x EDR (25G Ethernet) */
+    assert_near(gdr_port_speed_bps(4, 128), 800e9, 0);     /* 8x NDR */
+    assert_near(gdr_port_speed_bps(8, 4), 120e9, 0);       /* 12x QDR */
+    /* unknown codes read 0, never a made-up rate */
+    assert_near(gdr_port_speed_bps(0, 32), 0, 0);
+    assert_near(gdr_port_speed_bps(3, 32), 0, 0);
+    assert_near(gdr_port_speed_bps(2, 0), 0, 0);
+    assert_near(gdr_port_speed_bps(2, 512), 0, 0);
+    assert_near(gdr_port_speed_bps(2, 3), 0, 0);
+}
+
+static void test_dmabuf_span(void **state)
+{
+    (void)state;
+    const uint64_t page = 64 << 10;
+    /* aligned start and length: the buffer itself */
+    struct gdr_dmabuf_span d = gdr_dmabuf_span_of(0x7d0000000000ull, 2 * page, page);
+    assert_int_equal(d.base, 0x7d0000000000ull);
+    assert_int_equal(d.offset, 0);
+    assert_int_equal(d.length, 2 * page);
+    /* unaligned start: down to the page, the offset says where it begins */
+    d = gdr_dmabuf_span_of(0x7d0000010100ull, 4096, page);
+    assert_int_equal(d.base, 0x7d0000010000ull);
+    assert_int_equal(d.offset, 0x100);
+    assert_int_equal(d.length, page);
+    /* a buffer that crosses a page boundary needs both pages */
+    d = gdr_dmabuf_span_of(0x7d000001ff00ull, 0x200, page);
+    assert_int_equal(d.base, 0x7d0000010000ull);
+    assert_int_equal(d.offset, 0xff00);
+    assert_int_equal(d.length, 2 * page);
+    /* ends exactly on a page boundary: no extra page */
+    d = gdr_dmabuf_span_of(0x7d0000010100ull, page - 0x100, page);
+    assert_int_equal(d.length, page);
+    /* the export always covers [addr, addr + len) */
+    for (uint64_t addr = 0x10000; addr < 0x30000; addr += 0x1234)
+        for (uint64_t len = 1; len < 3 * page; len += 0x2345) {
+            d = gdr_dmabuf_span_of(addr, len, page);
+            assert_int_equal(d.base % page, 0);
+            assert_int_equal(d.length % page, 0);
+            assert_int_equal(d.base + d.offset, addr);
+            assert_true(d.offset + len <= d.length);
+            assert_true(d.length - (d.offset + len) < page);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        gdr_unit_test(test_link_rates),
+        gdr_unit_test(test_dmabuf_span),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
