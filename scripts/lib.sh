@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # scripts/lib.sh - the shell helpers that gdr-sweep, gdr-troubleshoot,
-# gdr-plot, gdr-compare and ci/nightly share (sourced, not run).
+# gdr-cluster, gdr-plot, gdr-compare, bench-vs-perftest and ci/nightly share
+# (sourced, not run).
 #
 # The sourcing script sets, before `. "$gdr_lib"`:
 #   prog   its name, the prefix of every message ("gdr-sweep")
