@@ -1,11 +1,15 @@
 /* cudasim.c - a CUDA driver API test double, built as libcuda.so.1.
  *
- * Tests put tests/cudasim first on LD_LIBRARY_PATH; the benchmarks then
- * dlopen("libcuda.so.1") and get this instead of the NVIDIA driver.
- * "Device" memory is host memory carved out of one reserved address range,
- * so a NIC (soft-RoCE) can ibv_reg_mr it as if nvidia_peermem worked, and
- * every copy checks that device arguments lie inside a live allocation in
- * that range and host arguments lie outside it.
+ * Tests LD_PRELOAD it and put tests/cudasim first on LD_LIBRARY_PATH; the
+ * benchmarks then dlopen("libcuda.so.1") and get this instead of the NVIDIA
+ * driver.
+ * "Device" memory is a memfd mapped twice: at the device addresses, where
+ * in strict mode (the default) the process's CPU cannot touch it, as with a
+ * real GPU, and at a private alias that only this library's copies and
+ * memsets use.  Every copy checks that device arguments lie inside a live
+ * allocation in the device range and host arguments lie outside it.  When
+ * LD_PRELOADed, peermem.c plays nvidia_peermem: ibv_reg_mr of device memory
+ * registers the alias pages with the device addresses as the MR's iova.
  *
  * Only the subset of the driver API gdrbench uses is here; see README.md
  * for the environment knobs and for what is not simulated.
@@ -19,6 +23,8 @@
 
 #include <cuda.h>
 
+#include "cudasim_peer.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +37,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +75,7 @@ static struct {
     bool strict_abi;
     int rdma_writes_ordering;   /* CU_GPU_DIRECT_RDMA_WRITES_ORDERING_* */
     int flush_options;          /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_* bits */
+    bool strict;        /* device memory is PROT_NONE at the device addresses */
     int nfail;
     struct fail_rule fail[SIM_MAX_FAIL];
 } cfg;
@@ -143,6 +151,7 @@ static _Thread_local const char *api_name;
 
 static uintptr_t region_base, region_end;  /* the whole reservation */
 static size_t region_len, part_size;
+static uintptr_t alias_base;               /* the same memory, for this library only */
 
 static struct alloc *allocs;                /* sorted by start */
 static size_t nallocs, allocs_cap;
@@ -301,6 +310,7 @@ static void load_config(void)
         cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES;
     else if (s && *s && strcmp(s, "none"))
         say("GDR_CUDASIM_RDMA_WRITES_ORDERING=%s: expected none, owner or all_devices; using none", s);
+    cfg.strict = env_long("GDR_CUDASIM_STRICT", 1, 0, 1) != 0;
     s = getenv("GDR_CUDASIM_FAIL");
     if (s && *s)
         parse_fail(s);
@@ -556,34 +566,70 @@ static uintptr_t part_base(int dev)
     return region_base + SIM_GUARD + (uintptr_t)dev * (part_size + SIM_GUARD);
 }
 
+/* The device range: guard, partition 0, guard, partition 1, ..., guard.
+ * The partitions are one memfd (sparse: untouched memory costs nothing),
+ * mapped at the device addresses (PROT_NONE in strict mode) and once more
+ * read-write at alias_base, where this library's copies and the NIC (via
+ * peermem.c) reach the bytes. */
 static CUresult reserve_region(void)
 {
-    void *p;
+    size_t mem_len;
+    int prot = cfg.strict ? PROT_NONE : PROT_READ | PROT_WRITE;
+    int fd;
+    void *p, *alias;
 
     if (region_base)
         return CUDA_SUCCESS;
     part_size = round_up(cfg.mem_bytes, SIM_ALLOC_ALIGN);
     region_len = SIM_GUARD + (size_t)cfg.ndev * (part_size + SIM_GUARD);
-    p = mmap((void *)SIM_BASE_HINT, region_len, PROT_READ | PROT_WRITE,
+    mem_len = (size_t)cfg.ndev * part_size;
+    fd = (int)syscall(SYS_memfd_create, "cudasim-device-memory", 1u /* MFD_CLOEXEC */);
+    if (fd < 0)
+        return err(CUDA_ERROR_OUT_OF_MEMORY, "memfd_create: %s", strerror(errno));
+    if (ftruncate(fd, (off_t)mem_len) != 0) {
+        close(fd);
+        return err(CUDA_ERROR_OUT_OF_MEMORY, "ftruncate of the device memfd to %zu bytes: %s", mem_len,
+                   strerror(errno));
+    }
+    p = mmap((void *)SIM_BASE_HINT, region_len, PROT_NONE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p == MAP_FAILED) {
         if (cfg.trace >= 1)
             say("cannot map the device range at %#" PRIxPTR " (%s); using any address",
                 SIM_BASE_HINT, strerror(errno));
-        p = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED)
-            return err(CUDA_ERROR_OUT_OF_MEMORY, "cannot reserve %zu bytes of address space: %s",
-                       region_len, strerror(errno));
+        p = mmap(NULL, region_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    alias = p == MAP_FAILED ? MAP_FAILED
+                            : mmap(NULL, mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (p == MAP_FAILED || alias == MAP_FAILED) {
+        CUresult r = err(CUDA_ERROR_OUT_OF_MEMORY, "cannot reserve %zu bytes of address space twice: %s",
+                         region_len, strerror(errno));
+
+        if (p != MAP_FAILED)
+            munmap(p, region_len);
+        close(fd);
+        return r;
     }
     region_base = (uintptr_t)p;
     region_end = region_base + region_len;
-    /* Guards between the devices' partitions fault on a stray access. */
-    for (int d = 0; d <= cfg.ndev; d++)
-        mprotect((void *)(region_base + (uintptr_t)d * (part_size + SIM_GUARD)), SIM_GUARD, PROT_NONE);
+    alias_base = (uintptr_t)alias;
+    /* The guards between the partitions stay PROT_NONE anonymous memory. */
+    for (int d = 0; d < cfg.ndev; d++)
+        if (mmap((void *)part_base(d), part_size, prot, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd,
+                 (off_t)((size_t)d * part_size)) == MAP_FAILED) {
+            CUresult r = err(CUDA_ERROR_OUT_OF_MEMORY, "mapping device %d's memory: %s", d, strerror(errno));
+
+            munmap(p, region_len);
+            munmap(alias, mem_len);
+            close(fd);
+            region_base = region_end = alias_base = 0;
+            return r;
+        }
+    close(fd);
     if (cfg.trace >= 1)
-        say("device range [%#" PRIxPTR ", %#" PRIxPTR "): %d device(s) x %zu MiB",
-            region_base, region_end, cfg.ndev, cfg.mem_bytes >> 20);
+        say("device range [%#" PRIxPTR ", %#" PRIxPTR "): %d device(s) x %zu MiB, %s", region_base,
+            region_end, cfg.ndev, cfg.mem_bytes >> 20,
+            cfg.strict ? "not accessible to the CPU (GDR_CUDASIM_STRICT=1)" : "CPU-accessible (GDR_CUDASIM_STRICT=0)");
     return CUDA_SUCCESS;
 }
 
@@ -595,6 +641,21 @@ static bool in_region(uintptr_t p)
 static bool overlaps_region(uintptr_t p, size_t n)
 {
     return region_base && p < region_end && p + n > region_base;
+}
+
+/* Where this library reads and writes the byte at device address p (in a
+ * partition); any other address is host memory and stays as it is. */
+static void *host_view(uintptr_t p)
+{
+    size_t stride = part_size + SIM_GUARD, rel, dev;
+
+    if (!in_region(p) || p < region_base + SIM_GUARD)
+        return (void *)p;
+    rel = p - region_base - SIM_GUARD;
+    dev = rel / stride;
+    if (dev >= (size_t)cfg.ndev || rel % stride >= part_size)
+        return (void *)p;   /* a guard: stays faulting */
+    return (void *)(alias_base + dev * part_size + rel % stride);
 }
 
 /* The allocation containing p (start <= p < end), or for n == 0 the one
@@ -1192,6 +1253,52 @@ CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdevic
 }
 
 /* ---------------------------------------------------------------------
+ * For peermem.c (the NIC's view of device memory)
+ * ------------------------------------------------------------------- */
+
+enum cudasim_range cudasim_nic_view(uintptr_t p, size_t n, uintptr_t *alias)
+{
+    enum cudasim_range r = CUDASIM_RANGE_HOST;
+    struct alloc *a;
+
+    pthread_mutex_lock(&lock);
+    if (overlaps_region(p, n ? n : 1)) {
+        a = find_alloc(p, false);
+        r = a && n <= a->start + a->size - p ? CUDASIM_RANGE_DEVICE : CUDASIM_RANGE_BAD;
+        if (r == CUDASIM_RANGE_DEVICE)
+            *alias = (uintptr_t)host_view(p);
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+uintptr_t cudasim_alias_of(uintptr_t p)
+{
+    uintptr_t a;
+
+    pthread_mutex_lock(&lock);
+    a = (uintptr_t)host_view(p);
+    pthread_mutex_unlock(&lock);
+    return a == p ? 0 : a;
+}
+
+int cudasim_trace_level(void)
+{
+    return cfg.trace;
+}
+
+void cudasim_say(const char *fmt, ...)
+{
+    va_list ap;
+    char buf[512];
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    say("%s", buf);
+}
+
+/* ---------------------------------------------------------------------
  * Copies and memsets
  * ------------------------------------------------------------------- */
 
@@ -1204,7 +1311,7 @@ CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t
         RETURN(r);
     sync_legacy();
     if (ByteCount)
-        memcpy((void *)(uintptr_t)dstDevice, srcHost, ByteCount);
+        memcpy(host_view(dstDevice), srcHost, ByteCount);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1217,7 +1324,7 @@ CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteC
         RETURN(r);
     sync_legacy();
     if (ByteCount)
-        memcpy(dstHost, (const void *)(uintptr_t)srcDevice, ByteCount);
+        memcpy(dstHost, host_view(srcDevice), ByteCount);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1230,7 +1337,7 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
         RETURN(r);
     sync_legacy();
     if (ByteCount)
-        memmove((void *)(uintptr_t)dstDevice, (const void *)(uintptr_t)srcDevice, ByteCount);
+        memmove(host_view(dstDevice), host_view(srcDevice), ByteCount);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1252,7 +1359,7 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
         RETURN(r);
     sync_legacy();
     if (ByteCount)
-        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, ByteCount);
+        memmove(host_view(dst), host_view(src), ByteCount);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1295,7 +1402,7 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, s
     API("cuMemcpyHtoDAsync", NEED_CTX);
     if ((r = check_dev("dst", dstDevice, ByteCount)) || (r = check_host("src", srcHost, ByteCount)))
         RETURN(r);
-    RETURN(copy_async(hStream, (void *)(uintptr_t)dstDevice, false, srcHost, true, ByteCount));
+    RETURN(copy_async(hStream, host_view(dstDevice), false, srcHost, true, ByteCount));
 }
 
 CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
@@ -1305,7 +1412,7 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t 
     API("cuMemcpyDtoHAsync", NEED_CTX);
     if ((r = check_host("dst", dstHost, ByteCount)) || (r = check_dev("src", srcDevice, ByteCount)))
         RETURN(r);
-    RETURN(copy_async(hStream, dstHost, true, (const void *)(uintptr_t)srcDevice, false, ByteCount));
+    RETURN(copy_async(hStream, dstHost, true, host_view(srcDevice), false, ByteCount));
 }
 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
@@ -1315,8 +1422,7 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
     API("cuMemcpyDtoDAsync", NEED_CTX);
     if ((r = check_dev("dst", dstDevice, ByteCount)) || (r = check_dev("src", srcDevice, ByteCount)))
         RETURN(r);
-    RETURN(copy_async(hStream, (void *)(uintptr_t)dstDevice, false, (const void *)(uintptr_t)srcDevice, false,
-                      ByteCount));
+    RETURN(copy_async(hStream, host_view(dstDevice), false, host_view(srcDevice), false, ByteCount));
 }
 
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
@@ -1326,8 +1432,8 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
     API("cuMemcpyAsync", NEED_CTX);
     if ((r = check_any("dst", dst, ByteCount)) || (r = check_any("src", src, ByteCount)))
         RETURN(r);
-    RETURN(copy_async(hStream, (void *)(uintptr_t)dst, !in_region((uintptr_t)dst),
-                      (const void *)(uintptr_t)src, !in_region((uintptr_t)src), ByteCount));
+    RETURN(copy_async(hStream, host_view(dst), !in_region((uintptr_t)dst), host_view(src),
+                      !in_region((uintptr_t)src), ByteCount));
 }
 
 CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
@@ -1338,14 +1444,14 @@ CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
     if ((r = check_dev("dst", dstDevice, N)))
         RETURN(r);
     sync_legacy();
-    memset((void *)(uintptr_t)dstDevice, uc, N);
+    memset(host_view(dstDevice), uc, N);
     RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     CUresult r;
-    struct op op = { .kind = OP_SET32, .dst = (void *)(uintptr_t)dstDevice, .n = N, .value = ui };
+    struct op op = { .kind = OP_SET32, .n = N, .value = ui };
 
     API("cuMemsetD32", NEED_CTX);
     if (dstDevice % 4)
@@ -1354,6 +1460,7 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "N %zu is too large", N));
     if ((r = check_dev("dst", dstDevice, 4 * N)))
         RETURN(r);
+    op.dst = host_view(dstDevice);
     sync_legacy();
     run_op(&op);
     RETURN(CUDA_SUCCESS);
@@ -1363,11 +1470,12 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
 {
     CUresult r;
     struct sim_stream *s;
-    struct op op = { .kind = OP_SET8, .dst = (void *)(uintptr_t)dstDevice, .n = N, .value = uc };
+    struct op op = { .kind = OP_SET8, .n = N, .value = uc };
 
     API("cuMemsetD8Async", NEED_CTX);
     if ((r = check_dev("dst", dstDevice, N)))
         RETURN(r);
+    op.dst = host_view(dstDevice);
     if (!(s = find_stream(hStream)))
         RETURN(err(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)hStream));
     RETURN(N ? enqueue(s, &op) : CUDA_SUCCESS);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 static char lib_path[PATH_MAX];
+static char self_path[PATH_MAX];
 static void *lib;
 static int failures;
 static int checks;
@@ -861,8 +862,10 @@ static void t_threads(void)
     teardown();
 }
 
-/* What the benchmarks do with device memory: register it with a verbs
- * device (soft-RoCE in CI).  Skipped where there is no verbs device. */
+/* Registering device memory with a verbs device (soft-RoCE) when the
+ * double is only dlopen'ed, not preloaded: as on a host without
+ * nvidia_peermem, EFAULT in strict mode.  Skipped where there is no verbs
+ * device (the lab's gpu-matrix test covers the preloaded path). */
 static void t_ibv_reg_mr(void)
 {
     enum { N = 4 << 20 };
@@ -890,11 +893,11 @@ static void t_ibv_reg_mr(void)
     OK(cu.MemAlloc(&d, N));
     OK(cu.MemsetD8(d, 0x5a, N));
     if (pd) {
+        errno = 0;
         mr = ibv_reg_mr(pd, (void *)(uintptr_t)d, N,
                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-        if (!mr)
-            fprintf(stderr, "  ibv_reg_mr on %s: %s\n", ibv_get_device_name(list[0]), strerror(errno));
-        CHECK(mr != NULL);
+        fprintf(stderr, "  ibv_reg_mr on %s: %s\n", ibv_get_device_name(list[0]), mr ? "registered" : strerror(errno));
+        CHECK(mr == NULL && errno == EFAULT);
     }
     if (mr)
         CHECK(ibv_dereg_mr(mr) == 0);
@@ -905,6 +908,129 @@ static void t_ibv_reg_mr(void)
     if (vctx)
         ibv_close_device(vctx);
     ibv_free_device_list(list);
+}
+
+/* In a child: load or store one byte at device address d.  Returns the
+ * signal that ended the child (0 if it exited normally). */
+static int touch_in_child(CUdeviceptr d, bool store)
+{
+    pid_t pid;
+    int status;
+
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        volatile unsigned char *p = (volatile unsigned char *)(uintptr_t)d;
+
+        signal(SIGSEGV, SIG_DFL);
+        if (store)
+            *p = 1;
+        else
+            fprintf(stderr, "  read %u through a device pointer\n", *p);
+        _exit(0);
+    }
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/* Strict mode (the default): the CPU faults on device memory at once,
+ * while the double's copies and memsets still reach it. */
+static void t_strict(void)
+{
+    enum { N = 1 << 16 };
+    unsigned char *h = malloc(N), *g = malloc(N);
+    CUdeviceptr a = 0, b = 0;
+    CUstream s = NULL;
+
+    setup();
+    OK(cu.MemAlloc(&a, N));
+    OK(cu.MemAlloc(&b, N));
+    fill(h, N, 3);
+    OK(cu.MemcpyHtoD(a, h, N));
+    CHECK(touch_in_child(a, false) == SIGSEGV);
+    CHECK(touch_in_child(a + N - 1, true) == SIGSEGV);
+    /* the bytes are intact and every copy path still works */
+    OK(cu.MemcpyDtoD(b, a, N));
+    memset(g, 0, N);
+    OK(cu.MemcpyDtoH(g, b, N));
+    CHECK(filled(g, N, 3));
+    OK(cu.MemsetD8(b + 8, 0x77, 8));
+    OK(cu.StreamCreate(&s, 0));
+    OK(cu.MemcpyDtoHAsync(g, b, 32, s));
+    OK(cu.StreamSynchronize(s));
+    CHECK(filled(g, 8, 3) && all(g + 8, 8, 0x77) && filled(g + 16, 16, 3 + 16 * 31));
+    OK(cu.StreamDestroy(s));
+    OK(cu.MemFree(a));
+    OK(cu.MemFree(b));
+    teardown();
+    free(h);
+    free(g);
+}
+
+/* GDR_CUDASIM_STRICT=0: device memory is readable and writable by the
+ * CPU, and it is the same memory the copies reach. */
+static void t_strict_off(void)
+{
+    unsigned char h[64], g[64];
+    CUdeviceptr d = 0;
+    volatile unsigned char *p;
+
+    setup();
+    OK(cu.MemAlloc(&d, sizeof h));
+    fill(h, sizeof h, 9);
+    OK(cu.MemcpyHtoD(d, h, sizeof h));
+    CHECK(touch_in_child(d, false) == 0);
+    p = (volatile unsigned char *)(uintptr_t)d;
+    CHECK(p[5] == h[5]);
+    p[6] = 0xee;
+    OK(cu.MemcpyDtoH(g, d, sizeof g));
+    CHECK(g[6] == 0xee && g[5] == h[5]);
+    OK(cu.MemFree(d));
+    teardown();
+}
+
+/* Re-executed with LD_PRELOAD=the double and no LD_LIBRARY_PATH: the
+ * program's dlopen("libcuda.so.1") gets the preloaded object, and its
+ * versioned references to the registration calls (ibv_reg_mr@IBVERBS_1.1,
+ * ibv_reg_mr_iova2@IBVERBS_1.8 when the access flags are not constant)
+ * bind to the double's nvidia_peermem.  Shown without a verbs device: a
+ * range that runs past a device allocation is refused with EFAULT by the
+ * double before libibverbs would dereference the (NULL) protection domain. */
+static void t_preload_child(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *ours = h ? dlsym(h, "ibv_reg_mr") : NULL;
+    volatile int access = IBV_ACCESS_LOCAL_WRITE;
+    CUdeviceptr d = 0;
+    struct ibv_mr *mr;
+
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    CHECK(ours && ours == dlsym(RTLD_DEFAULT, "ibv_reg_mr"));
+    load("libcuda.so.1");
+    setup();
+    OK(cu.MemAlloc(&d, 4096));
+    errno = 0;
+    mr = ibv_reg_mr(NULL, (void *)(uintptr_t)(d + 4000), 4096, IBV_ACCESS_LOCAL_WRITE);
+    CHECK(mr == NULL && errno == EFAULT);
+    errno = 0;
+    mr = ibv_reg_mr(NULL, (void *)(uintptr_t)(d + 4000), 4096, access);   /* -> ibv_reg_mr_iova2 */
+    CHECK(mr == NULL && errno == EFAULT);
+    OK(cu.MemFree(d));
+    teardown();
+}
+
+static void t_preload(void)
+{
+    setenv("LD_PRELOAD", lib_path, 1);
+    unsetenv("LD_LIBRARY_PATH");
+    execl(self_path, self_path, "--preload-child", (char *)NULL);
+    fprintf(stderr, "  exec %s: %s\n", self_path, strerror(errno));
+    failures++;
 }
 
 /* Re-executed with LD_LIBRARY_PATH: dlopen by soname finds cudasim. */
@@ -927,8 +1053,6 @@ static void t_soname_child(void)
     OK(getname(name, sizeof name, 0));
     CHECK(!strcmp(name, "cudasim GPU 0"));
 }
-
-static char self_path[PATH_MAX];
 
 static void t_soname(void)
 {
@@ -981,7 +1105,10 @@ static const struct scenario scenarios[] = {
     { "GDR_CUDASIM_TRACE", t_trace, { "GDR_CUDASIM_TRACE=1" }, false },
     { "threads", t_threads, { NULL }, false },
     { "dlopen by soname via LD_LIBRARY_PATH", t_soname, { NULL }, true },
-    { "ibv_reg_mr of device memory", t_ibv_reg_mr, { NULL }, false },
+    { "strict: a CPU load or store on device memory faults, copies work", t_strict, { NULL }, false },
+    { "GDR_CUDASIM_STRICT=0: the CPU reaches device memory", t_strict_off, { "GDR_CUDASIM_STRICT=0" }, false },
+    { "LD_PRELOAD: dlopen gets the preloaded double, ibv_reg_mr binds to it", t_preload, { NULL }, true },
+    { "ibv_reg_mr of device memory without the preload: EFAULT", t_ibv_reg_mr, { NULL }, false },
 };
 
 static int run(const struct scenario *sc)
@@ -1008,6 +1135,7 @@ static int run(const struct scenario *sc)
         unsetenv("GDR_CUDASIM_STRICT_ABI");
         unsetenv("GDR_CUDASIM_RDMA_WRITES_ORDERING");
         unsetenv("GDR_CUDASIM_FLUSH_OPTIONS");
+        unsetenv("GDR_CUDASIM_STRICT");
         for (int i = 0; i < 4 && sc->env[i]; i++)
             putenv((char *)sc->env[i]);
         if (!sc->no_load)
@@ -1042,6 +1170,10 @@ int main(int argc, char **argv)
     self_path[n] = '\0';
     if (argc > 1 && !strcmp(argv[1], "--soname-child")) {
         t_soname_child();
+        return failures ? 1 : 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--preload-child")) {
+        t_preload_child();
         return failures ? 1 : 0;
     }
     if (env && *env) {

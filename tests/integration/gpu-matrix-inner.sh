@@ -1,7 +1,9 @@
 #!/bin/sh
 # Runs inside the soft-RoCE lab (see gpu-matrix.test), with the CUDA driver
-# test double on LD_LIBRARY_PATH: every benchmark x placement (client-server)
-# H-D, D-H, D-D x --gdr auto and off, validated, then the GPU error paths.
+# test double preloaded (strict: the CPU faults on device memory; the NIC
+# reaches it through the double's nvidia_peermem): every benchmark x
+# placement (client-server) H-D, D-H, D-D x --gdr auto and off, validated,
+# then the GPU error paths, then a planted CPU touch of device memory.
 out=$1
 bench=$2
 cudasim=$3
@@ -10,6 +12,8 @@ addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
 # Strict ABI: the plain legacy names (cuMemAlloc) must not be what we call.
 export GDR_CUDASIM_STRICT_ABI=1
+# LD_PRELOAD: the double's nvidia_peermem; LD_LIBRARY_PATH: for dlopen.
+sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim"
 common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
 
 mem_of() {  # LETTER GDR
@@ -22,11 +26,11 @@ for t in write_bw send_bw read_lat; do
             name=$t.$pl.$g
             port=$((port + 1))
             # shellcheck disable=SC2046,SC2086
-            LD_LIBRARY_PATH=$cudasim "$bench/gdr_$t" -p $port $common $(mem_of "${pl#*-}" $g) \
+            env $sim "$bench/gdr_$t" -p $port $common $(mem_of "${pl#*-}" $g) \
                 >"$out/$name.server.out" 2>&1 &
             spid=$!
             # shellcheck disable=SC2046,SC2086
-            LD_LIBRARY_PATH=$cudasim "$bench/gdr_$t" -p $port $common $(mem_of "${pl%-*}" $g) \
+            env $sim "$bench/gdr_$t" -p $port $common $(mem_of "${pl%-*}" $g) \
                 --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
             echo $? >"$out/$name.client.rc"
             wait $spid
@@ -41,11 +45,11 @@ done
 gpair() {
     port=$((port + 1))
     # shellcheck disable=SC2086
-    env LD_LIBRARY_PATH=$cudasim $2 "$bench/gdr_write_bw" -p $port $common $3 \
+    env $sim $2 "$bench/gdr_write_bw" -p $port $common $3 \
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    LD_LIBRARY_PATH=$cudasim "$bench/gdr_write_bw" -p $port $common $4 \
+    env $sim "$bench/gdr_write_bw" -p $port $common $4 \
         --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
@@ -63,7 +67,7 @@ gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
 # A staging copy that does not finish: the read responder's wait for it
 # obeys --timeout (the double delays each async copy by 6 s).
 port=$((port + 1))
-env LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
+env $sim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
     -d "$dev" -s 4096 -n 4 --timeout=2 --mem=cuda --gdr=off >"$out/stuckcopy.server.out" 2>&1 &
 spid=$!
 "$bench/gdr_read_lat" -p $port -d "$dev" -s 4096 -n 4 --timeout=10 "$addr" \
@@ -74,7 +78,8 @@ echo $? >"$out/stuckcopy.server.rc"
 
 # ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
 mkdir -p "$out/gpucheck"
-GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 LD_LIBRARY_PATH=$cudasim \
+# shellcheck disable=SC2086
+env $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 \
     "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
 echo $? >"$out/gpucheck.rc"
 
@@ -86,9 +91,25 @@ one() {  # NAME "VAR=VALUE..." "ARGS"
     echo $? >"$out/err.$1.rc"
 }
 one nodriver "LD_LIBRARY_PATH=/nonexistent" "--mem=cuda"
-one nodevice "LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_NO_DEVICE=1" "--mem=cuda"
-one badindex "LD_LIBRARY_PATH=$cudasim" "--mem=cuda:7"
-one allocfail "LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_FAIL=cuMemAlloc" "--mem=cuda"
-one dmabuf "LD_LIBRARY_PATH=$cudasim" "--mem=cuda --gdr=dmabuf"
-one noreg "LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_FAIL=cuPointerSetAttribute" "--mem=cuda"
+one nodevice "$sim GDR_CUDASIM_NO_DEVICE=1" "--mem=cuda"
+one badindex "$sim" "--mem=cuda:7"
+one allocfail "$sim GDR_CUDASIM_FAIL=cuMemAlloc" "--mem=cuda"
+one dmabuf "$sim" "--mem=cuda --gdr=dmabuf"
+one noreg "$sim GDR_CUDASIM_FAIL=cuPointerSetAttribute" "--mem=cuda"
+# Not preloaded: a host without nvidia_peermem (ibv_reg_mr: EFAULT).
+one nopeermem "LD_LIBRARY_PATH=$cudasim" "--mem=cuda --gdr=peermem"
+
+# The strict double catches a CPU touch of device memory: an inline post
+# from a cuMemAlloc'd buffer (the provider memcpys the payload) must die of
+# SIGSEGV; without INLINE the NIC reads it through its registration; with
+# GDR_CUDASIM_STRICT=0 the inline post goes through too.
+post() {  # NAME "VAR=VALUE..." ARGS
+    # shellcheck disable=SC2086
+    { env $2 "$cudasim/post_from_device" -d "$dev" $3; echo $? >"$out/post.$1.rc"; } >"$out/post.$1.out" 2>&1
+}
+post inline_send "$sim" "inline send"
+post inline_write "$sim" "inline write"
+post plain_send "$sim" "plain send"
+post plain_write "$sim" "plain write"
+post inline_lax "$sim GDR_CUDASIM_STRICT=0" "inline send"
 exit 0
