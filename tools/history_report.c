@@ -208,6 +208,12 @@ static void notes(const struct check_row *row, char *buf, size_t len)
         buf[n - 1] = '\0';
 }
 
+/* z as measured (the rows keep z with > 0 worse). */
+static double z_shown(const struct check_row *row)
+{
+    return hist_higher_better(&row->s->key) ? -row->z : row->z;
+}
+
 /* Measured change over the baseline (sign as measured, not as judged). */
 static double change_pct(const struct check_row *row)
 {
@@ -240,7 +246,7 @@ void hist_report_text(FILE *f, const struct check_report *r)
         num(val, sizeof(val), N_VALUE, hist_shown(k, row->value));
         num(base, sizeof(base), N_VALUE, hist_shown(k, row->center));
         num(ch, sizeof(ch), N_PCT, change_pct(row));
-        num(z, sizeof(z), N_Z, row->z);
+        num(z, sizeof(z), N_Z, z_shown(row));
         notes(row, nt, sizeof(nt));
         snprintf(v, sizeof(v), "%s", row->verdict == HV_REGRESSION && !row->missing
                                      ? "REGRESSION" : verdict_text(row));
@@ -285,7 +291,7 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
         num(val, sizeof(val), N_VALUE, hist_shown(k, row->value));
         num(base, sizeof(base), N_VALUE, hist_shown(k, row->center));
         num(ch, sizeof(ch), N_PCT, change_pct(row));
-        num(z, sizeof(z), N_Z, row->z);
+        num(z, sizeof(z), N_Z, z_shown(row));
         notes(row, nt, sizeof(nt));
         fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s%s%s | ", k->test, p, g,
                 (unsigned long long)k->size, metric_column(k), val, base, ch, z,
@@ -366,7 +372,7 @@ void hist_report_junit(FILE *f, const struct check_report *r)
         } else if (row->verdict == HV_REGRESSION) {
             snprintf(msg, sizeof(msg), "regression: %.2f %s against a baseline of %.2f %s "
                      "(%+.1f%%, robust z %+.1f)%s%s", hist_shown(k, row->value), hist_unit(k),
-                     hist_shown(k, row->center), hist_unit(k), change_pct(row), row->z,
+                     hist_shown(k, row->center), hist_unit(k), change_pct(row), z_shown(row),
                      nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <failure type=\"regression\" message=\"");
             xml(f, msg);
