@@ -71,10 +71,13 @@ static int usage_error(const char *fmt, ...)
     return GDR_EXIT_USAGE;
 }
 
+/* Exit 1 means a regression or a failed run, so every error but a missing
+ * program (3) is bad input or usage (2): the JSON readers record theirs
+ * with the run-failure code. */
 static int report_error(void)
 {
     fprintf(stderr, "gdr-history: %s\n", gdr_error_message());
-    return gdr_error_code() ? (int)gdr_error_code() : GDR_EXIT_USAGE;
+    return gdr_error_code() == GDR_EXIT_ENV ? GDR_EXIT_ENV : GDR_EXIT_USAGE;
 }
 
 static int parse_size(const char *s, size_t min, size_t *out)

@@ -84,8 +84,17 @@ static int pragma_int(sqlite3 *db, const char *sql, long *out)
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
-/* Look at an existing file read-only: is it ours, sound, and not newer?
- * *fresh: an empty database that gdr-history may initialise. */
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Look at an existing file's header with plain reads, before SQLite opens
+ * it (SQLite would make -wal/-shm files beside a WAL database even for a
+ * read-only look): is it SQLite, ours, and not newer? *fresh: an empty
+ * database that gdr-history may initialise. In a WAL database the header
+ * page can be older than the WAL; that only matters for a file being
+ * created right now, and the migration looks again under the write lock. */
 static int inspect(const char *path, bool *fresh)
 {
     *fresh = false;
@@ -93,7 +102,7 @@ static int inspect(const char *path, bool *fresh)
     if (fd < 0)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
     struct stat st;
-    char head[16];
+    unsigned char head[100];
     ssize_t got = fstat(fd, &st) ? -1 : read(fd, head, sizeof(head));
     close(fd);
     if (got < 0)
@@ -107,55 +116,37 @@ static int inspect(const char *path, bool *fresh)
     if (got < (ssize_t)sizeof(head) || memcmp(head, "SQLite format 3", 16))
         return gdr_fail(GDR_EXIT_USAGE, "%s: not an SQLite database (not a gdr-history file)",
                         path);
-    sqlite3 *db = NULL;
-    int rc = -1;
-    long app = 0, version = 0, objects = 0;
-    char check[256] = "";
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: cannot open it: %s", path, sqlite3_errmsg(db));
-        goto out;
-    }
-    sqlite3_busy_timeout(db, HDB_BUSY_TIMEOUT_MS);
-    if (pragma_int(db, "PRAGMA application_id", &app) ||
-        pragma_int(db, "PRAGMA user_version", &version) ||
-        pragma_int(db, "SELECT count(*) FROM sqlite_schema", &objects)) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: corrupt or unreadable database: %s", path,
-                 sqlite3_errmsg(db));
-        goto out;
-    }
+    /* Offsets of the database header: schema cookie 40, user_version 60,
+     * application_id 68 (sqlite.org/fileformat.html). */
+    uint32_t cookie = be32(head + 40), version = be32(head + 60), app = be32(head + 68);
     if (app != HDB_APPLICATION_ID) {
-        if (app == 0 && objects == 0) {
+        if (app == 0 && cookie == 0) {   /* no table was ever made in it */
             *fresh = true;
-            rc = 0;
-        } else {
-            gdr_fail(GDR_EXIT_USAGE, "%s: not a gdr-history database (application_id 0x%lx, "
-                     "%ld schema objects)", path, (unsigned long)app, objects);
+            return 0;
         }
-        goto out;
+        return gdr_fail(GDR_EXIT_USAGE, "%s: not a gdr-history database (application_id "
+                        "0x%x, schema cookie %u)", path, (unsigned)app, (unsigned)cookie);
     }
-    if (version > HDB_SCHEMA_VERSION) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: schema version %ld is newer than this gdr-history's %d",
-                 path, version, HDB_SCHEMA_VERSION);
-        goto out;
-    }
-    /* Corruption past the header shows here, before anything is written. */
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
+    if (version > HDB_SCHEMA_VERSION)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: schema version %u is newer than this "
+                        "gdr-history's %d", path, (unsigned)version, HDB_SCHEMA_VERSION);
+    return 0;
+}
+
+/* Corruption past the header shows here, before anything is written. */
+static int sound(struct hdb *h)
+{
+    sqlite3_stmt *q = NULL;
+    char check[256];
+    if (sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
         snprintf(check, sizeof(check), "%s", (const char *)sqlite3_column_text(q, 0));
-        sqlite3_finalize(q);
-    } else {
-        snprintf(check, sizeof(check), "%s", sqlite3_errmsg(db));
-        sqlite3_finalize(q);
-    }
-    if (strcmp(check, "ok")) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: corrupt database: %s", path, check);
-        goto out;
-    }
-    rc = 0;
-out:
-    sqlite3_close(db);
-    return rc;
+    else
+        snprintf(check, sizeof(check), "%s", sqlite3_errmsg(h->db));
+    sqlite3_finalize(q);
+    if (strcmp(check, "ok"))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: corrupt database: %s", h->path, check);
+    return 0;
 }
 
 static int migrate(struct hdb *h)
@@ -184,6 +175,23 @@ fail:
     return -1;
 }
 
+/* Switching to WAL needs the database to itself, and SQLite answers BUSY
+ * at once rather than wait (while another process creates the same new
+ * file, say): retry for as long as the busy timeout. */
+static int wal(struct hdb *h)
+{
+    for (int waited_ms = 0;; waited_ms += 20) {
+        int rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return 0;
+        if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+            return db_fail(h, "switching to WAL");
+        if (waited_ms >= HDB_BUSY_TIMEOUT_MS)
+            return db_fail(h, "switching to WAL");
+        sqlite3_sleep(20);
+    }
+}
+
 struct hdb *hdb_open(const char *path, bool create)
 {
     struct hdb *h = calloc(1, sizeof(*h));
@@ -192,7 +200,7 @@ struct hdb *hdb_open(const char *path, bool create)
         return NULL;
     }
     snprintf(h->path, sizeof(h->path), "%s", path);
-    bool fresh;
+    bool fresh = true;
     if (access(path, F_OK) == 0) {
         if (inspect(path, &fresh))
             goto fail;
@@ -212,8 +220,9 @@ struct hdb *hdb_open(const char *path, bool create)
     }
     sqlite3_busy_timeout(h->db, HDB_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(h->db, 1);
-    if (exec(h, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                "PRAGMA foreign_keys = ON;") ||
+    if (!fresh && sound(h))
+        goto fail;
+    if (wal(h) || exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;") ||
         migrate(h))
         goto fail;
     return h;
