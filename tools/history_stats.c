@@ -198,20 +198,19 @@ void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
     }
     double *tmp = base + n;
     double sign = o->higher_better ? -1 : 1;
-    size_t start = 0, nbase = 0, k = 0;
+    size_t nbase = 0, k = 0;
     for (size_t i = 0; i < n; i++) {
         struct hist_point *p = &out[i];
         *p = (struct hist_point){NAN, NAN, NAN, NAN, HV_NEW, false};
         if (k < nsteps && steps[k].at == i) {   /* a new level: a new baseline */
-            start = i;
             nbase = 0;
             k++;
         }
         if (nbase >= o->min_points) {
             size_t w = nbase < o->window ? nbase : o->window;
             p->center = median_into(base + nbase - w, w, tmp);
-            size_t nw = i - start < o->noise_window ? i - start : o->noise_window;
-            p->sigma = floor_sigma(hist_noise(v + i - nw, nw), p->center);
+            size_t nw = nbase < o->noise_window ? nbase : o->noise_window;
+            p->sigma = floor_sigma(hist_noise(base + nbase - nw, nw), p->center);
             p->rel = p->center != 0 ? sign * (v[i] - p->center) / fabs(p->center) : 0;
             p->z = sign * (v[i] - p->center) / p->sigma;
             p->verdict = classify(p->z, p->rel, o);

@@ -135,7 +135,8 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             "font 'sans,12'; set output '%s.svg' }\n", 260 * n + 140, name);
     fprintf(gp, "  if (term_i == 1) { eval sprintf(png_fmt, png_h); set output '%s.png' }\n",
             name);
-    fprintf(gp, "  set multiplot title ");
+    fprintf(gp, "  set multiplot layout %zu,1 margins 0.1, 0.97, 0.11, %.2f spacing 0, 0.08 title ",
+            n, ff.simulated || ff.soft_roce_only ? 0.85 : 0.89);
     char title[768];
     snprintf(title, sizeof(title), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
              k->splace, k->creg, k->sreg, k->bidir ? " bidirectional" : "", k->metric, t->name);
@@ -143,14 +144,20 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     fprintf(gp, " font ',13'\n");
     /* Caption: runs, versions, method, and the lab's warnings. */
     char cap[1024];
-    snprintf(cap, sizeof(cap), "runs %s .. %s (gdrbench %s .. %s); band: baseline = median of "
-             "the last %zu good nights, +/- max(%.1f sigma, %.1f%%); red: steps, grey: "
-             "annotations, circles: outlier nights", t->runs[ff.first_run].date,
-             t->runs[ff.last_run - 1].date, t->runs[ff.first_run].version,
-             t->runs[ff.last_run - 1].version, o->window, o->z_min, o->rel_min * 100);
+    snprintf(cap, sizeof(cap), "%zu runs %.10s .. %.10s, gdrbench %s .. %s", ff.last_run -
+             ff.first_run, t->runs[ff.first_run].date, t->runs[ff.last_run - 1].date,
+             t->runs[ff.first_run].version, t->runs[ff.last_run - 1].version);
     fprintf(gp, "  set label 100 ");
     gq(gp, cap);
-    fprintf(gp, " at screen 0.01, screen 0.035 left font ',9'\n");
+    fprintf(gp, " at screen 0.01, screen 0.04 left font ',9'\n");
+    snprintf(cap, sizeof(cap), "band: baseline (median of the last %zu good nights) +/- the "
+             "wider of %.1f sigma and %.1f%%; red: steps; grey dashed: annotations; circled: "
+             "outlier nights", o->window, o->z_min, o->rel_min * 100);
+    fprintf(gp, "  set label 103 ");
+    gq(gp, cap);
+    fprintf(gp, " at screen 0.01, screen 0.015 left font ',9'\n");
+    fprintf(gp, "  set key at screen 0.97, screen %.3f right top horizontal maxrows 1 "
+            "noopaque font ',9'\n", ff.simulated || ff.soft_roce_only ? 0.905 : 0.945);
     size_t warn = 0;
     if (ff.simulated) {
         fprintf(gp, "  set label 101 'GPU rows: CUDA driver test double (simulated) — not "
@@ -162,11 +169,9 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                 "0.01, screen %.3f left font ',10' tc rgb '#a00000'\n",
                 1 - 0.04 - 0.025 * (double)warn++);
     }
-    fprintf(gp, "  set multiplot layout %zu,1 margins 0.1, 0.97, 0.1, %.2f spacing 0, 0.08\n", n,
-            warn ? 0.86 : 0.9);
     for (size_t j = 0; j < n; j++) {
         const struct hdb_series *s = &t->series[which[j]];
-        fprintf(gp, "  unset arrow\n  unset label 200\n");
+        fprintf(gp, "  unset arrow\n");
         int a = 1;
         for (size_t i = 0; i < t->nnotes; i++) {
             fprintf(gp, "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead dt 2 lw 1.5 "
@@ -174,7 +179,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             if (j == 0) {
                 fprintf(gp, "  set label %d ", 300 + (int)i);
                 gq(gp, t->notes[i].text);
-                fprintf(gp, " at '%s', graph 0.97 left offset 0.5,0 font ',9' tc rgb '#505050'\n",
+                fprintf(gp, " at '%s', graph 0.92 left offset 0.5,0 font ',9' tc rgb '#505050'\n",
                         t->notes[i].date);
             }
         }
@@ -199,10 +204,14 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                 "title 'outlier'\n", name, j, j, j, j);
         for (size_t i = 0; i < views[j].nsteps; i++)
             fprintf(gp, "  unset label %d\n", 400 + (int)i);
+        /* The caption and warnings are drawn once, with the first panel. */
+        if (j == 0)
+            fprintf(gp, "  unset label 100; unset label 101; unset label 102; unset label 103; "
+                    "unset key\n");
     }
     for (size_t i = 0; i < t->nnotes; i++)
         fprintf(gp, "  unset label %d\n", 300 + (int)i);
-    fprintf(gp, "  unset multiplot\n  unset label 100; unset label 101; unset label 102\n}\n");
+    fprintf(gp, "  unset multiplot\n  set key default\n}\n");
     fprintf(index, "%s\t%s\t%s-%s%s\t%s/%s\t%s.dat\n", name, k->test, k->cplace, k->splace,
             k->bidir ? " bidir" : "", k->creg, k->sreg, name);
     for (size_t j = 0; j < n; j++)
@@ -218,10 +227,11 @@ static int run_gnuplot(const char *outdir)
     if (!abs)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", outdir, strerror(errno));
     char cd[4200], script[4200];
+    bool quote = strchr(abs, '\'') != NULL;
     snprintf(cd, sizeof(cd), "cd '%s'", abs);
     snprintf(script, sizeof(script), "%s/trend.gp", abs);
     free(abs);
-    if (strchr(cd + 4, '\''))
+    if (quote)
         return gdr_fail(GDR_EXIT_USAGE, "%s: a quote in the directory name", outdir);
     char *argv[] = {"gnuplot", "-e", cd, script, NULL};
     pid_t pid;
@@ -259,9 +269,9 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
             "png_fmt = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) ? "
             "\"set terminal pngcairo size 960,%%d noenhanced font 'sans,12'\" : "
             "\"set terminal png size 960,%%d noenhanced font 'sans,12'\"\n"
-            "set encoding utf8\nset datafile missing 'NaN'\nset xdata time\n"
+            "set encoding utf8\nset xdata time\n"
             "set timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\nset format x '%%m-%%d'\n"
-            "set grid\nset key top right font ',9' maxrows 1 opaque\n"
+            "set grid\n"
             "set style fill transparent solid 0.6 noborder\n", outdir);
     int rc = 0;
     size_t figures = 0;
