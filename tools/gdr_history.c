@@ -46,8 +46,9 @@ static const char usage_text[] =
     "  annotate [--testbed T] --from DATE TEXT\n"
     "      an intended change (DATE: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC): the\n"
     "      baselines start again from DATE; shown on the trend figures\n"
-    "  trend [--testbed T] [-o DIR] [--sizes LIST] [STATS]\n"
-    "      figures per test and placement (PNG and SVG, default DIR ./trend)\n"
+    "  trend [--testbed T | --run ID] [-o DIR] [--sizes LIST] [STATS]\n"
+    "      figures per test and placement (PNG and SVG, default DIR ./trend) of the\n"
+    "      testbed (default: that of the newest run); LIST: up to 8 sizes (4K, 65536)\n"
     "  export --csv [--testbed T] [-o FILE]\n"
     "      every point with its baseline and verdict, as CSV (default stdout)\n"
     "  list\n"
@@ -517,7 +518,7 @@ int main(int argc, char **argv)
     static const int check_opts[] = {O_TESTBED, O_RUN, O_WINDOW, O_Z, O_REL, O_MINSEG,
                                      O_MARKDOWN, O_JUNIT, O_JSON, 0};
     static const int annotate_opts[] = {O_TESTBED, O_FROM, 0};
-    static const int trend_opts[] = {O_TESTBED, O_WINDOW, O_Z, O_REL, O_MINSEG, O_SIZES, 'o', 0};
+    static const int trend_opts[] = {O_TESTBED, O_RUN, O_WINDOW, O_Z, O_REL, O_MINSEG, O_SIZES, 'o', 0};
     static const int export_opts[] = {O_TESTBED, O_CSV, O_WINDOW, O_Z, O_REL, O_MINSEG, 'o', 0};
     static const int list_opts[] = {0};
     static const struct {

@@ -184,6 +184,10 @@ static int wal(struct hdb *h)
         int rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
         if (rc == SQLITE_OK)
             return 0;
+        if ((rc & 0xff) == SQLITE_IOERR)
+            return gdr_fail(GDR_EXIT_USAGE, "%s: cannot use WAL here (%s): keep the database "
+                            "on a local file system (docs/nightly.md)", h->path,
+                            sqlite3_errmsg(h->db));
         if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
             return db_fail(h, "switching to WAL");
         if (waited_ms >= HDB_BUSY_TIMEOUT_MS)

@@ -6,6 +6,7 @@
 #include "error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -226,22 +227,29 @@ static int run_gnuplot(const char *outdir)
     char *abs = realpath(outdir, NULL);
     if (!abs)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", outdir, strerror(errno));
-    char cd[4200], script[4200];
+    char cd[4200], script[4200], log[4200];
     bool quote = strchr(abs, '\'') != NULL;
     snprintf(cd, sizeof(cd), "cd '%s'", abs);
     snprintf(script, sizeof(script), "%s/trend.gp", abs);
+    snprintf(log, sizeof(log), "%s/trend.log", abs);
     free(abs);
     if (quote)
         return gdr_fail(GDR_EXIT_USAGE, "%s: a quote in the directory name", outdir);
     char *argv[] = {"gnuplot", "-e", cd, script, NULL};
+    /* gnuplot's warnings (a range of one night) go to trend.log. */
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     pid_t pid;
-    int err = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+    int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
     if (err)
         return gdr_fail(err == ENOENT ? GDR_EXIT_ENV : GDR_EXIT_RUN, "gnuplot: %s%s",
                         strerror(err), err == ENOENT ? " (apt-get install gnuplot-nox)" : "");
     int status;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed on %s/trend.gp", outdir);
+        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed on %s/trend.gp (see trend.log there)",
+                        outdir);
     return 0;
 }
 
