@@ -362,7 +362,9 @@ void hist_report_junit(FILE *f, const struct check_report *r)
         reg(k, g, sizeof(g));
         snprintf(name, sizeof(name), "%s %s %s %llu B %s", k->test, p, g,
                  (unsigned long long)k->size, k->metric);
-        fprintf(f, "    <testcase classname=\"gdrbench.%s\" name=\"", k->test);
+        fprintf(f, "    <testcase classname=\"gdrbench.");
+        xml(f, k->test);
+        fprintf(f, "\" name=\"");
         xml(f, name);
         fprintf(f, "\" time=\"0\"");
         notes(row, nt, sizeof(nt));
@@ -518,9 +520,11 @@ int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts
             bool step = st < v.nsteps && v.steps[st].at == i;
             st += step;
             csv_field(f, t->name);
-            fprintf(f, ",%s,%s,%s,%s,%s,%d,%llu,%s,%s,", key->test, key->cplace, key->creg,
-                    key->splace, key->sreg, key->bidir, (unsigned long long)key->size,
-                    key->metric, hist_unit(key));
+            fputc(',', f);
+            csv_field(f, key->test);
+            fprintf(f, ",%s,%s,%s,%s,%d,%llu,%s,%s,", key->cplace, key->creg, key->splace,
+                    key->sreg, key->bidir, (unsigned long long)key->size, key->metric,
+                    hist_unit(key));
             csv_field(f, run->run_id);
             fprintf(f, ",%s,", run->date);
             csv_field(f, run->version);

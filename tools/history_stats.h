@@ -3,12 +3,13 @@
  * A series is one value per night, oldest first. Each night is judged
  * against a rolling baseline of earlier good nights:
  *   center = median of the last `window` good nights (default 14);
- *   sigma  = the night-to-night noise, 1.4826 * MAD of the differences of
- *            consecutive nights / sqrt(2), over the last `noise_window`
- *            nights (default 60): a level change moves one difference
- *            only, so a step or a drift does not inflate it; floored at
- *            0.1% of the center so a perfectly flat series cannot divide
- *            by zero;
+ *   sigma  = the night-to-night noise of the last `noise_window` good
+ *            nights (default 60): from the differences of consecutive
+ *            nights, those within 4 MADs of their median, their standard
+ *            deviation / sqrt(2) (hist_noise); a level change moves one
+ *            difference only, so a step or a drift does not inflate it;
+ *            floored at 0.1% of the center so a perfectly flat series
+ *            cannot divide by zero;
  *   z      = (value - center) / sigma, rel = (value - center) / center,
  *            both signed so that > 0 is worse.
  * A night is a regression when z >= z_min AND rel >= rel_min (defaults 4
@@ -52,7 +53,8 @@ void hist_opts_default(struct hist_opts *o);
 /* Median of v[0..n) (v is not changed); NAN when n == 0. */
 double hist_median(const double *v, size_t n);
 
-/* 1.4826 * MAD of consecutive differences / sqrt(2); NAN when n < 3. */
+/* The noise of v[0..n): the standard deviation of the consecutive
+ * differences within 4 MADs of their median, / sqrt(2); NAN when n < 3. */
 double hist_noise(const double *v, size_t n);
 
 enum hist_verdict {

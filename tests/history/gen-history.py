@@ -9,6 +9,8 @@ is worse) made of Gaussian noise and the planted effects:
   --outlier NIGHT:PCT   only on NIGHT
   --drift NIGHT:PCT     from NIGHT on, PCT worse per night, cumulative
   --fail NIGHT          the first run of NIGHT fails (manifest status failed)
+  --matrix              the full matrix: send_bw too (from write_bw's documents)
+                        and 23 sizes, 2 B .. 8 MiB (from the template's rows)
 Nights are numbered from 1 and dated START + night - 1 days, 02:30 UTC; their
 run ids are night-NNN. Deterministic for a given --seed.
 """
@@ -26,6 +28,46 @@ def night_spec(text):
     return int(night), float(pct or 0)
 
 
+def full_matrix(runs, docs):
+    """Add send_bw (write_bw's documents renamed) and give every document
+    the sizes 2 B .. 8 MiB, each row scaled from the template row nearest in
+    size (bandwidth and latency grow with the size, roughly)."""
+    for r in list(runs):
+        if r["tool"] == "write_bw":
+            s = json.loads(json.dumps(r))
+            s["tool"] = "send_bw"
+            s["name"] = r["name"].replace("write_bw", "send_bw")
+            for k in ("client", "server", "client_log", "server_log"):
+                if s["files"].get(k):
+                    s["files"][k] = s["files"][k].replace("write_bw", "send_bw")
+            d = copy.deepcopy(docs[r["name"]])
+            d["test"], d["verb"] = "send_bw", "RDMA send"
+            d["tool"]["binary"] = "gdr_send_bw"
+            runs.append(s)
+            docs[s["name"]] = d
+    sizes = [2 << i for i in range(23)]
+    for d in docs.values():
+        rows = d["results"]
+        new = []
+        for size in sizes:
+            near = min(rows, key=lambda r: abs(r["size"].bit_length() - size.bit_length()))
+            row = copy.deepcopy(near)
+            f = size / near["size"]
+            row["size"], row["bytes"] = size, size * row["iterations"]
+            if d["metric"] == "latency":
+                for key in row["latency_s"]:
+                    if key != "count":
+                        row["latency_s"][key] *= f ** 0.5
+            else:
+                g = min(f, 1.0) ** 0.8      # small messages: lower bandwidth
+                row["bw_avg_bytes_per_s"] *= g
+                row["bw_peak_bytes_per_s"] *= g
+                row["msg_rate_per_s"] *= g / f
+            new.append(row)
+        d["results"] = new
+        d["parameters"]["sizes"] = sizes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--template", required=True, help="a sweep run directory")
@@ -40,6 +82,7 @@ def main():
     ap.add_argument("--outlier", type=night_spec, action="append", default=[])
     ap.add_argument("--drift", type=night_spec)
     ap.add_argument("--fail", type=int, action="append", default=[])
+    ap.add_argument("--matrix", action="store_true")
     a = ap.parse_args()
 
     with open(os.path.join(a.template, "manifest.json")) as f:
@@ -51,6 +94,8 @@ def main():
     for r in runs:
         with open(os.path.join(a.template, r["files"]["client"])) as f:
             docs[r["name"]] = json.load(f)
+    if a.matrix:
+        full_matrix(runs, docs)
     rng = random.Random(a.seed)
     start = datetime.datetime.strptime(a.start, "%Y-%m-%d").replace(hour=2, minute=30)
     for night in range(1, a.nights + 1):
