@@ -183,7 +183,7 @@ static void num(char *buf, size_t len, enum num_style style, double v)
     if (isnan(v))
         snprintf(buf, len, "-");
     else if (style == N_VALUE)
-        snprintf(buf, len, "%.2f", v);
+        snprintf(buf, len, "%.4g", v);
     else if (style == N_PCT)
         snprintf(buf, len, "%+.1f%%", v);
     else
@@ -372,7 +372,7 @@ void hist_report_junit(FILE *f, const struct check_report *r)
             fprintf(f, ">\n      <skipped message=\"missing series: no point in this run\"/>\n"
                     "    </testcase>\n");
         } else if (row->verdict == HV_REGRESSION) {
-            snprintf(msg, sizeof(msg), "regression: %.2f %s against a baseline of %.2f %s "
+            snprintf(msg, sizeof(msg), "regression: %.4g %s against a baseline of %.4g %s "
                      "(%+.1f%%, robust z %+.1f)%s%s", hist_shown(k, row->value), hist_unit(k),
                      hist_shown(k, row->center), hist_unit(k), change_pct(row), z_shown(row),
                      nt[0] ? "; " : "", nt);
@@ -382,7 +382,7 @@ void hist_report_junit(FILE *f, const struct check_report *r)
             xml(f, msg);
             fprintf(f, "</failure>\n    </testcase>\n");
         } else {
-            snprintf(msg, sizeof(msg), "%s: %.2f %s%s%s", hist_verdict_name(row->verdict),
+            snprintf(msg, sizeof(msg), "%s: %.4g %s%s%s", hist_verdict_name(row->verdict),
                      hist_shown(k, row->value), hist_unit(k), nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <system-out>");
             xml(f, msg);
