@@ -98,21 +98,75 @@ static double floor_sigma(double sigma, double center)
     return isnan(sigma) || sigma < f ? f : sigma;
 }
 
-/* Summed absolute deviation of v[0..n) from its median. */
-static double l1_cost(const double *v, size_t n, double *tmp, double *median)
+/* A binary heap of doubles: max-heap when sign is 1, min-heap when -1. */
+struct heap {
+    double *a;
+    size_t n;
+    double sign, sum;
+};
+
+static void heap_push(struct heap *h, double x)
 {
-    *median = median_into(v, n, tmp);
-    double c = 0;
-    for (size_t i = 0; i < n; i++)
-        c += fabs(v[i] - *median);
-    return c;
+    size_t i = h->n++;
+    h->sum += x;
+    while (i > 0 && h->sign * h->a[(i - 1) / 2] < h->sign * x) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = x;
+}
+
+static double heap_pop(struct heap *h)
+{
+    double top = h->a[0], x = h->a[--h->n];
+    h->sum -= top;
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->sign * h->a[c + 1] > h->sign * h->a[c])
+            c++;
+        if (h->sign * h->a[c] <= h->sign * x)
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n)
+        h->a[i] = x;
+    return top;
+}
+
+/* For k = 1..n: the median of v[0..k) (or of v[n-k..n) read backwards when
+ * step is -1) and the summed |x - median| over it, in O(n log n) with two
+ * heaps: lo holds the smaller half, hi the larger. */
+static void running_costs(const double *v, size_t n, int step, double *heaps, double *cost,
+                          double *median)
+{
+    struct heap lo = {heaps, 0, 1, 0}, hi = {heaps + n, 0, -1, 0};
+    for (size_t k = 0; k < n; k++) {
+        double x = step > 0 ? v[k] : v[n - 1 - k];
+        if (lo.n == 0 || x <= lo.a[0])
+            heap_push(&lo, x);
+        else
+            heap_push(&hi, x);
+        if (lo.n > hi.n + 1)
+            heap_push(&hi, heap_pop(&lo));
+        else if (hi.n > lo.n)
+            heap_push(&lo, heap_pop(&hi));
+        double m = lo.n > hi.n ? lo.a[0] : (lo.a[0] + hi.a[0]) / 2;
+        median[k + 1] = m;
+        cost[k + 1] = hi.sum - lo.sum + m * ((double)lo.n - (double)hi.n);
+    }
+    cost[0] = 0;
+    median[0] = NAN;
 }
 
 struct seg_ctx {
     const double *v;
     const struct hist_opts *o;
     double sigma;
-    double *tmp;
+    double *heaps, *pre, *pre_med, *suf, *suf_med;   /* scratch, n + 1 each (heaps 2n) */
     struct hist_step *out;
     size_t max, count;
 };
@@ -131,21 +185,21 @@ static void add_step(struct seg_ctx *c, const struct hist_step *s)
 
 static void segment(struct seg_ctx *c, size_t a, size_t b)
 {
-    size_t m = c->o->min_seg ? c->o->min_seg : 1;
-    if (b - a < 2 * m)
+    size_t m = c->o->min_seg ? c->o->min_seg : 1, n = b - a;
+    if (n < 2 * m)
         return;
-    double best_gain = 0, mb = 0, ma = 0, med;
+    /* pre[k]: cost of v[a..a+k); suf[k]: cost of v[b-k..b). */
+    running_costs(c->v + a, n, 1, c->heaps, c->pre, c->pre_med);
+    running_costs(c->v + a, n, -1, c->heaps, c->suf, c->suf_med);
+    double whole = c->pre[n], best_gain = 0, mb = 0, ma = 0;
     size_t best = 0;
-    double whole = l1_cost(c->v + a, b - a, c->tmp, &med);
     for (size_t t = a + m; t + m <= b; t++) {
-        double m1, m2;
-        double gain = whole - l1_cost(c->v + a, t - a, c->tmp, &m1) -
-                      l1_cost(c->v + t, b - t, c->tmp, &m2);
+        double gain = whole - c->pre[t - a] - c->suf[b - t];
         if (gain > best_gain) {
             best_gain = gain;
             best = t;
-            mb = m1;
-            ma = m2;
+            mb = c->pre_med[t - a];
+            ma = c->suf_med[b - t];
         }
     }
     if (!best || mb == 0)
@@ -166,13 +220,15 @@ size_t hist_steps(const double *v, size_t n, const struct hist_opts *o,
 {
     if (n < 2 * (o->min_seg ? o->min_seg : 1) || max == 0)
         return 0;
-    double *tmp = malloc(n * sizeof(*tmp));
-    if (!tmp)
+    double *scratch = malloc((6 * n + 4) * sizeof(*scratch));
+    if (!scratch)
         return 0;
-    struct seg_ctx c = {.v = v, .o = o, .tmp = tmp, .out = out, .max = max};
-    c.sigma = floor_sigma(hist_noise(v, n), median_into(v, n, tmp));
+    struct seg_ctx c = {.v = v, .o = o, .out = out, .max = max, .heaps = scratch,
+                        .pre = scratch + 2 * n, .pre_med = scratch + 3 * n + 1,
+                        .suf = scratch + 4 * n + 2, .suf_med = scratch + 5 * n + 3};
+    c.sigma = floor_sigma(hist_noise(v, n), median_into(v, n, c.pre));
     segment(&c, 0, n);
-    free(tmp);
+    free(scratch);
     return c.count;
 }
 

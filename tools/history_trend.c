@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 extern char **environ;
 
@@ -131,12 +132,18 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
 
     const char *ylabel = hist_higher_better(k) ? "bandwidth [MB/s]" : "median latency [us]";
     fprintf(gp, "\n# %s\n", name);
+    /* Nights a day or more apart show the date; lab runs minutes apart the time. */
+    struct tm t0 = {0}, t1 = {0};
+    bool close_runs = strptime(t->runs[ff.first_run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
+                      strptime(t->runs[ff.last_run - 1].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
+                      timegm(&t1) - timegm(&t0) < 3 * 86400;
+    fprintf(gp, "set format x %s\n", close_runs ? "\"%m-%d\\n%H:%M\"" : "'%m-%d'");
     fprintf(gp, "do for [term_i = 1:2] {\n"
             "  if (term_i == 2) { set terminal svg size 960,%zu dynamic noenhanced "
             "font 'sans,12'; set output '%s.svg' }\n", 260 * n + 140, name);
     fprintf(gp, "  if (term_i == 1) { eval sprintf(png_fmt, png_h); set output '%s.png' }\n",
             name);
-    fprintf(gp, "  set multiplot layout %zu,1 margins 0.1, 0.97, 0.11, %.2f spacing 0, 0.08 title ",
+    fprintf(gp, "  set multiplot layout %zu,1 margins 0.1, 0.97, 0.14, %.2f spacing 0, 0.08 title ",
             n, ff.simulated || ff.soft_roce_only ? 0.85 : 0.89);
     char title[768];
     snprintf(title, sizeof(title), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
@@ -194,7 +201,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                     (st->after - st->before) / st->before * 100, d);
         }
         fprintf(gp, "  set ylabel '%llu B: %s'\n", (unsigned long long)s->key.size, ylabel);
-        fprintf(gp, "  set xlabel %s\n", j + 1 == n ? "'night (UTC date)'" : "''");
+        fprintf(gp, "  set xlabel %s\n", j + 1 == n ? "'night (UTC)'" : "''");
         fprintf(gp, "  plot '%s.dat' index %zu using 1:4:5 with filledcurves fc rgb '#cfe0f5' "
                 "fs solid 0.6 noborder title 'no-alarm band', \\\n"
                 "       '' index %zu using 1:3 with lines dt 2 lw 1.5 lc rgb '#3060a0' "
@@ -278,7 +285,7 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
             "\"set terminal pngcairo size 960,%%d noenhanced font 'sans,12'\" : "
             "\"set terminal png size 960,%%d noenhanced font 'sans,12'\"\n"
             "set encoding utf8\nset xdata time\n"
-            "set timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\nset format x '%%m-%%d'\n"
+            "set timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\n"
             "set grid\n"
             "set style fill transparent solid 0.6 noborder\n", outdir);
     int rc = 0;
