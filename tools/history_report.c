@@ -190,22 +190,21 @@ static void num(char *buf, size_t len, enum num_style style, double v)
         snprintf(buf, len, "%+.1f", v);
 }
 
-/* The notes of a row: step, outliers, annotation. */
+/* The notes of a row: step, outliers, annotation, "; "-separated. */
 static void notes(const struct check_row *row, char *buf, size_t len)
 {
-    size_t n = 0;
-    buf[0] = '\0';
+    char step[128] = "", out[128] = "", since[96] = "";
     /* The change of a step is shown as measured (+ faster / lower latency). */
     if (row->has_step)
-        n += (size_t)snprintf(buf + n, len - n, "step at %s (%+.1f%%) ", row->step_date,
-                              (row->step.after - row->step.before) / row->step.before * 100);
-    if (row->outliers && n < len)
-        n += (size_t)snprintf(buf + n, len - n, "%zu outlier night%s (last %s) ", row->outliers,
-                              row->outliers == 1 ? "" : "s", row->outlier_date);
-    if (row->since[0] && n < len)
-        n += (size_t)snprintf(buf + n, len - n, "baseline from annotation %s ", row->since);
-    if (n && n <= len)
-        buf[n - 1] = '\0';
+        snprintf(step, sizeof(step), "step at %s (%+.1f%%)", row->step_date,
+                 (row->step.after - row->step.before) / row->step.before * 100);
+    if (row->outliers)
+        snprintf(out, sizeof(out), "%zu outlier night%s (last %s)", row->outliers,
+                 row->outliers == 1 ? "" : "s", row->outlier_date);
+    if (row->since[0])
+        snprintf(since, sizeof(since), "baseline from annotation %s", row->since);
+    snprintf(buf, len, "%s%s%s%s%s", step, step[0] && (out[0] || since[0]) ? "; " : "", out,
+             out[0] && since[0] ? "; " : "", since);
 }
 
 /* z as measured (the rows keep z with > 0 worse). */
