@@ -58,6 +58,7 @@ static const char usage_text[] =
     "  --z Z (4) robust z-score threshold; --rel PCT (5) relative threshold;\n"
     "  --min-seg N (3) nights on each side of a step. A regression is beyond\n"
     "  both thresholds, or a step that large in the last --window nights.\n"
+    "-h, --help  this text;  --version  print the version\n"
     "exit: 0 ok, 1 regression or failed run, 2 bad usage or input, 3 no gnuplot\n";
 
 __attribute__((format(printf, 1, 2)))
@@ -500,6 +501,10 @@ int main(int argc, char **argv)
     while (i < argc && argv[i][0] == '-') {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage_text, stdout);
+            return GDR_EXIT_OK;
+        }
+        if (!strcmp(argv[i], "--version")) {
+            printf("gdr-history (gdrbench) %s\n", PACKAGE_VERSION);
             return GDR_EXIT_OK;
         }
         if (!strcmp(argv[i], "--db") && i + 1 < argc) {
