@@ -5,6 +5,8 @@
  *   gdr-json table FILE               whitespace table of one document, for gnuplot
  *   gdr-json series [-o DIR] PATH...  one table per series, and an index
  *   gdr-json compare [options] BASELINE... -- RUN...
+ *   gdr-json manifest init|hosts|add-run|finish MANIFEST ...   a sweep's manifest.json
+ *   gdr-json troubleshoot [options] DIR   gdr-troubleshoot's report and verdict
  *
  * Exit codes: 0 ok, 1 regression or failed run, 2 bad input, 3 environment. */
 #include "config.h"
@@ -14,8 +16,11 @@
 #include "doc.h"
 #include "error.h"
 #include "json.h"
+#include "manifest.h"
+#include "troubleshoot.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +39,27 @@ static const char usage_text[] =
     "                            per series and print a tab-separated index\n"
     "  compare [--bw-tol PCT] [--lat-tol PCT] [--markdown FILE] BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
-    "exit: 0 ok, 1 regression or failed run, 2 bad input\n";
+    "  manifest init MANIFEST [--run-id ID] [--git-version V] [--mode MODE] [--resume]\n"
+    "           [-- COMMAND LINE...]\n"
+    "                            create a sweep manifest (--resume keeps its runs)\n"
+    "  manifest hosts MANIFEST SERVER CLIENT SERVER_ADDR\n"
+    "                            record the two nodes\n"
+    "  manifest add-run MANIFEST --index N --status ok|failed --tool T --placement P\n"
+    "           --gdr on|off|n/a [--client-exit N] [--server-exit N] [--reason TEXT]\n"
+    "           [--client-error TEXT] [--server-error TEXT] [--duration S] [--port N]\n"
+    "           [--simulated true|false] [--resumed]\n"
+    "                            record one run (replaces its earlier entry; --resumed\n"
+    "                            keeps an earlier ok entry, marked resumed)\n"
+    "  manifest finish MANIFEST [--missing REASON] [--] TOOL PLACEMENT GDR...\n"
+    "                            runs in plan order, counts; planned runs without an\n"
+    "                            entry are failed with REASON (left out without it)\n"
+    "  troubleshoot [--local | --server HOST --client HOST] [--sizes TEXT] DIR\n"
+    "                            gdr-troubleshoot's analysis of DIR (doctor/, sweep/,\n"
+    "                            sweep.rc): writes DIR/report.md and DIR/verdict.txt,\n"
+    "                            prints the verdict; exit 0 GDR in effect, 1 not,\n"
+    "                            3 not and the doctor found the environment missing\n"
+    "exit: 0 ok, 1 regression or failed run, 2 bad input (or a file that cannot be\n"
+    "written)\n";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -357,6 +382,175 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
+/* ---- manifest ---- */
+
+/* A count or exit status: "" is null (-1), else digits up to INT_MAX. */
+static int count_arg(const char *opt, const char *val, long *out)
+{
+    if (!*val) {
+        *out = -1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (val[0] < '0' || val[0] > '9' || *end || errno || v > INT_MAX)
+        return usage_error("manifest: %s wants a number, not '%s'", opt, val);
+    *out = v;
+    return 0;
+}
+
+static int bool_arg(const char *opt, const char *val, bool *out)
+{
+    if (strcmp(val, "true") && strcmp(val, "false"))
+        return usage_error("manifest: %s wants true or false, not '%s'", opt, val);
+    *out = !strcmp(val, "true");
+    return 0;
+}
+
+static int manifest_add_run(const char *path, int argc, char **argv)
+{
+    struct gdr_manifest_run r = {.client_exit = -1, .server_exit = -1, .duration_s = 0,
+                                 .port = -1, .index = -1};
+    struct { const char *opt; const char **text; long *num; bool *flag; } opts[] = {
+        {"--status", &r.status, NULL, NULL}, {"--tool", &r.tool, NULL, NULL},
+        {"--placement", &r.placement, NULL, NULL}, {"--gdr", &r.gdr, NULL, NULL},
+        {"--reason", &r.reason, NULL, NULL}, {"--client-error", &r.client_error, NULL, NULL},
+        {"--server-error", &r.server_error, NULL, NULL}, {"--index", NULL, &r.index, NULL},
+        {"--client-exit", NULL, &r.client_exit, NULL},
+        {"--server-exit", NULL, &r.server_exit, NULL},
+        {"--duration", NULL, &r.duration_s, NULL}, {"--port", NULL, &r.port, NULL},
+        {"--simulated", NULL, NULL, &r.simulated},
+    };
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--resumed")) {
+            r.resumed = true;
+            continue;
+        }
+        size_t k = 0;
+        while (k < sizeof(opts) / sizeof(opts[0]) && strcmp(argv[i], opts[k].opt))
+            k++;
+        if (k == sizeof(opts) / sizeof(opts[0]))
+            return usage_error("manifest add-run: unknown argument '%s'", argv[i]);
+        if (i + 1 >= argc)
+            return usage_error("manifest add-run: %s needs a value", argv[i]);
+        const char *val = argv[++i];
+        if (opts[k].text)
+            *opts[k].text = val;
+        else if (opts[k].num ? count_arg(opts[k].opt, val, opts[k].num)
+                             : bool_arg(opts[k].opt, val, opts[k].flag))
+            return GDR_EXIT_USAGE;
+    }
+    if (!r.status || !r.tool || !r.placement || !r.gdr || r.index < 0)
+        return usage_error("manifest add-run: %s",
+                           "needs --index, --status, --tool, --placement and --gdr");
+    return gdr_manifest_add_run(path, &r) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
+}
+
+static int manifest_init(const char *path, int argc, char **argv)
+{
+    struct gdr_manifest_header h = {0};
+    int i = 0;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        const char **dest = !strcmp(argv[i], "--run-id") ? &h.run_id
+                            : !strcmp(argv[i], "--git-version") ? &h.git_version
+                            : !strcmp(argv[i], "--mode") ? &h.mode : NULL;
+        if (!strcmp(argv[i], "--resume")) {
+            h.resumed = true;
+        } else if (!dest) {
+            return usage_error("manifest init: unknown argument '%s'", argv[i]);
+        } else if (i + 1 >= argc) {
+            return usage_error("manifest init: %s needs a value", argv[i]);
+        } else {
+            *dest = argv[++i];
+        }
+    }
+    if (i < argc) {
+        h.command_line = argv + i + 1;
+        h.ncommand_line = (size_t)(argc - i - 1);
+    }
+    return gdr_manifest_init(path, &h) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
+}
+
+static int manifest_finish(const char *path, int argc, char **argv)
+{
+    const char *missing = NULL;
+    if (argc >= 1 && !strcmp(argv[0], "--missing")) {
+        if (argc < 2)
+            return usage_error("manifest finish: %s", "--missing needs a reason");
+        missing = argv[1];
+        argc -= 2;
+        argv += 2;
+    }
+    if (argc >= 1 && !strcmp(argv[0], "--")) {
+        argc--;
+        argv++;
+    }
+    if (argc == 0 || argc % 3)
+        return usage_error("manifest finish: %s", "the plan is TOOL PLACEMENT GDR triples");
+    size_t n = (size_t)argc / 3;
+    struct gdr_manifest_plan_item *plan = calloc(n, sizeof(*plan));
+    if (!plan)
+        return usage_error("manifest finish: %s", "out of memory");
+    for (size_t k = 0; k < n; k++)
+        plan[k] = (struct gdr_manifest_plan_item){argv[3 * k], argv[3 * k + 1], argv[3 * k + 2]};
+    int rc = gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE)
+                                                          : GDR_EXIT_OK;
+    free(plan);
+    return rc;
+}
+
+static int cmd_manifest(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("manifest: %s", "needs init|hosts|add-run|finish and MANIFEST");
+    const char *sub = argv[0], *path = argv[1];
+    argc -= 2;
+    argv += 2;
+    if (!strcmp(sub, "init"))
+        return manifest_init(path, argc, argv);
+    if (!strcmp(sub, "add-run"))
+        return manifest_add_run(path, argc, argv);
+    if (!strcmp(sub, "finish"))
+        return manifest_finish(path, argc, argv);
+    if (!strcmp(sub, "hosts")) {
+        if (argc != 3)
+            return usage_error("manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
+        return gdr_manifest_hosts(path, argv[0], argv[1], argv[2])
+               ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
+    }
+    return usage_error("manifest: unknown subcommand '%s'", sub);
+}
+
+/* ---- troubleshoot ---- */
+
+static int cmd_troubleshoot(int argc, char **argv)
+{
+    struct gdr_ts_opts o = {0};
+    for (int i = 0; i < argc; i++) {
+        const char **dest = !strcmp(argv[i], "--server") ? &o.server
+                            : !strcmp(argv[i], "--client") ? &o.client
+                            : !strcmp(argv[i], "--sizes") ? &o.sizes : NULL;
+        if (!strcmp(argv[i], "--local")) {
+            o.local = true;
+        } else if (dest) {
+            if (i + 1 >= argc)
+                return usage_error("troubleshoot: %s needs a value", argv[i]);
+            *dest = argv[++i];
+        } else if (argv[i][0] == '-' || o.dir) {
+            return usage_error("troubleshoot: unexpected argument '%s'", argv[i]);
+        } else {
+            o.dir = argv[i];
+        }
+    }
+    if (!o.dir)
+        return usage_error("troubleshoot: %s", "needs the directory gdr-troubleshoot collected");
+    if (o.local == (o.server != NULL))
+        return usage_error("troubleshoot: %s", "say --local or --server HOST");
+    int code = gdr_troubleshoot(&o);
+    return code < 0 ? report_error(GDR_EXIT_USAGE) : code;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -382,5 +576,9 @@ int main(int argc, char **argv)
         return cmd_series(argc, argv);
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc, argv);
+    if (!strcmp(cmd, "manifest"))
+        return cmd_manifest(argc, argv);
+    if (!strcmp(cmd, "troubleshoot"))
+        return cmd_troubleshoot(argc, argv);
     return usage_error("unknown command '%s'", cmd);
 }

@@ -6,7 +6,7 @@
  * messages per input, and each decoded body through what reads it:
  * gdr_endpoint_from_json for ENDPOINT, and for SIZE_START / SIZE_DONE /
  * SIZE_RESULT the same strict json.c getters, with the same fields and
- * limits, that phase.c applies (its parsers are static). A crash, a leak,
+ * limits, that protocol.c applies (its parsers are static). A crash, a leak,
  * undefined behaviour or a read past the input is a finding.
  *
  * Build and run: tests/fuzz/run-fuzz (clang, -fsanitize=fuzzer). */
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* The pure codec on the raw bytes, as check_peer() peeks at them. */
+    /* The pure codec on the raw bytes, as gdr_oob_peer_last_words() peeks at them. */
     if (size >= GDR_OOB_HEADER_LEN) {
         struct gdr_msg_header h;
         const char *why;

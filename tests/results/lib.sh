@@ -10,10 +10,7 @@ export GDR_JSON
 [ -x "$GDR_JSON" ] || { echo "SKIP: $GDR_JSON not built"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-results-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+. "$here/../checks.sh"
 
 # scale FILE FIELD FACTOR SIZE... : multiply FIELD in the rows of SIZE
 # ("all" for every row), print the document on stdout.
@@ -26,27 +23,4 @@ scale() {
             sub(/[^\t]*$/, sprintf("%.17g%s", v * f, comma ? "," : ""))
         }
         { print }' "$file"
-}
-
-# expect_rc WANT NAME CMD... : run CMD, keep its stdout/stderr in $tmp/out, $tmp/err.
-expect_rc() {
-    want=$1 name=$2; shift 2
-    set +e
-    "$@" > "$tmp/out" 2> "$tmp/err"
-    rc=$?
-    set -e
-    if [ "$rc" -eq "$want" ]; then pass "$name (exit $rc)"; else
-        fail "$name: exit $rc, want $want"; sed 's/^/  | /' "$tmp/err" "$tmp/out" | head -20; fi
-}
-
-# The error output is exactly one line that contains TEXT.
-one_line_error() {
-    lines=$(wc -l < "$tmp/err")
-    if [ "$lines" -eq 1 ] && grep -q -- "$1" "$tmp/err"; then pass "one-line error naming '$1'"
-    else fail "want one error line naming '$1', got:"; sed 's/^/  | /' "$tmp/err"; fi
-}
-
-finish() {
-    [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-    exit 0
 }

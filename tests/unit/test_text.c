@@ -1,0 +1,99 @@
+/* test_text.c - gdr-json's text helpers: UTF-8 repair of strings from the
+ * shell, and the units of the troubleshoot report. */
+#include "config.h"
+
+#include "unit.h"
+
+#include "text.h"
+
+#include <stdlib.h>
+
+#define FFFD "\xEF\xBF\xBD"
+
+static void check_clean(const char *in, const char *want)
+{
+    char *got = gdr_utf8_clean(in);
+    assert_non_null(got);
+    if (strcmp(got, want))
+        fail_msg("'%s' -> '%s', expected '%s'", in, got, want);
+    free(got);
+}
+
+static void test_utf8_valid_kept(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {
+        "", "plain ASCII \"quoted\" \\ \t\n\x01\x7f",
+        "caf\xC3\xA9",                    /* U+00E9 */
+        "\xE2\x82\xAC",                   /* U+20AC, three bytes */
+        "\xED\x9F\xBF",                   /* U+D7FF, just below the surrogates */
+        "\xEE\x80\x80",                   /* U+E000, just above them */
+        "\xF0\x9F\x98\x80",               /* U+1F600, four bytes */
+        "\xF4\x8F\xBF\xBF",               /* U+10FFFF, the last code point */
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        check_clean(ok[i], ok[i]);
+}
+
+static void test_utf8_invalid_replaced(void **state)
+{
+    (void)state;
+    check_clean("a\xFF" "b", "a" FFFD "b");                  /* never valid */
+    check_clean("\x80", FFFD);                               /* stray continuation */
+    check_clean("\xC0\x80", FFFD FFFD);                      /* overlong NUL */
+    check_clean("\xC1\xBF", FFFD FFFD);                      /* overlong ASCII */
+    check_clean("\xE0\x9F\xBF", FFFD FFFD FFFD);             /* overlong below U+0800 */
+    check_clean("\xED\xA0\x80", FFFD FFFD FFFD);             /* surrogate U+D800 */
+    check_clean("\xF0\x8F\xBF\xBF", FFFD FFFD FFFD FFFD);    /* overlong below U+10000 */
+    check_clean("\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD);    /* above U+10FFFF */
+    check_clean("\xF5\x80\x80\x80", FFFD FFFD FFFD FFFD);    /* lead byte past F4 */
+    check_clean("end\xE2\x82", "end" FFFD FFFD);             /* truncated at the end */
+    check_clean("\xC3" "A", FFFD "A");                       /* continuation missing */
+}
+
+static void test_fmt_size(void **state)
+{
+    (void)state;
+    static const struct { uint64_t b; const char *want; } cases[] = {
+        {0, "0 B"}, {1, "1 B"}, {1023, "1023 B"}, {1024, "1 KiB"}, {1536, "1536 B"},
+        {65536, "64 KiB"}, {1048576, "1 MiB"}, {1073741824, "1 GiB"},
+        {1099511627776ull, "1024 GiB"},                    /* GiB is the largest unit */
+        {UINT64_MAX, "18446744073709551615 B"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gdr_fmt_size(cases[i].b, buf, sizeof(buf));
+        assert_string_equal(buf, cases[i].want);
+    }
+}
+
+static void test_fmt_gbps_and_ratio(void **state)
+{
+    (void)state;
+    char buf[64];
+    gdr_fmt_gbps(12.34e9, buf, sizeof(buf));
+    assert_string_equal(buf, "12.3 GB/s");
+    gdr_fmt_gbps(42700000, buf, sizeof(buf));
+    assert_string_equal(buf, "0.0427 GB/s");
+    gdr_fmt_gbps(0, buf, sizeof(buf));
+    assert_string_equal(buf, "0 GB/s");
+    gdr_fmt_ratio(3, 2, buf, sizeof(buf));
+    assert_string_equal(buf, "1.50");
+    gdr_fmt_ratio(0.996, 1, buf, sizeof(buf));
+    assert_string_equal(buf, "1.00");
+    gdr_fmt_ratio(1, 0, buf, sizeof(buf));
+    assert_string_equal(buf, "n/a");
+    gdr_fmt_ratio(1, -1, buf, sizeof(buf));
+    assert_string_equal(buf, "n/a");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        gdr_unit_test(test_utf8_valid_kept),
+        gdr_unit_test(test_utf8_invalid_replaced),
+        gdr_unit_test(test_fmt_size),
+        gdr_unit_test(test_fmt_gbps_and_ratio),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

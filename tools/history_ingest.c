@@ -1,0 +1,317 @@
+/* history_ingest.c - read a run directory, check it all, then write it. */
+#include "config.h"
+
+#include "history_ingest.h"
+#include "doc.h"
+#include "error.h"
+#include "json.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MANIFEST_MAX_BYTES (16u << 20)
+
+struct failed_run {
+    char name[128], reason[512];
+};
+
+struct run_in {
+    char run_id[128], date[40], version[64], mode[16];
+    long planned, ok, failed;
+    size_t ndocs, nfailed;
+    struct gdr_doc *docs;
+    bool *bidir;
+    struct failed_run *failed_runs;
+};
+
+static void run_free(struct run_in *r)
+{
+    for (size_t i = 0; i < r->ndocs; i++)
+        gdr_doc_free(&r->docs[i]);
+    free(r->docs);
+    free(r->bidir);
+    free(r->failed_runs);
+}
+
+/* perftest's -b / --bidirectional on the command line; gdrbench has no
+ * such mode yet, so its documents are all unidirectional. */
+static bool bidirectional(const cJSON *root)
+{
+    const cJSON *it, *cl = cJSON_GetObjectItemCaseSensitive(root, "command_line");
+    cJSON_ArrayForEach(it, cl)
+        if (cJSON_IsString(it) &&
+            (!strcmp(it->valuestring, "-b") || !strcmp(it->valuestring, "--bidirectional")))
+            return true;
+    return false;
+}
+
+static int add_doc(struct run_in *r, const char *path)
+{
+    struct gdr_doc *d = realloc(r->docs, (r->ndocs + 1) * sizeof(*d));
+    bool *b = realloc(r->bidir, (r->ndocs + 1) * sizeof(*b));
+    if (d)
+        r->docs = d;
+    if (b)
+        r->bidir = b;
+    if (!d || !b)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    cJSON *root = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
+    if (!root)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: unreadable or not JSON", path);
+    int rc = gdr_doc_from_json(root, path, &r->docs[r->ndocs]);
+    if (rc == 0)
+        r->bidir[r->ndocs++] = bidirectional(root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+static int str_or_null(const cJSON *o, const char *key, char *buf, size_t len, const char *what)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    buf[0] = '\0';
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    return gdr_json_str(o, key, buf, len, what);
+}
+
+static int count(const cJSON *m, const char *key, long *out, const char *what)
+{
+    uint64_t v;
+    if (gdr_json_u64(m, key, 1000000, &v, what))
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
+/* A sweep's manifest: the run's facts, its ok runs' client documents and
+ * its failed runs. */
+static int read_manifest(const char *dir, const char *path, struct run_in *r)
+{
+    cJSON *m = gdr_json_read_file(path, MANIFEST_MAX_BYTES);
+    if (!m)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: unreadable or not JSON", path);
+    int rc = -1;
+    char ver[64];
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(m, "runs");
+    if (gdr_json_str(m, "manifest_version", ver, sizeof(ver), path))
+        goto out;
+    if (strcmp(ver, "gdrbench.sweep/1")) {
+        gdr_fail(GDR_EXIT_USAGE, "%s: manifest_version '%s' is not gdrbench.sweep/1", path, ver);
+        goto out;
+    }
+    if (gdr_json_str(m, "run_id", r->run_id, sizeof(r->run_id), path) ||
+        gdr_json_str(m, "date", r->date, sizeof(r->date), path) ||
+        gdr_json_str(m, "git_version", r->version, sizeof(r->version), path) ||
+        gdr_json_str(m, "mode", r->mode, sizeof(r->mode), path) ||
+        count(m, "planned", &r->planned, path) || count(m, "ok", &r->ok, path) ||
+        count(m, "failed", &r->failed, path))
+        goto out;
+    if (!cJSON_IsArray(runs)) {
+        gdr_fail(GDR_EXIT_USAGE, "%s: field 'runs' is %s", path, runs ? "not an array" : "missing");
+        goto out;
+    }
+    const cJSON *it;
+    size_t i = 0;
+    cJSON_ArrayForEach(it, runs) {
+        char what[2200], status[16], name[128], reason[512], client[512];
+        snprintf(what, sizeof(what), "%s: runs[%zu]", path, i++);
+        const cJSON *files = cJSON_GetObjectItemCaseSensitive(it, "files");
+        if (!cJSON_IsObject(it) || !cJSON_IsObject(files)) {
+            gdr_fail(GDR_EXIT_USAGE, "%s: not an object with 'files'", what);
+            goto out;
+        }
+        if (gdr_json_str(it, "status", status, sizeof(status), what) ||
+            gdr_json_str(it, "name", name, sizeof(name), what) ||
+            str_or_null(it, "reason", reason, sizeof(reason), what) ||
+            str_or_null(files, "client", client, sizeof(client), what))
+            goto out;
+        if (!strcmp(status, "ok")) {
+            char doc[2048];
+            if (!client[0] || strchr(client, '/')) {
+                gdr_fail(GDR_EXIT_USAGE, "%s: an ok run without a client document in the run "
+                         "directory", what);
+                goto out;
+            }
+            snprintf(doc, sizeof(doc), "%s/%s", dir, client);
+            if (add_doc(r, doc))
+                goto out;
+        } else {
+            struct failed_run *f = realloc(r->failed_runs, (r->nfailed + 1) * sizeof(*f));
+            if (!f) {
+                gdr_fail(GDR_EXIT_RUN, "out of memory");
+                goto out;
+            }
+            r->failed_runs = f;
+            snprintf(f[r->nfailed].name, sizeof(f->name), "%s", name);
+            snprintf(f[r->nfailed].reason, sizeof(f->reason), "%s",
+                     reason[0] ? reason : status);
+            r->nfailed++;
+        }
+    }
+    rc = 0;
+out:
+    cJSON_Delete(m);
+    return rc;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int json_file(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 5 && !strcmp(e->d_name + n - 5, ".json") && e->d_name[0] != '.';
+}
+
+/* A plain directory of result documents: its client documents (a server
+ * document only stands in where it is the only one of its run). */
+static int read_documents(const char *dir, struct run_in *r)
+{
+    struct dirent **list;
+    int n = scandir(dir, &list, json_file, by_name);
+    if (n < 0)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot read the directory", dir);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+        rc = add_doc(r, path);
+        if (rc == 0 && (strcmp(r->docs[r->ndocs - 1].role, "client") ||
+                        strcmp(r->docs[r->ndocs - 1].status, "complete")))
+            gdr_doc_free(&r->docs[--r->ndocs]);
+    }
+    for (int i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+    if (rc)
+        return -1;
+    if (r->ndocs == 0)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: no manifest.json and no complete client result "
+                        "document", dir);
+    const char *base = strrchr(dir, '/');
+    base = base && base[1] ? base + 1 : dir;
+    snprintf(r->run_id, sizeof(r->run_id), "%s", base);
+    snprintf(r->version, sizeof(r->version), "%s", r->docs[0].version);
+    snprintf(r->mode, sizeof(r->mode), "documents");
+    snprintf(r->date, sizeof(r->date), "%s", r->docs[0].start_time);
+    for (size_t i = 1; i < r->ndocs; i++)
+        if (strcmp(r->docs[i].start_time, r->date) < 0)
+            snprintf(r->date, sizeof(r->date), "%s", r->docs[i].start_time);
+    r->planned = r->ok = r->failed = -1;
+    return 0;
+}
+
+static bool is_rxe(const char *dev)
+{
+    return !strncmp(dev, "rxe", 3);
+}
+
+/* "client-host:dev-server-host:dev", with the GPU when one end has one. */
+static void default_testbed(const struct run_in *r, char *out, size_t len)
+{
+    const struct gdr_doc *d = &r->docs[0];
+    const char *gpu = "";
+    for (size_t i = 0; i < r->ndocs && !gpu[0]; i++)
+        gpu = r->docs[i].client.cuda_name[0] ? r->docs[i].client.cuda_name
+                                             : r->docs[i].server.cuda_name;
+    /* A long name is cut; --testbed names a testbed exactly. */
+    if (snprintf(out, len, "%s:%s-%s:%s%s%s", d->client.host, d->client.device, d->server.host,
+                 d->server.device, gpu[0] ? "+" : "", gpu) >= (int)len)
+        out[len - 1] = '\0';
+}
+
+static int write_doc(struct hdb *h, const struct gdr_doc *d, bool bidir, const char *testbed,
+                     int64_t run, struct hist_ingest_result *res)
+{
+    struct hdb_key k = {.bidir = bidir};
+    snprintf(k.testbed, sizeof(k.testbed), "%s", testbed);
+    snprintf(k.test, sizeof(k.test), "%s", d->test);
+    snprintf(k.cplace, sizeof(k.cplace), "%s", d->client.placement);
+    snprintf(k.creg, sizeof(k.creg), "%s", d->client.registration);
+    snprintf(k.splace, sizeof(k.splace), "%s", d->server.placement);
+    snprintf(k.sreg, sizeof(k.sreg), "%s", d->server.registration);
+    snprintf(k.metric, sizeof(k.metric), "%s", d->metric);
+    const char *doc = strrchr(d->path, '/');
+    if (hdb_begin(h))
+        return -1;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const struct gdr_row *row = &d->rows[i];
+        struct hdb_point_in p = {
+            .value = d->latency ? row->lat[LAT_MEDIAN] : row->bw_avg,
+            .spread = d->latency ? row->lat[LAT_STDEV] : NAN,
+            .simulated = d->simulated,
+            .soft_roce = is_rxe(d->client.device) && is_rxe(d->server.device),
+            .document = doc ? doc + 1 : d->path,
+        };
+        bool added;
+        k.size = row->size;
+        if (hdb_add_point(h, &k, run, &p, &added)) {
+            hdb_rollback(h);
+            return -1;
+        }
+        if (added)
+            res->points_added++;
+        else
+            res->points_present++;
+    }
+    return hdb_commit(h);
+}
+
+int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
+                    struct hist_ingest_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    struct run_in r = {0};
+    char manifest[2048];
+    snprintf(manifest, sizeof(manifest), "%s/manifest.json", dir);
+    FILE *f = fopen(manifest, "r");
+    int rc = -1;
+    if (f) {
+        fclose(f);
+        if (read_manifest(dir, manifest, &r))
+            goto out;
+    } else if (read_documents(dir, &r)) {
+        goto out;
+    }
+    if (testbed)
+        snprintf(res->testbed, sizeof(res->testbed), "%s", testbed);
+    else if (r.ndocs)
+        default_testbed(&r, res->testbed, sizeof(res->testbed));
+    else {
+        gdr_fail(GDR_EXIT_USAGE, "%s: no complete run to name the testbed after: give "
+                 "--testbed", dir);
+        goto out;
+    }
+    snprintf(res->run_id, sizeof(res->run_id), "%s", r.run_id);
+    struct hdb_run run = {.testbed = res->testbed, .run_id = r.run_id, .date = r.date,
+                          .version = r.version, .mode = r.mode, .source = dir,
+                          .planned = r.planned, .ok = r.ok, .failed = r.failed};
+    int64_t id;
+    if (hdb_begin(h))
+        goto out;
+    if (hdb_add_run(h, &run, &id, &res->run_added))
+        goto rollback;
+    for (size_t i = 0; i < r.nfailed; i++) {
+        bool added;
+        if (hdb_add_failure(h, id, r.failed_runs[i].name, r.failed_runs[i].reason, &added))
+            goto rollback;
+        res->failures++;
+    }
+    if (hdb_commit(h))
+        goto out;
+    for (size_t i = 0; i < r.ndocs; i++)
+        if (write_doc(h, &r.docs[i], r.bidir[i], res->testbed, id, res))
+            goto out;
+    rc = 0;
+    goto out;
+rollback:
+    hdb_rollback(h);
+out:
+    run_free(&r);
+    return rc;
+}

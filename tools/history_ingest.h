@@ -1,0 +1,26 @@
+/* history_ingest.h - a run directory into the history database.
+ *
+ * A run directory is a sweep's (manifest.json: its run id, date, version
+ * and every planned run; the complete runs' client documents are read, the
+ * failed ones recorded) or any directory of result documents (run id = the
+ * directory's name, date = the earliest start_time). Everything is read and
+ * checked before anything is written; then the run row and its failures go
+ * in one transaction and each document's points in one more. Unique keys
+ * make a second ingest of the same run add nothing. */
+#ifndef GDR_TOOLS_HISTORY_INGEST_H
+#define GDR_TOOLS_HISTORY_INGEST_H
+
+#include "history_db.h"
+
+struct hist_ingest_result {
+    char testbed[256], run_id[128];
+    bool run_added;
+    size_t points_added, points_present, failures;
+};
+
+/* testbed: a label, or NULL to name it after the documents' hosts, devices
+ * and GPUs. Returns 0, or -1 after gdr_fail (2: bad input). */
+int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
+                    struct hist_ingest_result *res);
+
+#endif

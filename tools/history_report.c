@@ -1,0 +1,548 @@
+/* history_report.c - judge a testbed's series and report the check. */
+#include "config.h"
+
+#include "history_report.h"
+#include "error.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool hist_higher_better(const struct hdb_key *k)
+{
+    return strcmp(k->metric, "latency") != 0;
+}
+
+double hist_shown(const struct hdb_key *k, double v)
+{
+    return hist_higher_better(k) ? v * 1e-6 : v * 1e6;
+}
+
+const char *hist_unit(const struct hdb_key *k)
+{
+    return hist_higher_better(k) ? "MB/s" : "us";
+}
+
+static const char *metric_column(const struct hdb_key *k)
+{
+    return hist_higher_better(k) ? "bw_MB/s" : "median_us";
+}
+
+/* The number of annotations in effect at a date (ISO dates compare as
+ * strings; "2026-12-01" sorts before any time of that day). */
+static size_t notes_before(const struct hdb_testbed *t, const char *date)
+{
+    size_t k = 0;
+    while (k < t->nnotes && strcmp(t->notes[k].date, date) <= 0)
+        k++;
+    return k;
+}
+
+int hist_analyse(const struct hdb_testbed *t, const struct hdb_series *s, size_t upto,
+                 const struct hist_opts *o, struct hist_view *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->s = s;
+    while (out->n < s->npoints && s->points[out->n].run <= upto)
+        out->n++;
+    out->v = malloc((out->n + 1) * sizeof(*out->v));
+    out->pts = malloc((out->n + 1) * sizeof(*out->pts));
+    if (!out->v || !out->pts) {
+        hist_view_free(out);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    }
+    struct hist_opts so = *o;
+    so.higher_better = hist_higher_better(&s->key);
+    for (size_t i = 0; i < out->n; i++)
+        out->v[i] = s->points[i].value;
+    /* Each stretch between annotations is a history of its own. */
+    for (size_t a = 0; a < out->n;) {
+        size_t seg = notes_before(t, t->runs[s->points[a].run].date), b = a + 1;
+        while (b < out->n && notes_before(t, t->runs[s->points[b].run].date) == seg)
+            b++;
+        struct hist_step st[HIST_MAX_STEPS];
+        size_t ns = hist_steps(out->v + a, b - a, &so, st, HIST_MAX_STEPS);
+        hist_judge_series(out->v + a, b - a, &so, st, ns, out->pts + a);
+        for (size_t i = 0; i < ns && out->nsteps < HIST_MAX_STEPS; i++) {
+            st[i].at += a;
+            out->steps[out->nsteps++] = st[i];
+        }
+        out->seg = a;
+        a = b;
+    }
+    return 0;
+}
+
+void hist_view_free(struct hist_view *v)
+{
+    free(v->v);
+    free(v->pts);
+    v->v = NULL;
+    v->pts = NULL;
+}
+
+static void run_date(const struct hdb_testbed *t, const struct hist_view *v, size_t i,
+                     char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", t->runs[v->s->points[i].run].date);
+}
+
+static void fill_row(const struct hdb_testbed *t, const struct hist_view *v,
+                     struct check_row *row)
+{
+    const struct hist_point *p = &v->pts[v->n - 1];
+    row->verdict = p->verdict;
+    row->value = v->v[v->n - 1];
+    row->center = p->center;
+    row->z = p->z;
+    row->rel = p->rel;
+    for (size_t i = v->nsteps; i-- > 0;)
+        if (v->steps[i].at >= v->seg) {
+            row->has_step = true;
+            row->step = v->steps[i];
+            run_date(t, v, row->step.at, row->step_date, sizeof(row->step_date));
+            break;
+        }
+    for (size_t i = v->seg; i + 1 < v->n; i++)
+        if (v->pts[i].outlier) {
+            row->outliers++;
+            run_date(t, v, i, row->outlier_date, sizeof(row->outlier_date));
+        }
+    size_t k = notes_before(t, t->runs[v->s->points[v->n - 1].run].date);
+    if (k > 0)
+        snprintf(row->since, sizeof(row->since), "%s", t->notes[k - 1].date);
+}
+
+int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *o,
+               struct check_report *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->t = t;
+    r->run = run;
+    r->opts = *o;
+    r->rows = calloc(t->nseries + 1, sizeof(*r->rows));
+    if (!r->rows)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    /* Missing: a point in one of the last `window` runs before, none now. */
+    size_t recent = run > o->window ? run - o->window : 0;
+    for (size_t k = 0; k < t->nseries; k++) {
+        const struct hdb_series *s = &t->series[k];
+        struct hist_view v;
+        if (hist_analyse(t, s, run, o, &v))
+            return -1;
+        struct check_row *row = &r->rows[r->nrows];
+        row->s = s;
+        if (v.n > 0 && s->points[v.n - 1].run == run) {
+            fill_row(t, &v, row);
+            r->counts[row->verdict]++;
+            r->nrows++;
+        } else if (v.n > 0 && s->points[v.n - 1].run >= recent) {
+            row->missing = true;
+            row->value = row->center = row->z = row->rel = NAN;
+            r->counts[HV_NEW + 1]++;
+            r->nrows++;
+        }
+        hist_view_free(&v);
+    }
+    for (size_t i = 0; i < t->nfailures; i++)
+        r->nfailed += t->failures[i].run == run;
+    return 0;
+}
+
+void hist_check_free(struct check_report *r)
+{
+    free(r->rows);
+    r->rows = NULL;
+}
+
+int hist_check_status(const struct check_report *r)
+{
+    return r->counts[HV_REGRESSION] || r->nfailed ? GDR_EXIT_RUN : GDR_EXIT_OK;
+}
+
+static const char *verdict_text(const struct check_row *row)
+{
+    return row->missing ? "missing series" : hist_verdict_name(row->verdict);
+}
+
+static void pair(const struct hdb_key *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s-%s%s", k->cplace, k->splace, k->bidir ? " bidir" : "");
+}
+
+static void reg(const struct hdb_key *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s", k->creg, k->sreg);
+}
+
+enum num_style { N_VALUE, N_PCT, N_Z };
+
+static void num(char *buf, size_t len, enum num_style style, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (style == N_VALUE)
+        snprintf(buf, len, "%.4g", v);
+    else if (style == N_PCT)
+        snprintf(buf, len, "%+.1f%%", v);
+    else
+        snprintf(buf, len, "%+.1f", v);
+}
+
+/* The notes of a row: step, outliers, annotation, "; "-separated. */
+static void notes(const struct check_row *row, char *buf, size_t len)
+{
+    char step[128] = "", out[128] = "", since[96] = "";
+    /* The change of a step is shown as measured (+ faster / lower latency). */
+    if (row->has_step)
+        snprintf(step, sizeof(step), "step at %s (%+.1f%%)", row->step_date,
+                 (row->step.after - row->step.before) / row->step.before * 100);
+    if (row->outliers)
+        snprintf(out, sizeof(out), "%zu outlier night%s (last %s)", row->outliers,
+                 row->outliers == 1 ? "" : "s", row->outlier_date);
+    if (row->since[0])
+        snprintf(since, sizeof(since), "baseline from annotation %s", row->since);
+    snprintf(buf, len, "%s%s%s%s%s", step, step[0] && (out[0] || since[0]) ? "; " : "", out,
+             out[0] && since[0] ? "; " : "", since);
+}
+
+/* z as measured (the rows keep z with > 0 worse). */
+static double z_shown(const struct check_row *row)
+{
+    return hist_higher_better(&row->s->key) ? -row->z : row->z;
+}
+
+/* Measured change over the baseline (sign as measured, not as judged). */
+static double change_pct(const struct check_row *row)
+{
+    return row->center > 0 ? (row->value - row->center) / row->center * 100 : NAN;
+}
+
+static void summary_line(FILE *f, const struct check_report *r, const char *lead)
+{
+    const struct hdb_run_row *run = &r->t->runs[r->run];
+    fprintf(f, "%stestbed %s, run %s (%s, gdrbench %s): %zu series: %zu regression%s, "
+            "%zu improvement%s, %zu noise, %zu ok, %zu new, %zu missing; %zu failed run%s\n",
+            lead, r->t->name, run->run_id, run->date, run->version, r->nrows,
+            r->counts[HV_REGRESSION], r->counts[HV_REGRESSION] == 1 ? "" : "s",
+            r->counts[HV_IMPROVEMENT], r->counts[HV_IMPROVEMENT] == 1 ? "" : "s",
+            r->counts[HV_NOISE], r->counts[HV_OK], r->counts[HV_NEW], r->counts[HV_NEW + 1],
+            r->nfailed, r->nfailed == 1 ? "" : "s");
+}
+
+void hist_report_text(FILE *f, const struct check_report *r)
+{
+    fprintf(f, "%-10s %-16s %-16s %10s %-10s %12s %12s %8s %7s  %-14s %s\n", "test", "placement",
+            "registration", "size", "metric", "value", "baseline", "change", "z", "verdict",
+            "notes");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct check_row *row = &r->rows[i];
+        const struct hdb_key *k = &row->s->key;
+        char p[48], g[40], val[32], base[32], ch[32], z[32], nt[512], v[32];
+        pair(k, p, sizeof(p));
+        reg(k, g, sizeof(g));
+        num(val, sizeof(val), N_VALUE, hist_shown(k, row->value));
+        num(base, sizeof(base), N_VALUE, hist_shown(k, row->center));
+        num(ch, sizeof(ch), N_PCT, change_pct(row));
+        num(z, sizeof(z), N_Z, z_shown(row));
+        notes(row, nt, sizeof(nt));
+        snprintf(v, sizeof(v), "%s", row->verdict == HV_REGRESSION && !row->missing
+                                     ? "REGRESSION" : verdict_text(row));
+        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %12s %8s %7s  %-14s %s\n", k->test, p, g,
+                (unsigned long long)k->size, metric_column(k), val, base, ch, z, v, nt);
+    }
+    for (size_t i = 0; i < r->t->nfailures; i++)
+        if (r->t->failures[i].run == r->run)
+            fprintf(f, "failed run: %s: %s\n", r->t->failures[i].name, r->t->failures[i].reason);
+    summary_line(f, r, "gdr-history: ");
+}
+
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputs(*s == '|' ? "/" : *s == '\n' ? " " : (char[]){*s, 0}, f);
+}
+
+void hist_report_markdown(FILE *f, const struct check_report *r)
+{
+    const struct hist_opts *o = &r->opts;
+    summary_line(f, r, "");
+    fprintf(f, "\nVerdict: %s. Baseline: median of the last %zu good nights; a regression is "
+            "at least %.1f%% worse and %.1f noise sigmas (robust z) away, or a step of that "
+            "size in the last %zu nights.\n\n",
+            hist_check_status(r) ? "**FAIL**" : "pass", o->window, o->rel_min * 100, o->z_min,
+            o->window);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct check_row *row = &r->rows[i];
+        if (!row->missing && (row->verdict == HV_OK || row->verdict == HV_NEW) &&
+            !row->has_step)
+            continue;
+        if (shown++ == 0)
+            fprintf(f, "| test | placement | registration | size [B] | metric | value | "
+                    "baseline | change | z | verdict | notes |\n"
+                    "|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
+        const struct hdb_key *k = &row->s->key;
+        char p[48], g[40], val[32], base[32], ch[32], z[32], nt[512];
+        pair(k, p, sizeof(p));
+        reg(k, g, sizeof(g));
+        num(val, sizeof(val), N_VALUE, hist_shown(k, row->value));
+        num(base, sizeof(base), N_VALUE, hist_shown(k, row->center));
+        num(ch, sizeof(ch), N_PCT, change_pct(row));
+        num(z, sizeof(z), N_Z, z_shown(row));
+        notes(row, nt, sizeof(nt));
+        fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s%s%s | ", k->test, p, g,
+                (unsigned long long)k->size, metric_column(k), val, base, ch, z,
+                row->verdict == HV_REGRESSION && !row->missing ? "**" : "", verdict_text(row),
+                row->verdict == HV_REGRESSION && !row->missing ? "**" : "");
+        md_cell(f, nt);
+        fprintf(f, " |\n");
+    }
+    if (shown == 0)
+        fprintf(f, "Every series ok or new; no step since the last annotation.\n");
+    for (size_t i = 0; i < r->t->nfailures; i++)
+        if (r->t->failures[i].run == r->run) {
+            fprintf(f, "\n- failed run `%s`: ", r->t->failures[i].name);
+            md_cell(f, r->t->failures[i].reason);
+        }
+    fprintf(f, "\n");
+}
+
+static void xml(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            /* XML 1.0 has no other control characters than tab, LF, CR. */
+            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                fputc(' ', f);
+            else
+                fputc(c, f);
+        }
+    }
+}
+
+void hist_report_junit(FILE *f, const struct check_report *r)
+{
+    const struct hdb_run_row *run = &r->t->runs[r->run];
+    size_t tests = r->nrows + r->nfailed;
+    size_t failures = r->counts[HV_REGRESSION] + r->nfailed;
+    size_t skipped = r->counts[HV_NEW + 1];
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gdr-history\" "
+            "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
+            tests, failures, skipped);
+    fprintf(f, "  <testsuite name=\"");
+    xml(f, r->t->name);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\" "
+            "timestamp=\"", tests, failures, skipped);
+    /* JUnit's timestamp has no zone designator. */
+    char ts[40];
+    snprintf(ts, sizeof(ts), "%.19s", run->date);
+    xml(f, ts);
+    fprintf(f, "\" hostname=\"");
+    xml(f, r->t->name);
+    fprintf(f, "\">\n    <properties>\n      <property name=\"run\" value=\"");
+    xml(f, run->run_id);
+    fprintf(f, "\"/>\n      <property name=\"gdrbench\" value=\"");
+    xml(f, run->version);
+    fprintf(f, "\"/>\n    </properties>\n");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct check_row *row = &r->rows[i];
+        const struct hdb_key *k = &row->s->key;
+        char p[48], g[40], name[256], msg[1024], nt[512];
+        pair(k, p, sizeof(p));
+        reg(k, g, sizeof(g));
+        snprintf(name, sizeof(name), "%s %s %s %llu B %s", k->test, p, g,
+                 (unsigned long long)k->size, k->metric);
+        fprintf(f, "    <testcase classname=\"gdrbench.");
+        xml(f, k->test);
+        fprintf(f, "\" name=\"");
+        xml(f, name);
+        fprintf(f, "\" time=\"0\"");
+        notes(row, nt, sizeof(nt));
+        if (row->missing) {
+            fprintf(f, ">\n      <skipped message=\"missing series: no point in this run\"/>\n"
+                    "    </testcase>\n");
+        } else if (row->verdict == HV_REGRESSION) {
+            snprintf(msg, sizeof(msg), "regression: %.4g %s against a baseline of %.4g %s "
+                     "(%+.1f%%, robust z %+.1f)%s%s", hist_shown(k, row->value), hist_unit(k),
+                     hist_shown(k, row->center), hist_unit(k), change_pct(row), z_shown(row),
+                     nt[0] ? "; " : "", nt);
+            fprintf(f, ">\n      <failure type=\"regression\" message=\"");
+            xml(f, msg);
+            fprintf(f, "\">");
+            xml(f, msg);
+            fprintf(f, "</failure>\n    </testcase>\n");
+        } else {
+            snprintf(msg, sizeof(msg), "%s: %.4g %s%s%s", hist_verdict_name(row->verdict),
+                     hist_shown(k, row->value), hist_unit(k), nt[0] ? "; " : "", nt);
+            fprintf(f, ">\n      <system-out>");
+            xml(f, msg);
+            fprintf(f, "</system-out>\n    </testcase>\n");
+        }
+    }
+    for (size_t i = 0; i < r->t->nfailures; i++) {
+        const struct hdb_failure *fl = &r->t->failures[i];
+        if (fl->run != r->run)
+            continue;
+        fprintf(f, "    <testcase classname=\"gdrbench.run\" name=\"");
+        xml(f, fl->name);
+        fprintf(f, "\" time=\"0\">\n      <failure type=\"failed run\" message=\"");
+        xml(f, fl->reason);
+        fprintf(f, "\"/>\n    </testcase>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+}
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+char *hist_report_json(const struct check_report *r)
+{
+    const struct hdb_run_row *run = &r->t->runs[r->run];
+    cJSON *root = cJSON_CreateObject(), *rows = NULL, *failed = NULL;
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "testbed", r->t->name);
+    cJSON_AddStringToObject(root, "run_id", run->run_id);
+    cJSON_AddStringToObject(root, "date", run->date);
+    cJSON_AddStringToObject(root, "version", run->version);
+    cJSON_AddStringToObject(root, "verdict", hist_check_status(r) ? "fail" : "pass");
+    cJSON *counts = cJSON_AddObjectToObject(root, "counts");
+    for (int v = HV_OK; v <= HV_NEW; v++)
+        cJSON_AddNumberToObject(counts, hist_verdict_name((enum hist_verdict)v),
+                                (double)r->counts[v]);
+    cJSON_AddNumberToObject(counts, "missing series", (double)r->counts[HV_NEW + 1]);
+    cJSON_AddNumberToObject(counts, "failed runs", (double)r->nfailed);
+    rows = cJSON_AddArrayToObject(root, "series");
+    for (size_t i = 0; rows && i < r->nrows; i++) {
+        const struct check_row *row = &r->rows[i];
+        const struct hdb_key *k = &row->s->key;
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(rows, o);
+        cJSON_AddStringToObject(o, "test", k->test);
+        cJSON_AddStringToObject(o, "client_placement", k->cplace);
+        cJSON_AddStringToObject(o, "client_registration", k->creg);
+        cJSON_AddStringToObject(o, "server_placement", k->splace);
+        cJSON_AddStringToObject(o, "server_registration", k->sreg);
+        cJSON_AddBoolToObject(o, "bidirectional", k->bidir);
+        cJSON_AddNumberToObject(o, "size", (double)k->size);
+        cJSON_AddStringToObject(o, "metric", k->metric);
+        cJSON_AddStringToObject(o, "verdict", verdict_text(row));
+        add_num(o, "value", row->value);
+        add_num(o, "baseline", row->center);
+        add_num(o, "z", row->z);
+        add_num(o, "rel", row->rel);
+        if (row->has_step) {
+            cJSON *s = cJSON_AddObjectToObject(o, "step");
+            cJSON_AddStringToObject(s, "date", row->step_date);
+            add_num(s, "before", row->step.before);
+            add_num(s, "after", row->step.after);
+            add_num(s, "rel", row->step.rel);
+        }
+        cJSON_AddNumberToObject(o, "outliers", (double)row->outliers);
+        if (row->since[0])
+            cJSON_AddStringToObject(o, "baseline_since", row->since);
+    }
+    failed = cJSON_AddArrayToObject(root, "failed_runs");
+    for (size_t i = 0; failed && i < r->t->nfailures; i++) {
+        if (r->t->failures[i].run != r->run)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(failed, o);
+        cJSON_AddStringToObject(o, "name", r->t->failures[i].name);
+        cJSON_AddStringToObject(o, "reason", r->t->failures[i].reason);
+    }
+    char *s = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return s;
+}
+
+void hist_export_csv_header(FILE *f)
+{
+    fprintf(f, "testbed,test,client_placement,client_registration,server_placement,"
+            "server_registration,bidirectional,size,metric,unit,run_id,date,version,value,"
+            "spread,baseline,sigma,z,rel,verdict,outlier,step,simulated,soft_roce\n");
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (!isnan(v))
+        fprintf(f, "%.9g", v);
+}
+
+int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts *o)
+{
+    if (t->nruns == 0)
+        return 0;
+    for (size_t k = 0; k < t->nseries; k++) {
+        struct hist_view v;
+        if (hist_analyse(t, &t->series[k], t->nruns - 1, o, &v))
+            return -1;
+        const struct hdb_key *key = &t->series[k].key;
+        size_t st = 0;
+        for (size_t i = 0; i < v.n; i++) {
+            const struct hdb_point *p = &t->series[k].points[i];
+            const struct hdb_run_row *run = &t->runs[p->run];
+            const struct hist_point *h = &v.pts[i];
+            bool step = st < v.nsteps && v.steps[st].at == i;
+            st += step;
+            csv_field(f, t->name);
+            fputc(',', f);
+            csv_field(f, key->test);
+            fprintf(f, ",%s,%s,%s,%s,%d,%llu,%s,%s,", key->cplace, key->creg, key->splace,
+                    key->sreg, key->bidir, (unsigned long long)key->size, key->metric,
+                    hist_unit(key));
+            csv_field(f, run->run_id);
+            fprintf(f, ",%s,", run->date);
+            csv_field(f, run->version);
+            fputc(',', f);
+            csv_num(f, hist_shown(key, p->value));
+            fputc(',', f);
+            csv_num(f, isnan(p->spread) ? NAN : hist_shown(key, p->spread));
+            fputc(',', f);
+            csv_num(f, hist_shown(key, h->center));
+            fputc(',', f);
+            csv_num(f, hist_shown(key, h->sigma));
+            fputc(',', f);
+            csv_num(f, h->z);
+            fputc(',', f);
+            csv_num(f, h->rel);
+            fprintf(f, ",%s,%d,%d,%d,%d\n", hist_verdict_name(h->verdict), h->outlier, step,
+                    p->simulated, p->soft_roce);
+        }
+        hist_view_free(&v);
+    }
+    return 0;
+}

@@ -1,0 +1,90 @@
+/* text.c - UTF-8 repair and report units (see text.h). */
+#include "config.h"
+
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The length of the valid UTF-8 sequence at s (1-4), or 0 when s does not
+ * begin one (RFC 3629: shortest form, no surrogates, at most U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF;   /* the allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0;               /* overlong below U+0800 */
+        else if (c == 0xED)
+            hi = 0x9F;               /* UTF-16 surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90;               /* overlong below U+10000 */
+        else if (c == 0xF4)
+            hi = 0x8F;               /* above U+10FFFF */
+    } else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+char *gdr_utf8_clean(const char *s)
+{
+    size_t len = strlen(s);
+    /* Each bad byte (1) becomes U+FFFD (3 bytes). */
+    char *out = malloc(3 * len + 1);
+    if (!out)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    while (*p) {
+        size_t n = utf8_seq(p);
+        if (n) {
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            p++;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+void gdr_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
+}
+
+void gdr_fmt_gbps(double bytes_per_s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.3g GB/s", bytes_per_s / 1e9);
+}
+
+void gdr_fmt_ratio(double a, double b, char *buf, size_t len)
+{
+    if (b > 0)
+        snprintf(buf, len, "%.2f", a / b);
+    else
+        snprintf(buf, len, "n/a");
+}

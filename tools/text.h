@@ -1,0 +1,26 @@
+/* text.h - small text helpers of gdr-json's writers: UTF-8 repair for
+ * strings that came from the shell, and the units of the troubleshoot
+ * report. Pure functions (unit-tested in tests/unit/test_text.c). */
+#ifndef GDR_TOOLS_TEXT_H
+#define GDR_TOOLS_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A malloc'ed copy of s with every byte that does not begin a valid UTF-8
+ * sequence (stray continuation bytes, overlong forms, surrogates, code
+ * points above U+10FFFF, truncated sequences) replaced by U+FFFD. NULL
+ * when out of memory. */
+char *gdr_utf8_clean(const char *s);
+
+/* 65536 -> "64 KiB", 1536 -> "1536 B": the largest binary unit (up to GiB)
+ * that divides the size exactly. */
+void gdr_fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* 1.234e10 bytes/s -> "12.3 GB/s" (three significant digits). */
+void gdr_fmt_gbps(double bytes_per_s, char *buf, size_t len);
+
+/* a / b with two decimals ("1.07"), or "n/a" when b is not above 0. */
+void gdr_fmt_ratio(double a, double b, char *buf, size_t len);
+
+#endif
