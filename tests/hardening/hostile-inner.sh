@@ -15,9 +15,12 @@ took() { echo "$(now) $1" | awk '{printf "%.1f\n", $1 - $2}'; }
 # poke NAME ITEM...: a write_bw server (--timeout=4) and oob_poke sending
 # the items, in the background; records the server's NAME.{rc,out,err},
 # what oob_poke got back in NAME.poke and the seconds from its connection
-# to the server's close in NAME.s.
+# to the server's close in NAME.s. With $only set, only the cases it names
+# run, one at a time.
+only=""
 poke() {
     name=$1; shift
+    if [ -n "$only" ]; then case " $only " in *" $name "*) ;; *) return 0 ;; esac; fi
     port=$((port + 1))
     (
         "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=4 -n 10 -s 4096 \
@@ -28,27 +31,39 @@ poke() {
         echo $? >"$out/$name.rc"
         sed -n 's/^elapsed //p' "$out/$name.poke" >"$out/$name.s"
     ) &
+    [ -z "$only" ] || wait
 }
 
-poke garbage "raw:GET / HTTP/1.0
+cases() {
+    poke garbage "raw:GET / HTTP/1.0
 "
-poke short_header "raw:GDRB" shut
-poke truncated_close "hdr:1:100" 'raw:{"tool":"gdr' shut
-poke truncated_stall "hdr:1:100" 'raw:{"tool":"gdr' "sleep:6"
-poke oversized "hdr:1:4294967295"
-poke over_limit "hdr:1:65537"
-poke wrong_version "hdr:1:2:2"
-poke wrong_magic "hdr:1:2:1:GDRX"
-poke unknown_type "hdr:77:2"
-poke bad_json 'msg:1:{"tool":'
-poke not_object 'msg:1:[1,2,3]'
-poke unexpected_type 'msg:3:{}'
-poke no_parameters 'msg:1:{"tool":"gdrbench"}'
-poke wrong_tool 'msg:1:{"tool":"gdrbench","version":"x","parameters":{"test":"read_lat"}}'
-poke newline_tool 'msg:1:{"parameters":{"test":"x\nEVIL\u001b[2J"}}'
-poke peer_error 'msg:9:{"message":"\u001b[31mred\u0007 and a very long reason","exit_code":2}'
-poke silent "sleep:6"
+    poke short_header "raw:GDRB" shut
+    poke truncated_close "hdr:1:100" 'raw:{"tool":"gdr' shut
+    poke truncated_stall "hdr:1:100" 'raw:{"tool":"gdr' "sleep:6"
+    poke oversized "hdr:1:4294967295"
+    poke over_limit "hdr:1:65537"
+    poke wrong_version "hdr:1:2:2"
+    poke wrong_magic "hdr:1:2:1:GDRX"
+    poke unknown_type "hdr:77:2"
+    poke bad_json 'msg:1:{"tool":'
+    poke not_object 'msg:1:[1,2,3]'
+    poke unexpected_type 'msg:3:{}'
+    poke no_parameters 'msg:1:{"tool":"gdrbench"}'
+    poke wrong_tool 'msg:1:{"tool":"gdrbench","version":"x","parameters":{"test":"read_lat"}}'
+    poke newline_tool 'msg:1:{"parameters":{"test":"x\nEVIL\u001b[2J"}}'
+    poke peer_error 'msg:9:{"message":"\u001b[31mred\u0007 and a very long reason","exit_code":2}'
+    poke silent "sleep:6"
+}
+
+cases
 wait
+# A server that saw no connection within its --timeout never met its case:
+# on a loaded machine all sixteen start at once and a poker can come late.
+# Those run again, alone.
+only=$(grep -l "no client connected within" "$out"/*.err 2>/dev/null |
+    sed 's|.*/||; s|\.err$||' | tr '\n' ' ')
+[ -z "$only" ] || { echo "# rerun alone (no connection in time): $only" >&2; cases; }
+only=""
 
 # start NAME TOOL ARGS...: a benchmark in the background; sets $pid.
 start() {
