@@ -6,8 +6,11 @@
 # Argument: the lab control dir (the host's temp dir, shared read-write).
 LABDIR=$1
 . "$LABDIR/lab.env"                 # LAB_MODE LAB_NODES LAB_CWD LAB_VERBOSE
+. "$LABDIR/guest-net.sh"            # the 2-4 node network, the slowed link
 node=node1
-case " $(cat /proc/cmdline 2>/dev/null) " in *" gdrlab.node=node2 "*) node=node2 ;; esac
+for w in $(cat /proc/cmdline 2>/dev/null); do
+    case $w in gdrlab.node=node[1-9]) node=${w#gdrlab.node=} ;; esac
+done
 [ "$LAB_MODE" = direct ] && node=node1
 
 log() { [ "$LAB_MODE" = vm ] && echo "GDR-LAB: $*" >/dev/console; }
@@ -42,14 +45,10 @@ ulimit -n 65536 2>/dev/null
 modprobe -a rdma_rxe rdma_ucm ib_umad 2>"$LABDIR/modprobe.$node" || fail "modprobe rdma_rxe failed: $(cat "$LABDIR/modprobe.$node")"
 sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
 
-if [ "$LAB_NODES" = 2 ]; then
-    modprobe virtio_net || fail "modprobe virtio_net failed"
-    i=0; while ! ip link show eth0 >/dev/null 2>&1; do
-        i=$((i + 1)); [ $i -gt 50 ] && fail "no eth0 in the VM"; sleep 0.1; done
-    if [ $node = node1 ]; then addr=198.18.0.1 peer=node2 peer_addr=198.18.0.2
-    else addr=198.18.0.2 peer=node1 peer_addr=198.18.0.1; fi
-    ip addr add $addr/24 dev eth0 && ip link set eth0 up || fail "cannot configure eth0"
+if [ "$LAB_NODES" -ge 2 ]; then
+    lab_net_up          # sets addr, peer, peer_addr, hosts
     rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
+    lab_slow_link       # before sshd: a node that answers ssh is shaped
     devs="rxe0"
 else
     addr=198.18.0.1
@@ -92,9 +91,9 @@ done
 . "$LABDIR/env.sh"
 export GDR_LAB=1 GDR_LAB_DEV=rxe0 GDR_LAB_ADDR=$addr GDR_LAB_GID_INDEX=$gid_index
 export GDR_LAB_NODES=$LAB_NODES GDR_LAB_MODE=$LAB_MODE GDR_LAB_NODE=$node
-if [ "$LAB_NODES" = 2 ]; then
+if [ "$LAB_NODES" -ge 2 ]; then
     export GDR_LAB_PEER=$peer GDR_LAB_PEER_ADDR=$peer_addr GDR_LAB_SSH=ssh
-    printf '127.0.0.1\tlocalhost\n198.18.0.1\tnode1\n198.18.0.2\tnode2\n' >"$LABDIR/hosts"
+    export GDR_LAB_HOSTS=$hosts GDR_LAB_DIR=$LABDIR
     mount --bind "$LABDIR/hosts" /etc/hosts || fail "cannot bind /etc/hosts"
     mount --bind "$LABDIR/ssh_config" /etc/ssh/ssh_config || fail "cannot bind /etc/ssh/ssh_config"
     mkdir -p /run/sshd && chmod 755 /run/sshd
@@ -103,23 +102,19 @@ if [ "$LAB_NODES" = 2 ]; then
         printf 'ListenAddress %s\n' "$addr"
         printf 'SetEnv'
         for v in PATH GDR_LAB GDR_LAB_DEV GDR_LAB_ADDR GDR_LAB_GID_INDEX GDR_LAB_NODES \
-                 GDR_LAB_MODE GDR_LAB_NODE GDR_LAB_PEER GDR_LAB_PEER_ADDR GDR_LAB_SSH; do
+                 GDR_LAB_MODE GDR_LAB_NODE GDR_LAB_PEER GDR_LAB_PEER_ADDR GDR_LAB_SSH \
+                 GDR_LAB_HOSTS GDR_LAB_DIR; do
             printf ' "%s=%s"' "$v" "${!v}"
         done
         printf '\n'
     } >"$LABDIR/sshd_config.$node"
     /usr/sbin/sshd -f "$LABDIR/sshd_config.$node" -E "$LABDIR/sshd.$node.log" ||
         fail "sshd failed to start: $(tail -3 "$LABDIR/sshd.$node.log")"
-    if [ $node = node2 ]; then
+    if [ $node != node1 ]; then
         log "GDR-LAB-READY $node"
         while :; do sleep 3600; done   # the host stops this VM when node1 is done
     fi
-    # node1: wait until node2 answers over ssh
-    for i in $(seq 120); do
-        ssh -o ConnectTimeout=3 node2 true 2>/dev/null && break
-        [ $i = 120 ] && fail "node2 did not come up (ssh node2 true failed for 120 s)"
-        sleep 1
-    done
+    lab_wait_nodes      # node1: until every node answers over ssh
 fi
 log "GDR-LAB-READY $node"
 
