@@ -96,6 +96,7 @@ if [ "$LAB_NODES" -ge 2 ]; then
     export GDR_LAB_HOSTS=$hosts GDR_LAB_DIR=$LABDIR
     mount --bind "$LABDIR/hosts" /etc/hosts || fail "cannot bind /etc/hosts"
     mount --bind "$LABDIR/ssh_config" /etc/ssh/ssh_config || fail "cannot bind /etc/ssh/ssh_config"
+    lab_plain_shell
     mkdir -p /run/sshd && chmod 755 /run/sshd
     {
         cat "$LABDIR/sshd_config"
