@@ -20,13 +20,16 @@ static double jnum(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/* A figure in the metric's unit: Gb/s for bandwidth, microseconds for latency. */
+/* A figure in the metric's unit: Gb/s for bandwidth (Mb/s under 1 Gb/s: a
+ * soft-RoCE lab moves a few MB/s), microseconds for latency. */
 static void show(FILE *f, const struct gdr_matrix *m, double v)
 {
     if (v <= 0 || isnan(v))
         fprintf(f, " - |");
     else if (m->latency)
         fprintf(f, " %.2f us |", v * 1e6);
+    else if (v * 8 < 1e9)
+        fprintf(f, " %.3g Mb/s |", v * 8 / 1e6);
     else
         fprintf(f, " %.1f Gb/s |", v * 8 / 1e9);
 }
