@@ -241,10 +241,12 @@ int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const char *dir)
         for (size_t i = 0; i < m->n; i++) {
             for (size_t j = 0; j < m->n; j++) {
                 const struct gdr_cell *c = gdr_cell_at(m, i, j);
+                /* x y ratio-to-median value (the panels rescale the value) */
                 if (c->state == GDR_CELL_OK && med > 0 && c->value > 0)
-                    fprintf(h, "%zu %zu %.4f\n", j, i, m->latency ? med / c->value : c->value / med);
+                    fprintf(h, "%zu %zu %.4f %.9g\n", j, i,
+                            m->latency ? med / c->value : c->value / med, c->value);
                 else
-                    fprintf(h, "%zu %zu NaN\n", j, i);
+                    fprintf(h, "%zu %zu NaN NaN\n", j, i);
                 if (c->state == GDR_CELL_FAILED)
                     fprintf(x, "%zu %zu\n", j, i);
                 if (c->state == GDR_CELL_OK)
