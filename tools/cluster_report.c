@@ -3,6 +3,7 @@
 
 #include "cluster_report.h"
 #include "json.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,18 +33,10 @@ static void show(FILE *f, const struct gdr_matrix *m, double v)
         fprintf(f, " %.1f Gb/s |", v * 8 / 1e9);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+/* Median of v[0..n) (sorts v); 0 when empty, which show() prints as "-". */
 static double median_of(double *v, size_t n)
 {
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n ? gdr_median_inplace(v, n) : 0;
 }
 
 static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr_matrix *m,
