@@ -22,15 +22,18 @@ static double jnum(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/* A figure in the metric's unit: Gb/s for bandwidth, microseconds for latency. */
+/* A figure in the metric's unit: bits per second for bandwidth (Gb/s, or
+ * Mb/s under 1 Gb/s, as in the soft-RoCE lab), microseconds for latency. */
 static void show(FILE *f, const struct gdr_matrix *m, double v)
 {
     if (v <= 0 || isnan(v))
         fprintf(f, " - |");
     else if (m->latency)
         fprintf(f, " %.2f us |", v * 1e6);
-    else
+    else if (v * 8 >= 1e9)
         fprintf(f, " %.1f Gb/s |", v * 8 / 1e9);
+    else
+        fprintf(f, " %.1f Mb/s |", v * 8 / 1e6);
 }
 
 /* Median of v[0..n) (sorts v); 0 when empty, which show() prints as "-". */
