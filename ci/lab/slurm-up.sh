@@ -1,8 +1,8 @@
 # Slurm in the rxe-lab (ci/rxe-lab --slurm): sourced by guest-run.sh on every
 # node after its network and sshd are up. Debian's munge and Slurm binaries
-# come from the host's read-only root; everything they write (config, keys'
-# socket, state, spool, logs) lives on this node's /run tmpfs, and nothing
-# under /etc is read. The munge key is the lab's ($LABDIR/munge.key, made by
+# come from the host's read-only root; everything they write (config, munge's
+# socket, state, spool, logs) lives on this node's /run tmpfs, and no Slurm
+# or munge file under /etc is read. The munge key is the lab's ($LABDIR/munge.key, made by
 # ci/rxe-lab); slurm.conf is generated here from the node list, the same text
 # on every node (slurmctld compares the nodes' config hashes).
 #
@@ -109,5 +109,5 @@ slurm_wait() {
         fi
         sleep 0.5; n=$((n + 1))
     done
-    log "GDR-LAB: slurm up after $n half-seconds: $states"
+    log "slurm up, waited $((n / 2)) s: $states"
 }
