@@ -70,7 +70,9 @@ EOF
 slurm_start() {
     local node=$1 d=$SLURM_LAB_DIR first
     first=$(slurm_nodes | head -1)
-    mkdir -p -m 755 "$d" "$d/munge" "$d/state" "$d/spool" || fail "slurm: cannot create $d"
+    # munged insists that its socket's directory be searchable by all.
+    mkdir -p "$d/munge" "$d/state" "$d/spool" && chmod 755 "$d" "$d/munge" ||
+        fail "slurm: cannot create $d"
     slurm_write_conf
     export SLURM_CONF=$d/slurm.conf
     mountpoint -q /sys/fs/cgroup || mount -t tmpfs -o mode=755 cgroup /sys/fs/cgroup ||
@@ -102,7 +104,7 @@ slurm_wait() {
             [ -f "$f" ] && fail "$(cat "$f")"
         done
         states=$(sinfo -h -N -o '%N=%t' 2>/dev/null | sort -u | paste -sd' ' -)
-        [ "$(printf '%s\n' $states | grep -c '=idle$')" = "$want" ] && break
+        [ "$(printf '%s\n' "$states" | tr ' ' '\n' | grep -c '=idle$')" = "$want" ] && break
         if [ $n -ge $((SLURM_LAB_WAIT * 2)) ]; then
             [ "$LAB_MODE" = vm ] && tail -n 5 "$SLURM_LAB_DIR"/slurm*.log >/dev/console 2>&1
             fail "Slurm did not come up within ${SLURM_LAB_WAIT} s (sinfo: ${states:-no answer from slurmctld})"
