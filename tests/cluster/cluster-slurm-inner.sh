@@ -17,7 +17,7 @@ sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
 # tolerance keeps noise from making suspects; soft-RoCE reports a port rate
 # far above what it moves (--min-link-pct=0, docs/cluster.md).
 start=$(date +%s)
-timeout -k 5 150 salloc -N2 -J gdr-cluster-lab \
+timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
     "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/run" \
         --tools=write_bw --placements=H-H,D-D --gdr=on --one-direction \
         --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=20 \
