@@ -97,17 +97,19 @@ slurm_node_failed() {
 }
 
 slurm_wait() {
-    local want n=0 states f
-    want=$(slurm_nodes | wc -l)
+    local n=0 states f waiting
     while :; do
         for f in "$LABDIR"/slurm-fail.*; do
             [ -f "$f" ] && fail "$(cat "$f")"
         done
         states=$(sinfo -h -N -o '%N=%t' 2>/dev/null | sort -u | paste -sd' ' -)
-        [ "$(printf '%s\n' "$states" | tr ' ' '\n' | grep -c '=idle$')" = "$want" ] && break
+        waiting=$(slurm_nodes | while read -r f; do
+            case " $states " in *" $f=idle "*) ;; *) printf ' %s' "$f" ;; esac
+        done)
+        [ -z "$waiting" ] && break
         if [ $n -ge $((SLURM_LAB_WAIT * 2)) ]; then
             [ "$LAB_MODE" = vm ] && tail -n 5 "$SLURM_LAB_DIR"/slurm*.log >/dev/console 2>&1
-            fail "Slurm did not come up within ${SLURM_LAB_WAIT} s (sinfo: ${states:-no answer from slurmctld})"
+            fail "Slurm did not come up within ${SLURM_LAB_WAIT} s: not idle:$waiting (sinfo: ${states:-no answer from slurmctld})"
         fi
         sleep 0.5; n=$((n + 1))
     done
