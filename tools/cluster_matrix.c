@@ -3,6 +3,7 @@
 
 #include "cluster_matrix.h"
 #include "doc.h"
+#include "stats.h"
 #include "error.h"
 #include "json.h"
 
@@ -189,12 +190,6 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 double gdr_matrix_median(const struct gdr_matrix *m)
 {
     double *v = calloc(m->n * m->n + 1, sizeof(double));
@@ -204,8 +199,7 @@ double gdr_matrix_median(const struct gdr_matrix *m)
     for (size_t i = 0; i < m->n * m->n; i++)
         if (m->cells[i].state == GDR_CELL_OK)
             v[k++] = m->cells[i].value;
-    qsort(v, k, sizeof(double), cmp_double);
-    double med = k == 0 ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    double med = k == 0 ? 0 : gdr_median_inplace(v, k);
     free(v);
     return med;
 }
@@ -241,10 +235,12 @@ int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const char *dir)
         for (size_t i = 0; i < m->n; i++) {
             for (size_t j = 0; j < m->n; j++) {
                 const struct gdr_cell *c = gdr_cell_at(m, i, j);
+                /* x y ratio-to-median value (the panels rescale the value) */
                 if (c->state == GDR_CELL_OK && med > 0 && c->value > 0)
-                    fprintf(h, "%zu %zu %.4f\n", j, i, m->latency ? med / c->value : c->value / med);
+                    fprintf(h, "%zu %zu %.4f %.9g\n", j, i,
+                            m->latency ? med / c->value : c->value / med, c->value);
                 else
-                    fprintf(h, "%zu %zu NaN\n", j, i);
+                    fprintf(h, "%zu %zu NaN NaN\n", j, i);
                 if (c->state == GDR_CELL_FAILED)
                     fprintf(x, "%zu %zu\n", j, i);
                 if (c->state == GDR_CELL_OK)

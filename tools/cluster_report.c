@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "cluster_report.h"
+#include "json.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,32 +22,24 @@ static double jnum(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/* A figure in the metric's unit: Gb/s for bandwidth (Mb/s under 1 Gb/s: a
- * soft-RoCE lab moves a few MB/s), microseconds for latency. */
+/* A figure in the metric's unit: bits per second for bandwidth (Gb/s, or
+ * Mb/s under 1 Gb/s, as in the soft-RoCE lab), microseconds for latency. */
 static void show(FILE *f, const struct gdr_matrix *m, double v)
 {
     if (v <= 0 || isnan(v))
         fprintf(f, " - |");
     else if (m->latency)
         fprintf(f, " %.2f us |", v * 1e6);
-    else if (v * 8 < 1e9)
-        fprintf(f, " %.3g Mb/s |", v * 8 / 1e6);
-    else
+    else if (v * 8 >= 1e9)
         fprintf(f, " %.1f Gb/s |", v * 8 / 1e9);
+    else
+        fprintf(f, " %.1f Mb/s |", v * 8 / 1e6);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+/* Median of v[0..n) (sorts v); 0 when empty, which show() prints as "-". */
 static double median_of(double *v, size_t n)
 {
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n ? gdr_median_inplace(v, n) : 0;
 }
 
 static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr_matrix *m,
@@ -86,6 +80,163 @@ static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr
     free(v);
 }
 
+/* One software column of the node table: its heading and how to read it. */
+struct sw_column {
+    const char *title;
+    void (*read)(const cJSON *sw, char *out, size_t len);
+};
+
+static void sw_string(const cJSON *sw, const char *key, char *out, size_t len)
+{
+    const char *v = jstr(sw, key);
+    snprintf(out, len, "%s", *v ? v : "-");
+}
+static void sw_gdrbench(const cJSON *sw, char *o, size_t n) { sw_string(sw, "gdrbench", o, n); }
+static void sw_kernel(const cJSON *sw, char *o, size_t n) { sw_string(sw, "kernel", o, n); }
+static void sw_driver(const cJSON *sw, char *o, size_t n) { sw_string(sw, "nvidia_driver", o, n); }
+static void sw_peermem(const cJSON *sw, char *o, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sw, "nvidia_peermem");
+    snprintf(o, n, "%s", cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? "loaded" : "no") : "-");
+}
+/* "28.39.1002 (8 NICs)" when the rail NICs agree, else each NIC with its
+ * firmware: "mlx5_0 28.39.1002, mlx5_3 28.40.1000". */
+static void sw_firmware(const cJSON *sw, char *o, size_t n)
+{
+    const cJSON *fw = cJSON_GetObjectItemCaseSensitive(sw, "nic_firmware"), *it;
+    const char *first = NULL;
+    bool same = true;
+    size_t used = 0;
+    int count = 0;
+    cJSON_ArrayForEach(it, fw) {
+        const char *v = cJSON_IsString(it) && *it->valuestring ? it->valuestring : "-";
+        same = same && (!first || !strcmp(first, v));
+        first = first ? first : v;
+        count++;
+    }
+    if (count > 0 && same) {
+        snprintf(o, n, count > 1 ? "%s (%d NICs)" : "%s", first, count);
+        return;
+    }
+    o[0] = '\0';
+    cJSON_ArrayForEach(it, fw) {
+        int k = snprintf(o + used, n - used, "%s%s %s", used ? ", " : "", it->string,
+                         cJSON_IsString(it) && *it->valuestring ? it->valuestring : "-");
+        if (k < 0 || (size_t)k >= n - used)
+            break;
+        used += (size_t)k;
+    }
+    if (!used)
+        snprintf(o, n, "-");
+}
+
+static const struct sw_column sw_columns[] = {
+    {"gdrbench", sw_gdrbench}, {"kernel", sw_kernel}, {"NVIDIA driver", sw_driver},
+    {"nvidia_peermem", sw_peermem}, {"NIC firmware", sw_firmware},
+};
+#define NSWCOL (sizeof(sw_columns) / sizeof(sw_columns[0]))
+#define SW_CELL 256
+
+/* The software each node reported (rails/NODE.json): one row per node;
+ * a value that differs from the most common one in its column is marked,
+ * and the columns that differ are listed under the table. */
+static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_dir)
+{
+    char(*cell)[NSWCOL][SW_CELL] = calloc(p->nnodes + 1, sizeof(*cell));
+    size_t *common = calloc(NSWCOL, sizeof(size_t)), known = 0;
+    if (!cell || !common)
+        goto out;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s.json", rails_dir, p->nodes[i]);
+        cJSON *doc = gdr_json_read_file(path, 1 << 20);
+        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
+        for (size_t c = 0; c < NSWCOL; c++) {
+            if (cJSON_IsObject(sw))
+                sw_columns[c].read(sw, cell[i][c], SW_CELL);
+            else
+                snprintf(cell[i][c], SW_CELL, "?");
+        }
+        known += cJSON_IsObject(sw);
+        cJSON_Delete(doc);
+    }
+    fprintf(f, "## Nodes\n\n");
+    if (!known) {
+        fprintf(f, "No node reported its software (rails/NODE.json).\n\n");
+        goto out;
+    }
+    /* The most common value of each column (first of the ties). */
+    for (size_t c = 0; c < NSWCOL; c++) {
+        size_t best = 0;
+        for (size_t i = 0; i < p->nnodes; i++) {
+            size_t same = 0;
+            for (size_t k = 0; k < p->nnodes; k++)
+                same += !strcmp(cell[i][c], cell[k][c]);
+            if (same > best) {
+                best = same;
+                common[c] = i;
+            }
+        }
+    }
+    fprintf(f, "| node |");
+    for (size_t c = 0; c < NSWCOL; c++)
+        fprintf(f, " %s |", sw_columns[c].title);
+    fprintf(f, "\n|------|");
+    for (size_t c = 0; c < NSWCOL; c++)
+        fprintf(f, "-----|");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < p->nnodes; i++) {
+        fprintf(f, "| %s |", p->nodes[i]);
+        for (size_t c = 0; c < NSWCOL; c++) {
+            bool odd = strcmp(cell[i][c], cell[common[c]][c]) != 0;
+            fprintf(f, odd ? " **%s** (differs) |" : " %s |", cell[i][c]);
+        }
+        fprintf(f, "\n");
+    }
+    bool any = false;
+    for (size_t c = 0; c < NSWCOL; c++) {
+        bool first = true;
+        for (size_t i = 0; i < p->nnodes; i++) {
+            if (!strcmp(cell[i][c], cell[common[c]][c]))
+                continue;
+            fprintf(f, "%s%s%s", any ? (first ? "; " : "") : "\nSoftware differs across nodes: ",
+                    first ? sw_columns[c].title : "", first ? " on " : ", ");
+            fprintf(f, "%s", p->nodes[i]);
+            any = true;
+            first = false;
+        }
+    }
+    fprintf(f, any ? ".\n\n" : "\nEvery node runs the same software.\n\n");
+out:
+    free(cell);
+    free(common);
+}
+
+/* Links to the per-rail panels (panel-TEST-SIZE.png: made by gdr-cluster
+ * where a test and size ran on two or more rails), each once. */
+static void rail_panels(FILE *f, const struct gdr_matrix_set *s, const struct gdr_detection *d,
+                        const struct gdr_report_input *in)
+{
+    if (!in->figures_dir)
+        return;
+    for (size_t k = 0; k < d->nstats; k++) {
+        const struct gdr_matrix *m = &s->m[d->stats[k].matrix];
+        char tn[64], en[64], path[4096];
+        gdr_test_mode_name(&m->test, tn, sizeof(tn));
+        bool earlier = false;
+        for (size_t j = 0; j < k && !earlier; j++) {
+            const struct gdr_matrix *e = &s->m[d->stats[j].matrix];
+            gdr_test_mode_name(&e->test, en, sizeof(en));
+            earlier = e->size == m->size && !strcmp(en, tn);
+        }
+        snprintf(path, sizeof(path), "%s/panel-%s-%llu.png", in->figures_dir, tn,
+                 (unsigned long long)m->size);
+        if (!earlier && !access(path, F_OK))
+            fprintf(f, "\n![rails of %s, %llu B](%s/panel-%s-%llu.png)\n", tn,
+                    (unsigned long long)m->size, in->figures_rel, tn, (unsigned long long)m->size);
+    }
+}
+
 void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matrix_set *s,
                         const struct gdr_detection *d, const struct gdr_detect_opts *o,
                         const struct gdr_report_input *in)
@@ -110,6 +261,9 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
             o->size ? "given" : "largest (latency: smallest)", o->mad_k, o->tolerance * 100,
             o->min_link_frac > 0 ? ", or a link under the port-rate floor" : "");
 
+    if (in->rails_dir)
+        software_table(f, p, in->rails_dir);
+
     fprintf(f, "## Per rail\n\n| test | rail | size | median | reference | threshold | cells | low | failed |\n"
                "|------|------|------|-----|-----|-----|-----|-----|-----|\n");
     for (size_t k = 0; k < d->nstats; k++) {
@@ -123,6 +277,8 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
         show(f, m, m->latency ? 1 / st->threshold_score : st->threshold_score);
         fprintf(f, " %zu | %zu | %zu |\n", st->nvalid, st->nlow, st->nfailed);
     }
+
+    rail_panels(f, s, d, in);
 
     fprintf(f, "\n## Suspects\n\n");
     const cJSON *ss = in->suspects ? cJSON_GetObjectItemCaseSensitive(in->suspects, "suspects") : NULL;

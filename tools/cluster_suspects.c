@@ -3,6 +3,7 @@
 
 #include "cluster_suspects.h"
 #include "error.h"
+#include "stats.h"
 #include "json.h"
 
 #include <math.h>
@@ -32,19 +33,10 @@ const char *gdr_suspect_kind_name(enum gdr_suspect_kind k)
     return "?";
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of v[0..n) (sorts v). */
+/* Median of v[0..n) (sorts v); 0 when empty. */
 static double median(double *v, size_t n)
 {
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n ? gdr_median_inplace(v, n) : 0;
 }
 
 /* Median absolute deviation from med (reuses v). */

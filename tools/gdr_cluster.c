@@ -18,6 +18,7 @@
 #include "cluster_matrix.h"
 #include "cluster_plan.h"
 #include "cluster_rails.h"
+#include "cluster_software.h"
 #include "cluster_report.h"
 #include "cluster_suspects.h"
 #include "doc.h"
@@ -44,8 +45,10 @@ static const char usage_text[] =
     "  plan-runs PLAN ROUND|all\n"
     "                      ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT CNODE CDEV CGPU\n"
     "                      SNODE SDEV SGPU, tab-separated, '-' for a default\n"
-    "  rails [--sysfs-root DIR] [--node NAME]\n"
-    "                      this node's rails (GPU i with its nearest NIC) as JSON\n"
+    "  rails [--sysfs-root DIR] [--procfs-root DIR] [--node NAME]\n"
+    "                      this node's rails (GPU i with its nearest NIC) and its\n"
+    "                      software (gdrbench, kernel, NVIDIA driver, NIC firmware)\n"
+    "                      as JSON\n"
     "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR]\n"
     "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
     "                      --heat: {heat,failed,values}-TEST-SIZE-rRAIL.dat for gnuplot\n"
@@ -490,10 +493,11 @@ static int cmd_plan_runs(int argc, char **argv)
 
 static int cmd_rails(int argc, char **argv)
 {
-    const char *root = NULL, *node = NULL, *v;
+    const char *root = NULL, *proc = NULL, *node = NULL, *v;
     char host[256];
     for (int i = 0; i < argc; i++) {
         if (opt(argc, argv, &i, "--sysfs-root", &v)) root = v;
+        else if (opt(argc, argv, &i, "--procfs-root", &v)) proc = v;
         else if (opt(argc, argv, &i, "--node", &v)) node = v;
         else
             return usage_error("rails: unknown argument '%s'", argv[i]);
@@ -502,6 +506,8 @@ static int cmd_rails(int argc, char **argv)
     }
     if (root && access(root, F_OK))
         return usage_error("rails: --sysfs-root %s: %s", root, strerror(errno));
+    if (proc && access(proc, F_OK))
+        return usage_error("rails: --procfs-root %s: %s", proc, strerror(errno));
     if (!node) {
         if (gethostname(host, sizeof(host)))
             snprintf(host, sizeof(host), "localhost");
@@ -518,6 +524,12 @@ static int cmd_rails(int argc, char **argv)
     for (size_t i = 0; i < m->nwarnings; i++)
         fprintf(stderr, "gdr-cluster-core: warning: %s: %s\n", node, m->warnings[i]);
     cJSON *j = gdr_rails_to_json(node, m);
+    struct gdr_node_software *sw = malloc(sizeof(*sw));
+    if (sw) {
+        gdr_node_software_detect(root, proc, m, sw);
+        cJSON_AddItemToObject(j, "software", gdr_node_software_to_json(sw));
+        free(sw);
+    }
     int rc = write_json(j, NULL);
     cJSON_Delete(j);
     free(m);
@@ -775,8 +787,10 @@ static int cmd_report(int argc, char **argv)
         } else {
             /* Figures are linked relative to the report's directory. */
             const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
+            char rails_dir[4096];
+            snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
             struct gdr_report_input in = {a.title ? a.title : "", man, sus, a.figures,
-                                          rel ? rel + 1 : a.figures};
+                                          rel ? rel + 1 : a.figures, rails_dir};
             gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
             if (f != stdout && fclose(f))
                 rc = usage_error("report: %s: write failed", a.out);

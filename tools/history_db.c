@@ -488,34 +488,54 @@ int hdb_testbed_of_run(struct hdb *h, const char *run_id, char *out, size_t len)
     return 0;
 }
 
-static int load_runs(struct hdb *h, struct hdb_testbed *t)
+/* Reads every row the query (one parameter: the testbed) returns into a
+ * growing array of elem-sized rows, each filled by fill. */
+typedef void (*row_fill)(sqlite3_stmt *st, void *row, const struct hdb_testbed *t);
+
+static int load_rows(struct hdb *h, const char *sql, const struct hdb_testbed *t, void **arr,
+                     size_t *n, size_t elem, row_fill fill, const char *what)
 {
-    sqlite3_stmt *st = prepare(h, "SELECT id, run_id, date, version, mode, planned, ok, failed "
-                                  "FROM runs WHERE testbed = ? ORDER BY date, run_id");
+    sqlite3_stmt *st = prepare(h, sql);
     if (!st)
         return -1;
     bind_text(st, 1, t->name);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct hdb_run_row *p = grow(t->runs, t->nruns, &cap, sizeof(*p));
+        char *p = grow(*arr, *n, &cap, elem);
         if (!p)
             break;
-        t->runs = p;
-        p += t->nruns++;
-        p->id = sqlite3_column_int64(st, 0);
-        col_text(st, 1, p->run_id, sizeof(p->run_id));
-        col_text(st, 2, p->date, sizeof(p->date));
-        col_text(st, 3, p->version, sizeof(p->version));
-        col_text(st, 4, p->mode, sizeof(p->mode));
-        p->planned = col_count(st, 5);
-        p->ok = col_count(st, 6);
-        p->failed = col_count(st, 7);
+        *arr = p;
+        fill(st, p + (*n)++ * elem, t);
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW)
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
-    return rc == SQLITE_DONE ? 0 : db_fail(h, "reading the runs");
+    return rc == SQLITE_DONE ? 0 : db_fail(h, what);
+}
+
+static void fill_run(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
+{
+    struct hdb_run_row *p = row;
+    (void)t;
+    p->id = sqlite3_column_int64(st, 0);
+    col_text(st, 1, p->run_id, sizeof(p->run_id));
+    col_text(st, 2, p->date, sizeof(p->date));
+    col_text(st, 3, p->version, sizeof(p->version));
+    col_text(st, 4, p->mode, sizeof(p->mode));
+    p->planned = col_count(st, 5);
+    p->ok = col_count(st, 6);
+    p->failed = col_count(st, 7);
+}
+
+static int load_runs(struct hdb *h, struct hdb_testbed *t)
+{
+    void *rows = NULL;
+    int rc = load_rows(h, "SELECT id, run_id, date, version, mode, planned, ok, failed "
+                          "FROM runs WHERE testbed = ? ORDER BY date, run_id",
+                       t, &rows, &t->nruns, sizeof(*t->runs), fill_run, "reading the runs");
+    t->runs = rows;
+    return rc;
 }
 
 static size_t run_index(const struct hdb_testbed *t, int64_t id)
@@ -596,49 +616,38 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
     return rc == SQLITE_DONE ? 0 : db_fail(h, "reading the series");
 }
 
+static void fill_note(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
+{
+    struct hdb_note *p = row;
+    (void)t;
+    col_text(st, 0, p->date, sizeof(p->date));
+    col_text(st, 1, p->text, sizeof(p->text));
+}
+
+static void fill_failure(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
+{
+    struct hdb_failure *p = row;
+    p->run = run_index(t, sqlite3_column_int64(st, 0));
+    col_text(st, 1, p->name, sizeof(p->name));
+    col_text(st, 2, p->reason, sizeof(p->reason));
+}
+
+/* The annotations, and the failed runs (each with its run's index). */
 static int load_notes(struct hdb *h, struct hdb_testbed *t)
 {
-    sqlite3_stmt *st = prepare(h, "SELECT date, text FROM annotations WHERE testbed = ? "
-                                  "ORDER BY date, id");
-    if (!st)
-        return -1;
-    bind_text(st, 1, t->name);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct hdb_note *p = grow(t->notes, t->nnotes, &cap, sizeof(*p));
-        if (!p)
-            break;
-        t->notes = p;
-        p += t->nnotes++;
-        col_text(st, 0, p->date, sizeof(p->date));
-        col_text(st, 1, p->text, sizeof(p->text));
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
-        return gdr_fail(GDR_EXIT_RUN, "out of memory");
-    if (rc != SQLITE_DONE)
-        return db_fail(h, "reading the annotations");
-    st = prepare(h, "SELECT f.run, f.name, f.reason FROM failures f JOIN runs r ON r.id = f.run "
-                    "WHERE r.testbed = ? ORDER BY r.date, f.name");
-    if (!st)
-        return -1;
-    bind_text(st, 1, t->name);
-    cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct hdb_failure *p = grow(t->failures, t->nfailures, &cap, sizeof(*p));
-        if (!p)
-            break;
-        t->failures = p;
-        p += t->nfailures++;
-        p->run = run_index(t, sqlite3_column_int64(st, 0));
-        col_text(st, 1, p->name, sizeof(p->name));
-        col_text(st, 2, p->reason, sizeof(p->reason));
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
-        return gdr_fail(GDR_EXIT_RUN, "out of memory");
-    return rc == SQLITE_DONE ? 0 : db_fail(h, "reading the failed runs");
+    void *notes = NULL, *failures = NULL;
+    int rc = load_rows(h, "SELECT date, text FROM annotations WHERE testbed = ? ORDER BY date, id",
+                       t, &notes, &t->nnotes, sizeof(*t->notes), fill_note,
+                       "reading the annotations");
+    t->notes = notes;
+    if (rc)
+        return rc;
+    rc = load_rows(h, "SELECT f.run, f.name, f.reason FROM failures f JOIN runs r "
+                      "ON r.id = f.run WHERE r.testbed = ? ORDER BY r.date, f.name",
+                   t, &failures, &t->nfailures, sizeof(*t->failures), fill_failure,
+                   "reading the failed runs");
+    t->failures = failures;
+    return rc;
 }
 
 int hdb_load(struct hdb *h, const char *testbed, struct hdb_testbed *out)

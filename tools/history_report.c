@@ -231,6 +231,23 @@ static void summary_line(FILE *f, const struct check_report *r, const char *lead
             r->nfailed, r->nfailed == 1 ? "" : "s");
 }
 
+/* One check row's cells, formatted the same for the text and markdown tables. */
+struct row_cells {
+    char pair[48], reg[40], value[32], base[32], change[32], z[32], notes[512];
+};
+
+static void row_cells(const struct check_row *row, struct row_cells *c)
+{
+    const struct hdb_key *k = &row->s->key;
+    pair(k, c->pair, sizeof(c->pair));
+    reg(k, c->reg, sizeof(c->reg));
+    num(c->value, sizeof(c->value), N_VALUE, hist_shown(k, row->value));
+    num(c->base, sizeof(c->base), N_VALUE, hist_shown(k, row->center));
+    num(c->change, sizeof(c->change), N_PCT, change_pct(row));
+    num(c->z, sizeof(c->z), N_Z, z_shown(row));
+    notes(row, c->notes, sizeof(c->notes));
+}
+
 void hist_report_text(FILE *f, const struct check_report *r)
 {
     fprintf(f, "%-10s %-16s %-16s %10s %-10s %12s %12s %8s %7s  %-14s %s\n", "test", "placement",
@@ -239,18 +256,13 @@ void hist_report_text(FILE *f, const struct check_report *r)
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
         const struct hdb_key *k = &row->s->key;
-        char p[48], g[40], val[32], base[32], ch[32], z[32], nt[512], v[32];
-        pair(k, p, sizeof(p));
-        reg(k, g, sizeof(g));
-        num(val, sizeof(val), N_VALUE, hist_shown(k, row->value));
-        num(base, sizeof(base), N_VALUE, hist_shown(k, row->center));
-        num(ch, sizeof(ch), N_PCT, change_pct(row));
-        num(z, sizeof(z), N_Z, z_shown(row));
-        notes(row, nt, sizeof(nt));
-        snprintf(v, sizeof(v), "%s", row->verdict == HV_REGRESSION && !row->missing
-                                     ? "REGRESSION" : verdict_text(row));
-        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %12s %8s %7s  %-14s %s\n", k->test, p, g,
-                (unsigned long long)k->size, metric_column(k), val, base, ch, z, v, nt);
+        struct row_cells c;
+        row_cells(row, &c);
+        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %12s %8s %7s  %-14s %s\n", k->test,
+                c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.base,
+                c.change, c.z,
+                row->verdict == HV_REGRESSION && !row->missing ? "REGRESSION" : verdict_text(row),
+                c.notes);
     }
     for (size_t i = 0; i < r->t->nfailures; i++)
         if (r->t->failures[i].run == r->run)
@@ -284,19 +296,13 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
                     "baseline | change | z | verdict | notes |\n"
                     "|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
         const struct hdb_key *k = &row->s->key;
-        char p[48], g[40], val[32], base[32], ch[32], z[32], nt[512];
-        pair(k, p, sizeof(p));
-        reg(k, g, sizeof(g));
-        num(val, sizeof(val), N_VALUE, hist_shown(k, row->value));
-        num(base, sizeof(base), N_VALUE, hist_shown(k, row->center));
-        num(ch, sizeof(ch), N_PCT, change_pct(row));
-        num(z, sizeof(z), N_Z, z_shown(row));
-        notes(row, nt, sizeof(nt));
-        fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s%s%s | ", k->test, p, g,
-                (unsigned long long)k->size, metric_column(k), val, base, ch, z,
-                row->verdict == HV_REGRESSION && !row->missing ? "**" : "", verdict_text(row),
-                row->verdict == HV_REGRESSION && !row->missing ? "**" : "");
-        md_cell(f, nt);
+        struct row_cells c;
+        row_cells(row, &c);
+        const char *bold = row->verdict == HV_REGRESSION && !row->missing ? "**" : "";
+        fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s%s%s | ", k->test, c.pair,
+                c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.base, c.change,
+                c.z, bold, verdict_text(row), bold);
+        md_cell(f, c.notes);
         fprintf(f, " |\n");
     }
     if (shown == 0)

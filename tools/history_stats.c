@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "history_stats.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,20 +34,13 @@ const char *hist_verdict_name(enum hist_verdict v)
     return names[v];
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of v[0..n), sorting the scratch copy tmp. */
 static double median_into(const double *v, size_t n, double *tmp)
 {
     if (n == 0)
         return NAN;
     memcpy(tmp, v, n * sizeof(*v));
-    qsort(tmp, n, sizeof(*tmp), cmp_double);
-    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+    return gdr_median_inplace(tmp, n);
 }
 
 double hist_median(const double *v, size_t n)

@@ -111,11 +111,19 @@ if [ "$LAB_NODES" -ge 2 ]; then
     } >"$LABDIR/sshd_config.$node"
     /usr/sbin/sshd -f "$LABDIR/sshd_config.$node" -E "$LABDIR/sshd.$node.log" ||
         fail "sshd failed to start: $(tail -3 "$LABDIR/sshd.$node.log")"
+    if [ "${LAB_SLURM:-0}" = 1 ]; then    # ci/rxe-lab --slurm
+        . "$LABDIR/slurm-up.sh"
+        slurm_start "$node"
+    fi
     if [ $node != node1 ]; then
         log "GDR-LAB-READY $node"
         while :; do sleep 3600; done   # the host stops this VM when node1 is done
     fi
     lab_wait_nodes      # node1: until every node answers over ssh
+    if [ "${LAB_SLURM:-0}" = 1 ]; then
+        slurm_wait
+        export GDR_LAB_SLURM=1
+    fi
 fi
 log "GDR-LAB-READY $node"
 

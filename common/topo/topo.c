@@ -410,6 +410,19 @@ static void find_version(const char *s, char *out, size_t outlen)
     }
 }
 
+int gdr_topo_ibdev_fw(const char *sysfs_root, const char *ibdev, char *out, size_t len)
+{
+    char path[PATH_MAX];
+    out[0] = '\0';
+    int rc = fmt(path, sizeof(path), "%s/class/infiniband/%s/fw_ver", root_or(sysfs_root, "/sys"),
+                 ibdev);
+    if (rc == 0)
+        rc = read_line(path, out, len);
+    if (rc)
+        out[0] = '\0';
+    return rc;
+}
+
 int gdr_topo_reg_caps(const char *sysfs_root, const char *procfs_root, struct gdr_reg_caps *out)
 {
     const char *sys = root_or(sysfs_root, "/sys");

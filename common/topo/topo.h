@@ -45,6 +45,10 @@ struct gdr_ibdev_info {
 int gdr_topo_ibdev_info(const char *sysfs_root, const char *ibdev, struct gdr_ibdev_info *out,
                         char *err, size_t errlen);
 
+/* The device's firmware version (class/infiniband/IBDEV/fw_ver), "" when
+ * sysfs does not say (rxe has none). Returns 0 or -errno. */
+int gdr_topo_ibdev_fw(const char *sysfs_root, const char *ibdev, char *out, size_t len);
+
 /* true if ibdev is a software RDMA device (see gdr_ibdev_info.software). */
 bool gdr_topo_is_software(const char *sysfs_root, const char *ibdev);
 

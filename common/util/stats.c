@@ -51,6 +51,20 @@ int gdr_lat_stats_compute(uint64_t *samples_ns, size_t count, struct gdr_lat_sta
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gdr_median_inplace(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns)
 {
     return elapsed_ns ? (double)bytes * 1e9 / (double)elapsed_ns : 0;

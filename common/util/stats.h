@@ -24,6 +24,9 @@ int gdr_lat_stats_compute(uint64_t *samples_ns, size_t count, struct gdr_lat_sta
 /* The q-quantile (0 <= q <= 1) of sorted nanosecond samples, in seconds. */
 double gdr_quantile_sorted(const uint64_t *sorted_ns, size_t count, double q);
 
+/* The median of v[0..n), sorting v in place; NAN when n is 0. */
+double gdr_median_inplace(double *v, size_t n);
+
 /* Bandwidth in bytes per second; 0 when no time elapsed. */
 double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns);
 

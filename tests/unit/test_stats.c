@@ -152,6 +152,18 @@ static void test_invariants_random(void **state)
     free(s);
 }
 
+static void test_median_inplace(void **state)
+{
+    (void)state;
+    double odd[] = {5, -1, 3, 1e9, 2}, even[] = {4, 1, 3, 2}, one[] = {7};
+    assert_near(gdr_median_inplace(odd, 5), 3, 0);
+    for (int i = 1; i < 5; i++)
+        assert_true(odd[i - 1] <= odd[i]);
+    assert_near(gdr_median_inplace(even, 4), 2.5, 0);
+    assert_near(gdr_median_inplace(one, 1), 7, 0);
+    assert_true(isnan(gdr_median_inplace(one, 0)));
+}
+
 static void test_bandwidth(void **state)
 {
     (void)state;
@@ -219,6 +231,7 @@ int main(void)
         gdr_unit_test(test_stdev_large_offset),
         gdr_unit_test(test_quantile_ends),
         gdr_unit_test(test_invariants_random),
+        gdr_unit_test(test_median_inplace),
         gdr_unit_test(test_bandwidth),
         gdr_unit_test(test_peak_tracker),
         gdr_unit_test(test_peak_tracker_batches),

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs on node1 of `ci/rxe-lab --nodes=2 --slurm` (see cluster-slurm.test):
+# gdr-cluster inside a real two-node allocation, so its launcher is srun (the
+# default there), a host-host and a GPU round. The GPU round's ends load the
+# strict CUDA test double: LD_PRELOAD and LD_LIBRARY_PATH are set here, and
+# every srun step inherits them (srun's default --export=ALL).
+# Arguments: OUT (shared with the host) BUILDDIR SRCDIR
+out=$1 builddir=$2 srcdir=$3
+cudasim=$builddir/tests/cudasim
+export GDR_CUDASIM_STRICT_ABI=1
+export LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GDR_JSON=$builddir/tools/gdr-json
+
+sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
+# Small: every job step takes seconds in the emulated VMs, so one direction
+# and one size (two runs). The lab's timings swing under load: a 50 %
+# tolerance keeps noise from making suspects; soft-RoCE reports a port rate
+# far above what it moves (--min-link-pct=0, docs/cluster.md).
+start=$(date +%s)
+timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
+    "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/run" \
+        --tools=write_bw --placements=H-H,D-D --gdr=on --one-direction \
+        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=20 \
+        --min-link-pct=0 --tolerance-pct=50 \
+    >"$out/cluster.out" 2>"$out/cluster.err"
+echo $? >"$out/cluster.rc"
+echo $(( $(date +%s) - start )) >"$out/cluster.seconds"
