@@ -1,0 +1,2 @@
+server (node1): '/work/wt/multinode/bench/gdr_write_bw' -d 'rxe0' -p 18515 --quiet --timeout=20 --sizes='8K:8K' -n 100 '-t' '16' '--warmup=10' --json='/tmp/gdr-cluster.c.180/retest2.1.write_bw.H-H.na.r0.node2_node1.server.json'
+client (node2): '/work/wt/multinode/bench/gdr_write_bw' -d 'rxe0' -p 18515 --quiet --timeout=20 --sizes='8K:8K' -n 100 '-t' '16' '--warmup=10' --json='/tmp/gdr-cluster.c.180/retest2.1.write_bw.H-H.na.r0.node2_node1.client.json' 'node1'
