@@ -216,7 +216,8 @@ static FILE *open_fig(const char *dir, const char *kind, const struct gdr_matrix
     return f;
 }
 
-int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const char *dir)
+int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference,
+                          const char *dir)
 {
     for (size_t k = 0; k < s->count; k++) {
         const struct gdr_matrix *m = &s->m[k];
@@ -231,7 +232,7 @@ int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const char *dir)
                 fclose(v);
             return -1;
         }
-        double med = gdr_matrix_median(m);
+        double med = reference && reference[k] > 0 ? reference[k] : gdr_matrix_median(m);
         for (size_t i = 0; i < m->n; i++) {
             for (size_t j = 0; j < m->n; j++) {
                 const struct gdr_cell *c = gdr_cell_at(m, i, j);

@@ -77,11 +77,15 @@ void gdr_run_result_read(const char *path, const struct gdr_test_mode *test,
 int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
 
 /* For gnuplot, in dir, per matrix (NAME = <test>-<size>-r<rail>):
- * heat-NAME.dat "column row ratio" for every cell, ratio = value / median
- * of the matrix (latency: median / value, so low is bad either way), NaN
+ * heat-NAME.dat "column row ratio value" for every cell, ratio = value /
+ * reference (latency: reference / value, so low is bad either way), NaN
  * when not planned or failed; failed-NAME.dat "column row" of the failed
- * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells. */
-int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const char *dir);
+ * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells.
+ * reference[k] is matrix k's reference in its own unit (the detector's:
+ * with few nodes the median would be one of a slow node's links); 0 or a
+ * NULL array means the matrix's median. */
+int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference,
+                          const char *dir);
 
 /* Median of the OK cells of m (0 when none). */
 double gdr_matrix_median(const struct gdr_matrix *m);

@@ -588,6 +588,30 @@ static int parse_common(int argc, char **argv, const char *cmd, bool want_file,
     return 0;
 }
 
+/* The heatmaps' data, each cell against the detector's reference for the
+ * analysed matrices (the others: their median). */
+static int write_heat(const struct gdr_matrix_set *s, const struct gdr_detect_opts *o,
+                      const char *dir)
+{
+    struct gdr_detection d;
+    double *ref = calloc(s->count + 1, sizeof(double));
+    if (!ref)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    if (gdr_detect(s, o, &d)) {
+        free(ref);
+        return -1;
+    }
+    for (size_t k = 0; k < d.nstats; k++) {
+        const struct gdr_mstats *st = &d.stats[k];
+        double r = st->reference;
+        ref[st->matrix] = s->m[st->matrix].latency && r > 0 ? 1 / r : r;
+    }
+    gdr_detection_free(&d);
+    int rc = gdr_matrix_write_heat(s, ref, dir);
+    free(ref);
+    return rc;
+}
+
 static int cmd_matrix(int argc, char **argv)
 {
     struct common_args a = {0};
@@ -601,7 +625,7 @@ static int cmd_matrix(int argc, char **argv)
     if (gdr_plan_load(a.plan, &p))
         return report_error();
     rc = gdr_matrix_load(&p, a.dir, &s) || gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir) ||
-                 (a.heat && gdr_matrix_write_heat(&s, a.heat))
+                 (a.heat && write_heat(&s, &a.det, a.heat))
              ? report_error()
              : 0;
     if (!rc)
