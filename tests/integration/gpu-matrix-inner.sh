@@ -39,6 +39,22 @@ for t in write_bw send_bw read_lat; do
     done
 done
 
+# The staged path's window against the direct path's (issue 12): -t 16
+# -q 2 keeps 32 messages in flight; 64 KiB slots put 1K and 16K below a
+# slot (several messages a slot) and 256K above it (cut into units).
+win="-d $dev --sizes=1K:256K:16 -t 16 -q 2 -n 48 --warmup=2 --stage-slot=64K --validate --timeout=30"
+pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS"
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    env $sim "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    # shellcheck disable=SC2086
+    env $sim "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
+        >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
 # Real-GPU behaviour the double can show (docs/hardware.md):
 # gpair NAME "SERVER_ENV" "SERVER_ARGS" "CLIENT_ARGS": one write_bw pair, both
 # ends writing JSON, the server's environment extended for the double.
@@ -55,6 +71,28 @@ gpair() {
     wait $spid
     echo $? >"$out/$1.server.rc"
 }
+win_t0=$(date +%s)
+for t in write_bw send_bw; do
+    for pl in H-D D-H D-D; do
+        for g in auto off; do
+            pair_run "win.$t.$pl.$g" "gdr_$t" "$win $(mem_of "${pl#*-}" $g)" \
+                "$win $(mem_of "${pl%-*}" $g)"
+        done
+    done
+done
+# A ring smaller than the window: bounded by it, and a notice says so.
+pair_run win.cap gdr_write_bw "$win --mem=cuda:0 --gdr=off --stage-slots=8" \
+    "$win --mem=cuda:0 --gdr=off --stage-slots=8"
+# Bidirectional (-b), validated both ways, staged and direct.
+for t in write_bw send_bw; do
+    for pl in D-D H-D; do
+        for g in auto off; do
+            pair_run "bidi.$t.$pl.$g" "gdr_$t" "-b $common $(mem_of "${pl#*-}" $g)" \
+                "-b $common $(mem_of "${pl%-*}" $g)"
+        done
+    done
+done
+echo $(($(date +%s) - win_t0)) >"$out/win.seconds"
 # Write ordering: flush before the check reads what the NIC wrote (the
 # double's default: ordering none, flush supported), not when the device
 # orders writes for its owner, and say so when it can do neither.
