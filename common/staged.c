@@ -7,10 +7,16 @@
  * group, the items one ring slot holds at once (several small messages,
  * or one unit); group g uses slot g % N at both ends (sizing.h has the
  * arithmetic). The source copies a group into its slot (when its buffer
- * is staged), then posts its items round robin over the QPs, as writes or
- * sends with the item number as immediate data, keeping as many items in
- * flight as the direct path would keep messages (tx_depth x QPs). The
- * destination counts a group's arrivals, copies the group out of its slot
+ * is staged), then posts its items round robin over the QPs, keeping as
+ * many items in flight as the direct path would keep messages (tx_depth x
+ * QPs) and asking for a send completion only every few posts per QP, as
+ * the direct loop does. A send carries its item number as immediate data.
+ * Writes are plain except each QP's last of a group, a write with
+ * immediate: RC places a QP's writes in order, so its receive completion
+ * says that all of the group's writes on that QP have landed, and the
+ * destination pays one receive per group and QP, not one per item (the
+ * direct write pays none). The destination counts a group's arrivals,
+ * copies the group out of its slot
  * (when staged) and then credits it: an RDMA write of the number of groups
  * landed into the source's credit word. A slot is reused only after its
  * credit is back, so the ring is never overrun, and the source's clock
@@ -80,12 +86,28 @@ static int copy_group(struct gdr_session *s, const struct gdr_stage_plan *p, uin
     return 0;
 }
 
+/* Items i < x with i % nqp == q: how many of the first x items QP q carries. */
+static uint64_t on_qp_below(uint64_t x, unsigned q, unsigned nqp)
+{
+    return x / nqp + (x % nqp > q);
+}
+
+/* Is item i the last of its group [.., end) on its QP? Such an item
+ * carries the immediate that reports the QP's part of the group. */
+static bool last_on_qp(uint64_t i, uint64_t end, unsigned nqp)
+{
+    return i + nqp >= end;
+}
+
 /* ---- source ---- */
 
 struct source {
     struct gdr_stage_plan p;
     uint64_t bslots, iters, total, groups;
     uint64_t started, ready, posted, sent, credited;  /* groups, groups, items, items, groups */
+    unsigned nqp, sig;          /* QPs; a send completion every sig posts per QP */
+    uint64_t qdepth;            /* most items per QP posted and not completed */
+    uint64_t qdone[GDR_MAX_QPS];        /* items completed per QP */
     uint64_t start_ns, last_credit_ns;
     struct gdr_window window;
 };
@@ -98,6 +120,14 @@ static void source_init(struct gdr_session *s, struct source *src, uint64_t size
     src->iters = iters;
     src->total = gdr_stage_items(&src->p, iters);
     src->groups = gdr_stage_groups(&src->p, iters);
+    src->nqp = s->verbs.num_qps;
+    /* As the direct loop: one completion frees many send-queue entries.
+     * The queue also holds up to a credit write per slot (QP 0, when
+     * bidirectional); the rest is the source's. */
+    src->sig = s->cfg->tx_depth / 2 < 64 ? s->cfg->tx_depth / 2 : 64;
+    if (!src->sig)
+        src->sig = 1;
+    src->qdepth = gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots) - s->cfg->stage_slots;
     /* No credit of this phase can come before its first item is posted. */
     __atomic_store_n(&s->credit_page[0], 0, __ATOMIC_RELEASE);
     src->start_ns = src->last_credit_ns = gdr_now_ns();
@@ -108,8 +138,16 @@ static int post_item(struct gdr_session *s, const struct source *src, uint64_t i
     const struct gdr_buffer *b = &s->buf;
     const struct gdr_endpoint *r = &s->remote;
     struct gdr_stage_item x = gdr_stage_item(&src->p, src->bslots, i);
+    unsigned q = (unsigned)(i % src->nqp);
+    uint64_t n = i / src->nqp + 1;      /* its number on QP q, from 1 */
+    bool last = n == on_qp_below(src->total, q, src->nqp);
+    enum ibv_wr_opcode op = s->roles.opcode;
+    if (op == IBV_WR_RDMA_WRITE_WITH_IMM &&
+        !last_on_qp(i, gdr_stage_group_start(&src->p, src->iters, x.group + 1), src->nqp))
+        op = IBV_WR_RDMA_WRITE;
     struct gdr_wr wr = {
-        .op = s->roles.opcode, .len = x.len, .flags = IBV_SEND_SIGNALED,
+        .op = op, .len = x.len,
+        .flags = n % src->sig == 0 || last ? IBV_SEND_SIGNALED : 0,
         .wr_id = i, .imm = (uint32_t)i,
         .laddr = gdr_buffer_staged(b)
                  ? (uintptr_t)(b->ring + (size_t)x.slot * b->slot_size + x.ring_off)
@@ -120,7 +158,14 @@ static int post_item(struct gdr_session *s, const struct source *src, uint64_t i
                  : r->addr + s->dest_off + x.off,
         .rkey = r->ring_bytes ? r->ring_rkey : r->rkey,
     };
-    return gdr_post_send(s->verbs.qp[i % s->verbs.num_qps], &wr);
+    return gdr_post_send(s->verbs.qp[q], &wr);
+}
+
+/* May item i go on its QP's send queue now? */
+static bool qp_has_room(const struct source *src, uint64_t i)
+{
+    unsigned q = (unsigned)(i % src->nqp);
+    return on_qp_below(i, q, src->nqp) - src->qdone[q] < src->qdepth;
 }
 
 /* One round: take new credits, start groups into free slots, post the
@@ -164,10 +209,11 @@ static int source_step(struct gdr_session *s, struct source *src, uint64_t size)
     uint64_t ready_end = gdr_stage_group_start(p, src->iters, src->ready);
     uint64_t before = src->posted;
     /* Credits come through memory, not the CQ: bound what is posted by
-     * the completions polled too, or the send queue and its CQ overflow
-     * while credits race ahead. */
+     * the completions polled too, or the send queue overflows while
+     * credits race ahead. A full queue always holds a signalled post
+     * (qdepth >= sig), so its completion comes. */
     while (src->posted < ready_end && src->posted - landed < p->window &&
-           src->posted - src->sent < p->window) {
+           qp_has_room(src, src->posted)) {
         if (post_item(s, src, src->posted))
             return -1;
         src->posted++;
@@ -211,18 +257,22 @@ struct dest {
     uint64_t arrived[GDR_STAGE_SLOTS_MAX];     /* items arrived, per slot */
 };
 
-/* A group's receives: into its slot (or its place in the buffer) for a
- * send; without a buffer for a write with immediate, whose data is
- * already in place when the receive completes. Item i arrives on QP
- * i % QPs, whose receives are consumed in the order they were posted. */
+/* A group's receives: one per item, into its slot (or its place in the
+ * buffer) for a send; for writes one without a buffer per QP, for the
+ * write with immediate that ends the QP's part of the group (its data is
+ * in place when the receive completes). Item i arrives on QP i % QPs,
+ * whose receives are consumed in the order they were posted. */
 static int post_group_recvs(struct gdr_session *s, const struct dest *d, uint64_t g)
 {
     const struct gdr_buffer *b = &s->buf;
+    unsigned nqp = s->verbs.num_qps;
     uint64_t end = gdr_stage_group_start(&d->p, d->iters, g + 1);
     for (uint64_t i = gdr_stage_group_start(&d->p, d->iters, g); i < end; i++) {
-        struct ibv_qp *qp = s->verbs.qp[i % s->verbs.num_qps];
+        struct ibv_qp *qp = s->verbs.qp[i % nqp];
         int rc;
         if (!s->roles.dest_recv_has_data) {
+            if (!last_on_qp(i, end, nqp))
+                continue;
             rc = gdr_post_recv(qp, 0, 0, 0, i);
         } else {
             struct gdr_stage_item x = gdr_stage_item(&d->p, d->bslots, i);
@@ -283,6 +333,7 @@ static int dest_arrivals(struct gdr_session *s, struct dest *d, struct gdr_watch
 {
     struct ibv_wc wc[POLL_BATCH];
     int got = gdr_poll_cq(w, s->verbs.recv_cq, POLL_BATCH, wc, "staged receive");
+    unsigned nqp = s->verbs.num_qps;
     for (int k = 0; k < got; k++) {
         uint64_t i = wc[k].wr_id;
         struct gdr_stage_item x = gdr_stage_item(&d->p, d->bslots, i);
@@ -291,7 +342,15 @@ static int dest_arrivals(struct gdr_session *s, struct dest *d, struct gdr_watch
             return gdr_fail(GDR_EXIT_RUN, "staged size %llu: item %u (%u bytes) arrived where "
                             "item %llu (%u bytes) was expected", (unsigned long long)size,
                             ntohl(wc[k].imm_data), wc[k].byte_len, (unsigned long long)i, x.len);
-        d->arrived[x.slot]++;
+        if (s->roles.dest_recv_has_data) {
+            d->arrived[x.slot]++;
+        } else {
+            /* The QP's part of the group, all landed before its immediate. */
+            unsigned q = (unsigned)(i % nqp);
+            uint64_t first = gdr_stage_group_start(&d->p, d->iters, x.group);
+            uint64_t end = gdr_stage_group_start(&d->p, d->iters, x.group + 1);
+            d->arrived[x.slot] += on_qp_below(end, q, nqp) - on_qp_below(first, q, nqp);
+        }
     }
     return got;
 }
@@ -359,7 +418,14 @@ static int poll_sends(struct gdr_session *s, struct gdr_watchdog *w, struct sour
                                 "posted");
             d->writes_out--;
         } else if (src) {
-            src->sent++;
+            /* RC completes a QP's posts in order: all before this one are done. */
+            uint64_t i = wc[k].wr_id;
+            unsigned q = (unsigned)(i % src->nqp);
+            uint64_t n = i / src->nqp + 1;
+            if (n > src->qdone[q]) {
+                src->sent += n - src->qdone[q];
+                src->qdone[q] = n;
+            }
         }
     }
     return got;
