@@ -148,6 +148,12 @@ void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes
     p->window = min_u64(p->direct_window, (uint64_t)p->slots * p->per_group);
 }
 
+uint64_t gdr_stage_credit_batch(const struct gdr_stage_plan *p)
+{
+    uint64_t in_flight = min_u64(p->slots, p->window / (p->per_group ? p->per_group : 1));
+    return in_flight / 4 ? in_flight / 4 : 1;
+}
+
 struct gdr_stage_item gdr_stage_item(const struct gdr_stage_plan *p, uint64_t buf_slots,
                                      uint64_t i)
 {

@@ -76,6 +76,12 @@ static inline int gdr_stage_window_limited(const struct gdr_stage_plan *p)
     return p->window < p->direct_window;
 }
 
+/* Groups a staged destination lets land before it credits them: a
+ * quarter of the groups the source can have in flight (at least 1), so
+ * the source keeps three quarters of its window going meanwhile and can
+ * always send a whole batch (no deadlock). */
+uint64_t gdr_stage_credit_batch(const struct gdr_stage_plan *p);
+
 /* Item i of a run: where it is in the (GPU or host) buffer of buf_slots
  * message slots, its group, and where it sits in the group's ring slot. */
 struct gdr_stage_item {

@@ -183,7 +183,10 @@ static int source_step(struct gdr_session *s, struct source *src, uint64_t size)
                             (unsigned long long)size, (unsigned long long)credited,
                             (unsigned long long)src->started);
         src->credited = credited;
-        src->last_credit_ns = gdr_now_ns();
+        /* The clock stops at the last credit; no read before (a clock read
+         * is a system call where the clock source is not the TSC). */
+        if (credited == src->groups)
+            src->last_credit_ns = gdr_now_ns();
         moved = 1;
     }
     while (src->started < src->groups && src->started - src->credited < p->slots) {
@@ -253,6 +256,7 @@ struct dest {
     uint64_t receiving;         /* groups whose receives are posted */
     uint64_t copied, landed;    /* groups copied out of their slot, credited */
     uint64_t credit_sent;       /* the last credit value written */
+    uint64_t credit_batch;      /* groups landed before a credit goes out */
     unsigned writes_out;        /* credit writes not yet completed */
     uint64_t arrived[GDR_STAGE_SLOTS_MAX];     /* items arrived, per slot */
 };
@@ -299,6 +303,7 @@ static void dest_init(struct gdr_session *s, struct dest *d, uint64_t size, uint
     d->total = gdr_stage_items(&d->p, iters);
     d->groups = gdr_stage_groups(&d->p, iters);
     d->receiving = d->groups < d->p.slots ? d->groups : d->p.slots;
+    d->credit_batch = gdr_stage_credit_batch(&d->p);
 }
 
 int gdr_staged_dest_prepare(struct gdr_session *s, uint64_t size, uint64_t iters)
@@ -391,9 +396,14 @@ static int dest_step(struct gdr_session *s, struct dest *d, struct gdr_watchdog 
             return -1;
         d->landed++;
     }
-    /* One write carries every group landed since the last; a slot's worth
-     * of writes outstanding at most, so the send queue cannot overflow. */
-    if (d->landed != d->credit_sent && d->writes_out < p->slots && write_credit(s, d))
+    /* One write carries every group landed since the last, once a batch
+     * has landed (or the last group): a credit is a packet and a post for
+     * both ends, and the source has slots to spare meanwhile. A slot's
+     * worth of writes outstanding at most, so the send queue cannot
+     * overflow. */
+    if (d->landed != d->credit_sent &&
+        (d->landed - d->credit_sent >= d->credit_batch || d->landed == d->groups) &&
+        d->writes_out < p->slots && write_credit(s, d))
         return -1;
     return moved || d->landed != before;
 }
@@ -458,7 +468,7 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
             break;
         }
         if (moved)      /* an idle poll has already ticked the watchdog */
-            gdr_watchdog_progress(&w, gdr_now_ns());
+            gdr_watchdog_bump(&w);
         /* Waiting on a copy of ours, not on the peer: the watchdog says so. */
         w.copy_pending = gdr_buffer_staged(&s->buf) &&
                          ((is_source && src.ready < src.started) || (d && d->landed < d->copied));

@@ -245,6 +245,28 @@ static void test_stage_plan(void **state)
     assert_int_equal(p.per_group, 1);
 }
 
+static void test_stage_credit_batch(void **state)
+{
+    (void)state;
+    uint64_t mib = 1u << 20;
+    struct gdr_stage_plan p;
+    /* 4 KiB, 128 in flight, 64 slots of 2 messages: 64 groups, credit 16. */
+    gdr_stage_plan(&p, 4096, mib, 64, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 16);
+    /* The window, not the ring, bounds the groups: 128 / 16 = 8 groups. */
+    gdr_stage_plan(&p, 4096, mib, 8, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 2);
+    /* -t 1 (or latency): one group in flight, every group credited. */
+    gdr_stage_plan(&p, 4096, mib, 8, 1);
+    assert_int_equal(gdr_stage_credit_batch(&p), 1);
+    /* Cut messages: a group per slot, the ring bounds it: 64 / 4. */
+    gdr_stage_plan(&p, mib + 1, mib, 64, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 16);
+    /* Three groups in flight: never more than the source can send. */
+    gdr_stage_plan(&p, mib, mib, 3, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 1);
+}
+
 static void test_stage_items(void **state)
 {
     (void)state;
@@ -304,6 +326,7 @@ int main(void)
         gdr_unit_test(test_send_depth),
         gdr_unit_test(test_ring_slots),
         gdr_unit_test(test_stage_plan),
+        gdr_unit_test(test_stage_credit_batch),
         gdr_unit_test(test_stage_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
