@@ -35,6 +35,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -415,6 +416,55 @@ static bool dest_done(const struct dest *d)
 
 /* ---- the loop: a source, a destination, or both (bidirectional) ---- */
 
+/* Idle rounds a destination spins before it sleeps on its receive CQ. */
+#define IDLE_ROUNDS_BEFORE_SLEEP 64
+/* Longest sleep, so that the watchdog still sees a peer gone or Ctrl-C. */
+#define SLEEP_MS 100
+
+/* Is all a destination waits for an arrival (no copy, credit or credit
+ * completion of its own pending)? Then it may sleep: a direct write's
+ * target does not run at all, and a core spinning here is a core the NIC
+ * (rxe: the kernel on the same CPUs) does not get. */
+static bool dest_only_waits_arrivals(const struct dest *d)
+{
+    return d->copied == d->landed && d->copied < d->groups && !d->writes_out;
+}
+
+/* Sleep until the receive CQ has an entry, armed first (1: armed, look
+ * again before sleeping), or SLEEP_MS. 0 after a sleep, -1 on error. */
+static int dest_sleep(struct gdr_session *s, struct gdr_watchdog *w, bool *armed)
+{
+    struct ibv_comp_channel *ch = s->verbs.recv_channel;
+    if (!*armed) {
+        if (ibv_req_notify_cq(s->verbs.recv_cq, 0))
+            return gdr_fail(GDR_EXIT_RUN, "ibv_req_notify_cq failed at size %llu",
+                            (unsigned long long)w->size);
+        *armed = true;
+        return 1;
+    }
+    struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+    int n = poll(&pfd, 1, SLEEP_MS);
+    if (n > 0) {
+        struct ibv_cq *cq;
+        void *ctx;
+        if (ibv_get_cq_event(ch, &cq, &ctx))
+            return gdr_fail(GDR_EXIT_RUN, "ibv_get_cq_event failed at size %llu",
+                            (unsigned long long)w->size);
+        ibv_ack_cq_events(cq, 1);
+        *armed = false;
+        return 0;
+    }
+    if (n < 0 && errno != EINTR)
+        return gdr_fail(GDR_EXIT_RUN, "poll on the receive CQ's channel failed: %s",
+                        strerror(errno));
+    /* Nothing for SLEEP_MS: what an idle poll's watchdog check does. */
+    if (w->bumps != w->bumps_seen) {
+        w->bumps_seen = w->bumps;
+        w->last_progress_ns = gdr_now_ns();
+    }
+    return gdr_watchdog_check(w);
+}
+
 static int poll_sends(struct gdr_session *s, struct gdr_watchdog *w, struct source *src,
                       struct dest *d)
 {
@@ -455,6 +505,9 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
         source_init(s, &src, size, iters);
     gdr_watchdog_start(&w, s, size, gdr_now_ns());
     int rc = 0;
+    unsigned idle = 0;
+    bool armed = false;         /* the receive CQ will signal its channel */
+    bool may_sleep = !is_source && s->verbs.recv_channel;
     while ((is_source && !source_done(&src)) || (d && !dest_done(d))) {
         int moved = 0, r = 0;
         if (is_source && (r = source_step(s, &src, size)) > 0)
@@ -467,8 +520,14 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
             rc = -1;
             break;
         }
-        if (moved)      /* an idle poll has already ticked the watchdog */
+        if (moved) {    /* an idle poll has already ticked the watchdog */
             gdr_watchdog_bump(&w);
+            idle = 0;
+        } else if (may_sleep && ++idle >= IDLE_ROUNDS_BEFORE_SLEEP &&
+                   dest_only_waits_arrivals(d) && dest_sleep(s, &w, &armed) < 0) {
+            rc = -1;
+            break;
+        }
         /* Waiting on a copy of ours, not on the peer: the watchdog says so. */
         w.copy_pending = gdr_buffer_staged(&s->buf) &&
                          ((is_source && src.ready < src.started) || (d && d->landed < d->copied));
