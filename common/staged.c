@@ -458,11 +458,7 @@ static int dest_sleep(struct gdr_session *s, struct gdr_watchdog *w, bool *armed
         return gdr_fail(GDR_EXIT_RUN, "poll on the receive CQ's channel failed: %s",
                         strerror(errno));
     /* Nothing for SLEEP_MS: what an idle poll's watchdog check does. */
-    if (w->bumps != w->bumps_seen) {
-        w->bumps_seen = w->bumps;
-        w->last_progress_ns = gdr_now_ns();
-    }
-    return gdr_watchdog_check(w);
+    return gdr_watchdog_check_bumps(w);
 }
 
 static int poll_sends(struct gdr_session *s, struct gdr_watchdog *w, struct source *src,

@@ -52,17 +52,23 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
 /* gdr_stalled, naming a staging copy when that is what did not finish. */
 int gdr_watchdog_check(struct gdr_watchdog *w);
 
+/* Bumps since the last check become progress now; then gdr_watchdog_check. */
+static inline int gdr_watchdog_check_bumps(struct gdr_watchdog *w)
+{
+    if (w->bumps != w->bumps_seen) {
+        w->bumps_seen = w->bumps;
+        w->last_progress_ns = gdr_now_ns();
+    }
+    return gdr_watchdog_check(w);
+}
+
 /* Nothing happened this time round: 0, or -1 with the error recorded.
  * Cheap except every 1024th call. */
 static inline int gdr_watchdog_idle(struct gdr_watchdog *w)
 {
     if (++w->idle & 1023)
         return 0;
-    if (w->bumps != w->bumps_seen) {
-        w->bumps_seen = w->bumps;
-        w->last_progress_ns = gdr_now_ns();
-    }
-    return gdr_watchdog_check(w);
+    return gdr_watchdog_check_bumps(w);
 }
 
 /* A poll failed or a completion did: -1 with the error recorded. */
