@@ -14,6 +14,7 @@
 #include "report.h"
 #include "session.h"
 #include "sizing.h"
+#include "staged.h"
 #include "topo.h"
 
 #include <signal.h>
@@ -145,7 +146,8 @@ static unsigned recv_depth(const struct gdr_session *s)
 /* Who does what, now that both ends' buffers are known. */
 static int settle_roles(struct gdr_session *s)
 {
-    struct gdr_role_input in = {.verb = s->test->verb, .metric = s->test->metric};
+    struct gdr_role_input in = {.verb = s->test->verb, .metric = s->test->metric,
+                                .bidirectional = s->cfg->bidirectional};
     bool local = gdr_buffer_staged(&s->buf), remote = s->remote.ring_bytes > 0;
     in.client_staged = s->is_server ? remote : local;
     in.server_staged = s->is_server ? local : remote;
@@ -193,10 +195,15 @@ static int setup_buffer(struct gdr_session *s)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: %s allows at most %u", cfg->inline_size,
                         s->verbs.dev_name, s->verbs.max_inline);
     const struct gdr_buffer *b = &s->buf;
-    size_t len = (size_t)gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth,
-                                          cfg->num_qps);
-    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, len, cfg->stage_slot,
-                          cfg->stage_slots))
+    /* One region per direction: data a bidirectional end sends never
+     * shares bytes with what it receives, so both can be checked. */
+    unsigned dirs = cfg->bidirectional ? 2 : 1;
+    s->region = gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth,
+                                 cfg->num_qps);
+    s->dest_off = cfg->bidirectional ? s->region : 0;
+    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, (size_t)s->region * dirs,
+                          cfg->stage_slot, cfg->stage_slots * dirs) ||
+        gdr_staged_credits_setup(s))
         return -1;
     struct gdr_endpoint *ep = &s->local;
     gdr_verbs_describe(&s->verbs, ep);
@@ -271,6 +278,7 @@ static int connect_peer(struct gdr_session *s)
 
 static void teardown(struct gdr_session *s)
 {
+    gdr_staged_credits_release(s);
     gdr_buffer_destroy(&s->buf);
     gdr_cm_release_qps(s->cm, &s->verbs);
     gdr_verbs_close(&s->verbs);
@@ -292,6 +300,27 @@ static void write_json(const struct gdr_session *s, int argc, char **argv,
     cJSON_Delete(doc);
 }
 
+/* One line when the bounce ring keeps fewer messages in flight than the
+ * direct path would at some size: the staged curve is then not like for
+ * like with the direct one from that size up. */
+static void notice_ring_window(const struct gdr_config *cfg, const struct gdr_roles *r,
+                               const char *binary)
+{
+    uint64_t window = gdr_slots_wanted(r, cfg->tx_depth, cfg->num_qps);
+    for (size_t i = 0; i < cfg->sizes.count; i++) {
+        struct gdr_stage_plan p;
+        gdr_stage_plan(&p, cfg->sizes.size[i], cfg->stage_slot, cfg->stage_slots, window);
+        if (!gdr_stage_window_limited(&p))
+            continue;
+        fprintf(stderr, "%s: notice: the bounce ring (%u slots of %llu bytes) keeps fewer "
+                "messages in flight than the direct path's %llu from size %llu up; "
+                "--stage-slots or --stage-slot raise it\n", binary, cfg->stage_slots,
+                (unsigned long long)cfg->stage_slot, (unsigned long long)window,
+                (unsigned long long)cfg->sizes.size[i]);
+        return;
+    }
+}
+
 int gdr_main(const struct gdr_test *test, int argc, char **argv)
 {
     struct gdr_config cfg;
@@ -308,13 +337,16 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
                             .oob = {.fd = -1}, .listen_fd = -1, .refusal = {.listen_fd = -1}};
     /* Until the peer's buffer is known: the roles of a run with no staged
      * end, which size the buffer and the queues the same as any other. */
-    struct gdr_role_input plan = {.verb = test->verb, .metric = test->metric};
+    struct gdr_role_input plan = {.verb = test->verb, .metric = test->metric,
+                                  .bidirectional = cfg.bidirectional};
     const char *why;
     if (gdr_roles_for(&plan, &s.roles, &why)) {
         fprintf(stderr, "%s: %s\n", test->binary, why);
         return GDR_EXIT_USAGE;
     }
     gdr_utc_iso8601(s.start_time, sizeof(s.start_time));
+    if (cfg.mem.cuda && cfg.mem.gdr == GDR_MODE_OFF && !cfg.quiet)
+        notice_ring_window(&cfg, &s.roles, test->binary);
     install_signals();
     gdr_verbs_prepare_env(&cfg.mem);
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));

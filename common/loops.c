@@ -9,6 +9,7 @@
 #include "transfer.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define POLL_BATCH 32
 #define QP_SHIFT 48
@@ -16,7 +17,9 @@
 
 uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size)
 {
-    uint64_t len = s->buf.len < s->remote.buf_len ? s->buf.len : s->remote.buf_len;
+    /* Each direction's region: the buffer, or half of it bidirectionally. */
+    uint64_t remote = s->roles.bidirectional ? s->remote.buf_len / 2 : s->remote.buf_len;
+    uint64_t len = s->region < remote ? s->region : remote;
     return gdr_slot_count(len, gdr_slots_wanted(&s->roles, s->cfg->tx_depth, s->cfg->num_qps),
                           size);
 }
@@ -44,67 +47,100 @@ static void finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counte
         m->bw_peak = m->bw_avg;     /* a run shorter than one window */
 }
 
-int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+/* The sender's state: messages go round robin over the QPs, at most
+ * tx_depth in flight per QP. */
+struct sender {
+    uint64_t iters, nslots, next, done;
+    unsigned sig, inline_flag;
+    uint64_t posted[GDR_MAX_QPS], completed[GDR_MAX_QPS], share[GDR_MAX_QPS];
+    struct gdr_wr wr;
+    struct gdr_peak_tracker peak;
+    uint64_t start_ns, last_ns;
+    struct gdr_window window;
+};
+
+static void sender_init(struct gdr_session *s, struct sender *st, uint64_t size, uint64_t iters)
 {
     const struct gdr_config *cfg = s->cfg;
-    unsigned nqp = s->verbs.num_qps, depth = cfg->tx_depth;
+    unsigned nqp = s->verbs.num_qps;
+    memset(st, 0, sizeof(*st));
+    st->iters = iters;
     /* Signal every `sig` posts per QP: one completion frees many WQEs, as
      * on real workloads; the last post of each QP is always signalled. */
-    unsigned sig = depth / 2 < 64 ? depth / 2 : 64;
-    if (!sig)
-        sig = 1;
-    uint64_t posted[GDR_MAX_QPS] = {0}, completed[GDR_MAX_QPS] = {0}, share[GDR_MAX_QPS];
+    st->sig = cfg->tx_depth / 2 < 64 ? cfg->tx_depth / 2 : 64;
+    if (!st->sig)
+        st->sig = 1;
     for (unsigned q = 0; q < nqp; q++)
-        share[q] = gdr_share_of(iters, nqp, q);
-    uint64_t nslots = gdr_slots_for(s, size);
-    struct gdr_wr wr = {
+        st->share[q] = gdr_share_of(iters, nqp, q);
+    st->nslots = gdr_slots_for(s, size);
+    st->wr = (struct gdr_wr){
         .op = s->roles.opcode, .laddr = (uintptr_t)s->buf.addr, .lkey = s->buf.mr->lkey,
-        .len = (uint32_t)size, .raddr = s->remote.addr, .rkey = s->remote.rkey,
+        .len = (uint32_t)size, .raddr = s->remote.addr + s->dest_off, .rkey = s->remote.rkey,
     };
-    unsigned inline_flag = inline_flag_for(s, wr.op, size);
-    struct gdr_peak_tracker peak;
-    struct gdr_watchdog w;
-    struct ibv_wc wc[POLL_BATCH];
-    uint64_t next = 0, done = 0;
+    st->inline_flag = inline_flag_for(s, st->wr.op, size);
+    st->start_ns = st->last_ns = gdr_now_ns();
+    gdr_peak_start(&st->peak, size, iters, 0, st->start_ns);
+}
 
-    uint64_t start = gdr_now_ns(), last_ns = start;
-    gdr_peak_start(&peak, size, iters, 0, start);
-    gdr_watchdog_start(&w, s, size, start);
-    while (done < iters) {
-        while (next < iters) {
-            unsigned q = (unsigned)(next % nqp);
-            if (posted[q] - completed[q] >= depth)
-                break;
-            uint64_t n = ++posted[q], off = (next % nslots) * size;
-            struct gdr_wr one = wr;
-            one.laddr += off;
-            one.raddr += off;
-            one.flags = inline_flag | ((n % sig == 0 || n == share[q]) ? IBV_SEND_SIGNALED : 0);
-            one.wr_id = ((uint64_t)q << QP_SHIFT) | n;
-            if (gdr_post_send(s->verbs.qp[q], &one))
-                return -1;
-            next++;
-        }
-        int got = gdr_poll_cq(&w, s->verbs.send_cq, POLL_BATCH, wc, gdr_verb_name(s->test->verb));
-        if (got < 0)
+static int sender_post(struct gdr_session *s, struct sender *st, uint64_t size)
+{
+    unsigned nqp = s->verbs.num_qps, depth = s->cfg->tx_depth;
+    uint64_t before = st->next;
+    while (st->next < st->iters) {
+        unsigned q = (unsigned)(st->next % nqp);
+        if (st->posted[q] - st->completed[q] >= depth)
+            break;
+        uint64_t n = ++st->posted[q], off = (st->next % st->nslots) * size;
+        struct gdr_wr one = st->wr;
+        one.laddr += off;
+        one.raddr += off;
+        one.flags = st->inline_flag |
+                    ((n % st->sig == 0 || n == st->share[q]) ? IBV_SEND_SIGNALED : 0);
+        one.wr_id = ((uint64_t)q << QP_SHIFT) | n;
+        if (gdr_post_send(s->verbs.qp[q], &one))
             return -1;
-        if (got == 0)
-            continue;
-        for (int i = 0; i < got; i++) {
-            unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
-            uint64_t count = wc[i].wr_id & COUNT_MASK;
-            done += count - completed[q];
-            completed[q] = count;
-        }
-        uint64_t now = last_ns = gdr_now_ns();
-        gdr_watchdog_progress(&w, now);
-        gdr_peak_update(&peak, done, now);
+        st->next++;
+    }
+    if (st->next != before)
+        gdr_window_note(&st->window, st->next - st->done, (st->next - st->done) * size);
+    return 0;
+}
+
+/* Completions of the sender's posts: their count (0: none), -1 on error. */
+static int sender_poll(struct gdr_session *s, struct sender *st, struct gdr_watchdog *w)
+{
+    struct ibv_wc wc[POLL_BATCH];
+    int got = gdr_poll_cq(w, s->verbs.send_cq, POLL_BATCH, wc, gdr_verb_name(s->test->verb));
+    if (got <= 0)
+        return got;
+    for (int i = 0; i < got; i++) {
+        unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
+        uint64_t count = wc[i].wr_id & COUNT_MASK;
+        st->done += count - st->completed[q];
+        st->completed[q] = count;
+    }
+    uint64_t now = st->last_ns = gdr_now_ns();
+    gdr_watchdog_progress(w, now);
+    gdr_peak_update(&st->peak, st->done, now);
+    return got;
+}
+
+int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+{
+    struct sender st;
+    struct gdr_watchdog w;
+    sender_init(s, &st, size, iters);
+    gdr_watchdog_start(&w, s, size, st.start_ns);
+    while (st.done < iters) {
+        if (sender_post(s, &st, size) || sender_poll(s, &st, &w) < 0)
+            return -1;
         if (gdr_interrupted)
             return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
     m->iters = iters;
-    m->bw_peak = peak.peak;
-    finish_measure(m, size, iters, last_ns - start);    /* to the last completion */
+    m->bw_peak = st.peak.peak;
+    m->window = st.window;
+    finish_measure(m, size, iters, st.last_ns - st.start_ns);    /* to the last completion */
     return 0;
 }
 
@@ -115,7 +151,7 @@ static int post_receive(struct gdr_session *s, unsigned q, uint64_t j, uint64_t 
                         uint64_t nslots)
 {
     uint64_t msg = j * s->verbs.num_qps + q;
-    uint64_t off = (msg % nslots) * size;
+    uint64_t off = s->dest_off + (msg % nslots) * size;
     return gdr_post_recv(s->verbs.qp[q], (uintptr_t)s->buf.addr + off, s->buf.mr->lkey,
                          (uint32_t)size, ((uint64_t)q << QP_SHIFT) | j);
 }
@@ -135,49 +171,95 @@ int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t ite
     return 0;
 }
 
-int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+struct receiver {
+    uint64_t iters, nslots, received;
+    struct gdr_peak_tracker peak;
+    uint64_t start_ns, last_ns;
+};
+
+/* The clock starts when the sender was told to go, not at the first
+ * arrival: receive completions can be reported in bursts long after the
+ * data came in (rxe does), and a window that starts at the first of a
+ * burst reads faster than any wire. The cost is one control-message
+ * latency at the start, which errs low, never high. */
+static void receiver_init(struct gdr_session *s, struct receiver *st, uint64_t size,
+                          uint64_t iters)
+{
+    memset(st, 0, sizeof(*st));
+    st->iters = iters;
+    st->nslots = gdr_slots_for(s, size);
+    st->start_ns = gdr_now_ns();
+    gdr_peak_start(&st->peak, size, iters, 0, st->start_ns);
+}
+
+/* Arrivals, each replaced by the next receive of its QP: their count (0:
+ * none), -1 on error. */
+static int receiver_poll(struct gdr_session *s, struct receiver *st, struct gdr_watchdog *w,
+                         uint64_t size)
 {
     unsigned nqp = s->verbs.num_qps;
-    uint64_t nslots = gdr_slots_for(s, size);
     struct ibv_wc wc[POLL_BATCH];
-    struct gdr_peak_tracker peak;
-    struct gdr_watchdog w;
-    /* The clock starts when the sender was told to go, not at the first
-     * arrival: receive completions can be reported in bursts long after the
-     * data came in (rxe does), and a window that starts at the first of a
-     * burst reads faster than any wire. The cost is one control-message
-     * latency at the start, which errs low, never high. */
-    uint64_t received = 0, last_ns = 0;
-    uint64_t start = gdr_now_ns();
-
-    gdr_peak_start(&peak, size, iters, 0, start);
-    gdr_watchdog_start(&w, s, size, start);
-    while (received < iters) {
-        int got = gdr_poll_cq(&w, s->verbs.recv_cq, POLL_BATCH, wc, "receive");
-        if (got < 0)
+    int got = gdr_poll_cq(w, s->verbs.recv_cq, POLL_BATCH, wc, "receive");
+    if (got <= 0)
+        return got;
+    uint64_t now = gdr_now_ns();
+    for (int i = 0; i < got; i++) {
+        if (wc[i].byte_len != size)
+            return gdr_fail(GDR_EXIT_RUN, "received %u bytes where %llu were sent",
+                            wc[i].byte_len, (unsigned long long)size);
+        unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
+        if (s->rx_posted[q] < gdr_share_of(st->iters, nqp, q) &&
+            post_receive(s, q, s->rx_posted[q]++, size, st->nslots))
             return -1;
-        if (got == 0)
-            continue;
-        uint64_t now = gdr_now_ns();
-        for (int i = 0; i < got; i++) {
-            if (wc[i].byte_len != size)
-                return gdr_fail(GDR_EXIT_RUN, "received %u bytes where %llu were sent",
-                                wc[i].byte_len, (unsigned long long)size);
-            unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
-            if (s->rx_posted[q] < gdr_share_of(iters, nqp, q) &&
-                post_receive(s, q, s->rx_posted[q]++, size, nslots))
-                return -1;
-        }
-        received += (uint64_t)got;
-        last_ns = now;
-        gdr_peak_update(&peak, received, now);
-        gdr_watchdog_progress(&w, now);
+    }
+    st->received += (uint64_t)got;
+    st->last_ns = now;
+    gdr_peak_update(&st->peak, st->received, now);
+    gdr_watchdog_progress(w, now);
+    return got;
+}
+
+static void receiver_measure(const struct receiver *st, uint64_t size, struct gdr_measure *m)
+{
+    m->iters = st->iters;
+    m->bw_peak = st->peak.peak;
+    finish_measure(m, size, st->iters, st->last_ns - st->start_ns);
+}
+
+int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+{
+    struct receiver st;
+    struct gdr_watchdog w;
+    receiver_init(s, &st, size, iters);
+    gdr_watchdog_start(&w, s, size, st.start_ns);
+    while (st.received < iters) {
+        if (receiver_poll(s, &st, &w, size) < 0)
+            return -1;
         if (gdr_interrupted)
             return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
-    m->iters = iters;
-    m->bw_peak = peak.peak;
-    finish_measure(m, size, iters, last_ns - start);
+    receiver_measure(&st, size, m);
+    return 0;
+}
+
+int gdr_loop_sender_receiver(struct gdr_session *s, uint64_t size, uint64_t iters,
+                             struct gdr_measure *m)
+{
+    struct sender tx;
+    struct receiver rx;
+    struct gdr_watchdog w;
+    receiver_init(s, &rx, size, iters);
+    sender_init(s, &tx, size, iters);
+    gdr_watchdog_start(&w, s, size, rx.start_ns);
+    while (tx.done < iters || rx.received < iters) {
+        if (sender_post(s, &tx, size) || (tx.done < iters && sender_poll(s, &tx, &w) < 0) ||
+            (rx.received < iters && receiver_poll(s, &rx, &w, size) < 0))
+            return -1;
+        if (gdr_interrupted)
+            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+    }
+    receiver_measure(&rx, size, m);
+    m->window = tx.window;      /* what this end sent; the numbers are what it received */
     return 0;
 }
 
@@ -211,11 +293,15 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     }
     /* One clock read per iteration: each sample runs from the previous
      * completion's timestamp to this one's, so it holds one post, the wait
-     * and the loop's own few instructions, and no second clock read. */
-    uint64_t start = gdr_now_ns(), prev = start;
-    gdr_watchdog_start(&w, s, size, start);
+     * and the loop's own few instructions, and no second clock read. The
+     * clock is the TSC where it is invariant (one instruction, no system
+     * call), calibrated against CLOCK_MONOTONIC_RAW over the loop. */
+    struct gdr_tick_clock clk;
+    gdr_tick_clock_start(&clk);
+    uint64_t start = gdr_ticks(&clk), prev = start;
+    gdr_watchdog_start(&w, s, size, gdr_now_ns());
     for (uint64_t i = 0; i < iters && !rc; i++) {
-        gdr_watchdog_progress(&w, prev);
+        gdr_watchdog_bump(&w);
         wr.wr_id = i;
         rc = gdr_post_send(qp, &wr);
         int got = 0;
@@ -225,16 +311,21 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
         if (got < 0)
             rc = -1;
         if (!rc && local_staged)
-            rc = b->ops->stage_in(b, 0, 0, size) || gdr_wait_copy(&w, b, 0) ? -1 : 0;
-        uint64_t now = gdr_now_ns();
+            rc = b->ops->stage_in(b, 0, 0, 0, size) || gdr_wait_copy(&w, b, 0) ? -1 : 0;
+        uint64_t now = gdr_ticks(&clk);
         samples[i] = now - prev;
         prev = now;
         if (!rc && gdr_interrupted)
             rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
+    gdr_tick_clock_stop(&clk);
+    for (uint64_t i = 0; i < iters && !rc; i++)
+        samples[i] = gdr_ticks_to_ns(&clk, samples[i]);
+    s->clock = clk;
     if (!rc) {
         m->iters = iters;
-        finish_measure(m, size, iters, prev - start);
+        finish_measure(m, size, iters, gdr_ticks_to_ns(&clk, prev - start));
+        m->window = (struct gdr_window){1, size};
         gdr_lat_stats_compute(samples, iters, &m->lat);
     }
     free(samples);

@@ -34,6 +34,7 @@ static const struct option long_opts[] = {
     {"inline_size", required_argument, NULL, 'I'},
     {"mtu", required_argument, NULL, 'm'},
     {"rdma_cm", no_argument, NULL, 'R'},
+    {"bidirectional", no_argument, NULL, 'b'},
     {"sl", required_argument, NULL, 'S'},
     {"tclass", required_argument, NULL, OPT_TCLASS},
     {"disable_pcie_relaxed", no_argument, NULL, OPT_NO_RELAXED},
@@ -114,7 +115,9 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            (unsigned long long)default_iters(test), GDR_WARMUP_BYTES >> 20);
     if (!lat)
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default %u)\n"
-               "  -q, --qp=N               queue pairs, used round robin (default %u)\n",
+               "  -q, --qp=N               queue pairs, used round robin (default %u)\n"
+               "  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
+               "                           directions, each also reported\n",
                def->tx_depth, def->num_qps);
     printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u; not\n"
            "                           from GPU memory, which the CPU cannot read)\n\n"
@@ -125,10 +128,13 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "                           dmabuf, peermem, or off: staged through pinned host\n"
            "                           memory, as without GPUDirect RDMA\n"
            "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default %s)\n"
-           "      --stage-slots=N      --gdr=off: bounce slots per end (default %u)\n"
+           "      --stage-slots=N      --gdr=off: bounce slots per end and direction\n"
+           "                           (default: as many as the direct path keeps in\n"
+           "                           flight, %u to %llu MiB of slots)\n"
            "      --disable_pcie_relaxed  register memory without PCIe relaxed ordering\n"
            "                           (default: relaxed ordering where the device has it)\n\n",
-           def->inline_size, bytes_text(slot, sizeof(slot), def->stage_slot), def->stage_slots);
+           def->inline_size, bytes_text(slot, sizeof(slot), def->stage_slot), GDR_RING_MIN_SLOTS,
+           GDR_RING_CAP_BYTES >> 20);
     printf(
            "Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
@@ -137,6 +143,8 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --quiet              no table, no progress line\n"
            "  -F, --CPU-freq           accepted for perftest compatibility; no effect\n"
            "      --help, --version\n\n"
+           "Environment: GDR_CLOCK=tsc|monotonic  the latency samples' clock (default:\n"
+           "the TSC when the CPU says it is invariant, else clock_gettime)\n\n"
            "Exit status: 0 ok, 1 run failed, 2 bad usage or input, 3 no device or driver.\n");
 }
 
@@ -234,13 +242,14 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->mem.cuda_index = -1;
     cfg->mem.relaxed_ordering = true;
     cfg->stage_slot = GDR_STAGE_SLOT_DEFAULT;
-    cfg->stage_slots = GDR_STAGE_SLOTS_DEFAULT;
+    cfg->stage_slots = 0;      /* sized from the window once the options are known */
 }
 
 /* Which ways of choosing sizes and iteration counts were used, to reject
  * contradictory combinations after the loop. */
 struct choices {
-    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, sl;
+    bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
+    bool sl;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -366,7 +375,7 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         if (gdr_parse_uint(arg, 1, GDR_STAGE_SLOTS_MAX, &v))
             return bad_value("--stage-slots", arg, "expected 1..256");
         cfg->stage_slots = (unsigned)v;
-        ch->stage = true;
+        ch->stage = ch->stage_slots = true;
         return 0;
     case 'S':
         if (gdr_parse_uint(arg, 0, 15, &v))
@@ -381,6 +390,7 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         return 0;
     case OPT_NO_RELAXED: cfg->mem.relaxed_ordering = false; return 0;
     case 'R': cfg->rdma_cm = true; return 0;
+    case 'b': cfg->bidirectional = true; return 0;
     case 'F': return 0;
     case OPT_GBITS: cfg->report_gbits = true; return 0;
     case OPT_VALIDATE: cfg->validate = true; return 0;
@@ -422,9 +432,10 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
                         "service level; set --tclass (rdma_cm's ToS) instead");
     /* The provider copies inline data with the CPU, and a CPU cannot read
-     * GPU memory. Only the client posts data; staged sources post from
-     * their host bounce ring. */
-    if (cfg->inline_size && cfg->server && cfg->mem.cuda && cfg->mem.gdr != GDR_MODE_OFF)
+     * GPU memory. Only the client posts data (both ends with -b); staged
+     * sources post from their host bounce ring. */
+    if (cfg->inline_size && (cfg->server || cfg->bidirectional) && cfg->mem.cuda &&
+        cfg->mem.gdr != GDR_MODE_OFF)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: this end sends from GPU memory, "
                         "which cannot be posted inline; use -I 0 or --mem=host",
                         cfg->inline_size);
@@ -434,6 +445,18 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
     if (cfg->rdma_cm)
         return gdr_fail(GDR_EXIT_ENV, "--rdma_cm: this build has no librdmacm");
 #endif
+    if (cfg->bidirectional && (test->metric != GDR_METRIC_BW || test->verb == GDR_VERB_READ))
+        return gdr_fail(GDR_EXIT_USAGE, "--bidirectional applies to write and send bandwidth; "
+                        "%s keeps one message in flight one way", test->binary);
+    /* A bidirectional end's ring holds both directions' slots. */
+    if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
+        return gdr_fail(GDR_EXIT_USAGE, "--stage-slots %u: with --bidirectional at most %u "
+                        "(each direction has its own)", cfg->stage_slots, GDR_STAGE_SLOTS_MAX / 2);
+    if (!ch->stage_slots) {
+        uint64_t window = test->metric == GDR_METRIC_LAT ? 1
+                          : (uint64_t)cfg->tx_depth * cfg->num_qps;
+        cfg->stage_slots = gdr_ring_slots(gdr_sizes_max(&cfg->sizes), cfg->stage_slot, window);
+    }
     return 0;
 }
 
@@ -445,7 +468,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0;     /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RF";
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFb";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             struct gdr_config def;

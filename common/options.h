@@ -43,7 +43,9 @@ struct gdr_config {
 
     struct gdr_mem_spec mem;
     uint64_t stage_slot;        /* bytes per bounce slot (--gdr=off) */
-    unsigned stage_slots;       /* bounce slots per end */
+    unsigned stage_slots;       /* bounce slots per end and direction (sized from
+                                 * the window unless --stage-slots is given) */
+    bool bidirectional;         /* -b: both ends send at once */
 
     bool validate;
     bool report_gbits;

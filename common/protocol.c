@@ -34,6 +34,8 @@ static cJSON *measure_to_json(const struct gdr_measure *m)
     cJSON_AddNumberToObject(o, "msg_rate", m->msg_rate);
     cJSON_AddNumberToObject(o, "cpu_user", m->cpu.user);
     cJSON_AddNumberToObject(o, "cpu_system", m->cpu.system);
+    gdr_json_add_u64(o, "window_msgs", m->window.msgs);
+    gdr_json_add_u64(o, "window_bytes", m->window.bytes);
     cJSON *l = cJSON_AddObjectToObject(o, "lat");
     gdr_json_add_u64(l, "count", m->lat.count);
     cJSON_AddNumberToObject(l, "min", m->lat.min);
@@ -57,6 +59,8 @@ static int measure_from_json(const cJSON *o, struct gdr_measure *m, const char *
         gdr_json_double(o, "msg_rate", &m->msg_rate, what) ||
         gdr_json_double(o, "cpu_user", &m->cpu.user, what) ||
         gdr_json_double(o, "cpu_system", &m->cpu.system, what) ||
+        gdr_json_u64(o, "window_msgs", UINT64_MAX, &m->window.msgs, what) ||
+        gdr_json_u64(o, "window_bytes", UINT64_MAX, &m->window.bytes, what) ||
         gdr_json_u64(l, "count", GDR_MAX_ITERS, &m->lat.count, what) ||
         gdr_json_double(l, "min", &m->lat.min, what) ||
         gdr_json_double(l, "max", &m->lat.max, what) ||
@@ -69,7 +73,8 @@ static int measure_from_json(const cJSON *o, struct gdr_measure *m, const char *
     return 0;
 }
 
-/* Fill, clear or check every slot a phase of `iters` messages touches. */
+/* Fill, clear or check every slot a phase of `iters` messages touches:
+ * the slots this end sends from, or those the peer's data lands in. */
 enum slot_op { SLOT_FILL, SLOT_ZERO, SLOT_CHECK };
 
 static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, uint64_t iters,
@@ -79,8 +84,9 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
     if (op != SLOT_FILL && iters < nslots)
         nslots = iters;
     *bad_total = 0;
+    uint64_t base = op == SLOT_FILL ? 0 : s->dest_off;
     for (uint64_t k = 0; k < nslots; k++) {
-        size_t off = (size_t)(k * size);
+        size_t off = (size_t)(base + k * size);
         uint64_t seed = gdr_pattern_seed(size, k), bad = 0;
         size_t first = 0;
         int rc = op == SLOT_FILL ? gdr_buffer_fill(&s->buf, off, size, seed)
@@ -103,13 +109,38 @@ static int data_check_failed(uint64_t size, uint64_t bad)
                     "pattern", (unsigned long long)size, (unsigned long long)bad);
 }
 
+/* Both directions of a bidirectional row, and their sum (perftest adds
+ * the two directions' rates). Each end's measure carries the window of
+ * what it sent. */
+static void fill_directions(struct gdr_session *s, struct gdr_size_result *row,
+                            const struct gdr_measure *client, const struct gdr_measure *server)
+{
+    bool arrival = s->roles.counted_on_arrival;
+    row->to_server = arrival ? *server : *client;
+    row->to_client = arrival ? *client : *server;
+    row->to_server.window = client->window;
+    row->to_client.window = server->window;
+    const struct gdr_measure *a = &row->to_server, *b = &row->to_client;
+    struct gdr_measure *m = &row->m;
+    m->iters = a->iters + b->iters;
+    m->bytes = a->bytes + b->bytes;
+    m->elapsed_ns = a->elapsed_ns > b->elapsed_ns ? a->elapsed_ns : b->elapsed_ns;
+    m->bw_avg = a->bw_avg + b->bw_avg;
+    m->bw_peak = a->bw_peak + b->bw_peak;
+    m->msg_rate = a->msg_rate + b->msg_rate;
+}
+
 static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_t size,
                      const struct gdr_measure *client, const struct gdr_measure *server,
                      uint64_t bad)
 {
     memset(row, 0, sizeof(*row));
     row->size = size;
-    row->m = s->roles.counter == GDR_SIDE_SERVER ? *server : *client;
+    row->window = client->window;      /* the client always sends */
+    if (s->roles.bidirectional)
+        fill_directions(s, row, client, server);
+    else
+        row->m = s->roles.counter == GDR_SIDE_SERVER ? *server : *client;
     row->cpu_client = client->cpu;
     row->cpu_server = server->cpu;
     row->validated = s->cfg->validate;
@@ -128,6 +159,8 @@ static int run_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, ui
     case GDR_LOOP_LATENCY: return gdr_loop_latency(s, size, iters, m);
     case GDR_LOOP_STAGED_SOURCE: return gdr_staged_source(s, size, iters, m);
     case GDR_LOOP_STAGED_DEST: return gdr_staged_dest(s, size, iters, m);
+    case GDR_LOOP_SENDER_RECEIVER: return gdr_loop_sender_receiver(s, size, iters, m);
+    case GDR_LOOP_STAGED_BOTH: return gdr_staged_both(s, size, iters, m);
     case GDR_LOOP_NONE: break;
     }
     return 0;
@@ -136,8 +169,10 @@ static int run_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, ui
 static int prepare_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, uint64_t iters)
 {
     switch (loop) {
-    case GDR_LOOP_RECEIVER: return gdr_loop_receiver_prepare(s, size, iters);
-    case GDR_LOOP_STAGED_DEST: return gdr_staged_dest_prepare(s, size, iters);
+    case GDR_LOOP_RECEIVER:
+    case GDR_LOOP_SENDER_RECEIVER: return gdr_loop_receiver_prepare(s, size, iters);
+    case GDR_LOOP_STAGED_DEST:
+    case GDR_LOOP_STAGED_BOTH: return gdr_staged_dest_prepare(s, size, iters);
     default: return 0;
     }
 }
@@ -161,7 +196,11 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     gdr_json_add_u64(msg, "size", size);
     gdr_json_add_u64(msg, "iters", iters);
     cJSON_AddNumberToObject(msg, "expect_s", expect_s);
-    int rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_START, msg);
+    /* A bidirectional client receives too: its receives are up before
+     * the server can send. */
+    int rc = prepare_loop(s, s->roles.client_loop, size, iters);
+    if (!rc)
+        rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_START, msg);
     cJSON_Delete(msg);
     cJSON *reply = NULL;
     if (rc || gdr_oob_recv(&s->oob, GDR_MSG_READY, 0, &reply))
@@ -195,7 +234,7 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     struct gdr_measure mine, theirs = {0}, probe = {0};
     uint64_t bad = 0, iters = cfg->iters, warm = gdr_warmup_iters(cfg, r, size);
     double prestage_s = 0;
-    bool source_here = r->source == GDR_SIDE_CLIENT, dest_here = r->dest == GDR_SIDE_CLIENT;
+    bool source_here = gdr_role_mine(r->source, false), dest_here = gdr_role_mine(r->dest, false);
 
     if (cfg->validate && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
         return -1;
@@ -214,8 +253,12 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
         return -1;
     if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad, &prestage_s))
         return -1;
-    if (cfg->validate && dest_here && for_each_slot(s, SLOT_CHECK, size, iters, &bad))
+    /* Bidirectional: the server checked what landed there, this end what
+     * landed here. */
+    uint64_t bad_here = 0;
+    if (cfg->validate && dest_here && for_each_slot(s, SLOT_CHECK, size, iters, &bad_here))
         return -1;
+    bad += bad_here;
     fill_row(s, row, size, &mine, &theirs, bad);
     row->server_prestage_s = prestage_s;
     if (mine.elapsed_ns)
@@ -284,7 +327,7 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
     const struct gdr_config *cfg = s->cfg;
     const struct gdr_roles *r = &s->roles;
     bool timed = strcmp(st->phase, "timed") == 0;
-    bool source_here = r->source == GDR_SIDE_SERVER, dest_here = r->dest == GDR_SIDE_SERVER;
+    bool source_here = gdr_role_mine(r->source, true), dest_here = gdr_role_mine(r->dest, true);
     uint64_t bad = 0;
     if (cfg->validate && source_here && !*filled) {
         if (for_each_slot(s, SLOT_FILL, st->size, 0, &bad))

@@ -138,9 +138,32 @@ cJSON *gdr_report_parameters(const struct gdr_config *cfg)
     cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
     gdr_json_add_u64(p, "stage_slot_bytes", cfg->stage_slot);
     cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
+    cJSON_AddBoolToObject(p, "bidirectional", cfg->bidirectional);
     cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
     cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
     return p;
+}
+
+static cJSON *window_json(struct gdr_window w)
+{
+    cJSON *o = cJSON_CreateObject();
+    gdr_json_add_u64(o, "messages", w.msgs);
+    gdr_json_add_u64(o, "bytes", w.bytes);
+    return o;
+}
+
+/* One direction of a bidirectional row. */
+static cJSON *direction_json(const struct gdr_measure *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    gdr_json_add_u64(o, "iterations", m->iters);
+    gdr_json_add_u64(o, "bytes", m->bytes);
+    cJSON_AddNumberToObject(o, "elapsed_s", (double)m->elapsed_ns * 1e-9);
+    cJSON_AddNumberToObject(o, "msg_rate_per_s", m->msg_rate);
+    cJSON_AddNumberToObject(o, "bw_avg_bytes_per_s", m->bw_avg);
+    cJSON_AddNumberToObject(o, "bw_peak_bytes_per_s", m->bw_peak);
+    cJSON_AddItemToObject(o, "window", window_json(m->window));
+    return o;
 }
 
 static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result *r)
@@ -164,6 +187,12 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     } else {
         cJSON_AddNumberToObject(o, "bw_avg_bytes_per_s", r->m.bw_avg);
         cJSON_AddNumberToObject(o, "bw_peak_bytes_per_s", r->m.bw_peak);
+    }
+    cJSON_AddItemToObject(o, "window", window_json(r->window));
+    if (s->roles.bidirectional) {
+        cJSON *d = cJSON_AddObjectToObject(o, "directions");
+        cJSON_AddItemToObject(d, "client_to_server", direction_json(&r->to_server));
+        cJSON_AddItemToObject(d, "server_to_client", direction_json(&r->to_client));
     }
     cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
     cJSON_AddItemToObject(cpu, "client", cpu_json(r->cpu_client));
@@ -197,6 +226,14 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
     cJSON_AddStringToObject(doc, "start_time", s->start_time);
     cJSON_AddStringToObject(doc, "end_time", end_time);
     cJSON_AddStringToObject(doc, "status", status);
+    /* Which clock timed the latency samples (bandwidth: always the
+     * monotonic raw clock). */
+    cJSON *clock = cJSON_AddObjectToObject(doc, "clock");
+    cJSON_AddStringToObject(clock, "source", gdr_tick_clock_name(&s->clock));
+    if (s->clock.tsc) {
+        cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
+        cJSON_AddBoolToObject(clock, "tsc_invariant", s->clock.invariant);
+    }
     if (error)
         cJSON_AddStringToObject(doc, "error", error);
     cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));

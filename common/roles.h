@@ -32,13 +32,15 @@ enum gdr_loop {
     GDR_LOOP_LATENCY,           /* one message at a time, a sample each */
     GDR_LOOP_STAGED_SOURCE,     /* units through bounce slots, waits for credits */
     GDR_LOOP_STAGED_DEST,       /* copies units out of slots, returns credits */
+    GDR_LOOP_SENDER_RECEIVER,   /* bidirectional send: both of the above at once */
+    GDR_LOOP_STAGED_BOTH,       /* bidirectional staged: source and destination */
 };
 
 struct gdr_role_input {
     enum gdr_verb verb;
     enum gdr_metric metric;
     bool client_staged, server_staged;  /* that end's buffer is behind a bounce ring */
-    bool bidirectional;                 /* both ends send at once (not implemented) */
+    bool bidirectional;                 /* both ends send at once */
 };
 
 struct gdr_roles {
@@ -53,6 +55,9 @@ struct gdr_roles {
     bool staged;                /* the staged protocol (units, credits) runs */
     bool dest_recv_has_data;    /* staged: the destination's receives hold the unit */
     bool one_in_flight;         /* latency: one message, one slot */
+    bool bidirectional;         /* both ends post, receive and count one direction each */
+    bool counted_on_arrival;    /* the row's numbers are the receiving end's (direct
+                                 * send): client -> server is the server's measure */
     unsigned recv_per_tx;       /* receives per QP per --tx-depth entry (0: one) */
     unsigned min_iters;         /* fewest messages a phase may have */
 };

@@ -3,6 +3,8 @@
 
 #include "sizing.h"
 
+#include "spec.h"
+
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
@@ -92,12 +94,102 @@ double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t it
 
 unsigned gdr_send_depth(unsigned tx_depth, unsigned stage_slots)
 {
-    unsigned staged = 2 * stage_slots;
-    return tx_depth > staged ? tx_depth : staged;
+    return tx_depth + 2 * stage_slots;
 }
 
 unsigned gdr_recv_depth(const struct gdr_roles *r, unsigned tx_depth, unsigned stage_slots)
 {
     unsigned depth = r->recv_per_tx ? r->recv_per_tx * tx_depth : 1;
-    return depth > stage_slots + 1 ? depth : stage_slots + 1;
+    unsigned staged = tx_depth + stage_slots + 1;
+    return depth > staged ? depth : staged;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+    return b ? a / b + (a % b != 0) : 0;
+}
+
+/* Slots that keep window_msgs messages of `size` in flight. */
+static uint64_t slots_for_window(uint64_t size, uint64_t slot_bytes, uint64_t window_msgs)
+{
+    if (size <= slot_bytes)
+        return div_up(window_msgs, slot_bytes / (size ? size : 1));
+    uint64_t units = gdr_units_per_msg(size, slot_bytes);
+    return window_msgs > UINT64_MAX / units ? UINT64_MAX : window_msgs * units;
+}
+
+unsigned gdr_ring_slots(uint64_t max_size, uint64_t slot_bytes, uint64_t window_msgs)
+{
+    if (!slot_bytes)
+        return GDR_RING_MIN_SLOTS;
+    uint64_t n = slots_for_window(max_size, slot_bytes, window_msgs);
+    uint64_t cap = min_u64(GDR_RING_CAP_BYTES / slot_bytes, GDR_STAGE_SLOTS_MAX);
+    n = n > GDR_RING_MIN_SLOTS ? n : GDR_RING_MIN_SLOTS;
+    n = min_u64(n, cap);
+    return n > 2 ? (unsigned)n : 2;
+}
+
+void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes,
+                    unsigned slots, uint64_t window_msgs)
+{
+    p->size = size;
+    p->slots = slots ? slots : 1;
+    p->item_bytes = unit_bytes(size, slot_bytes);
+    p->items_per_msg = gdr_units_per_msg(size, slot_bytes);
+    if (!p->items_per_msg)
+        p->items_per_msg = 1;
+    /* Whole messages share a slot; spread the window over every slot so
+     * that several copies are in flight, not one big one. */
+    uint64_t fit = p->items_per_msg > 1 || !size ? 1 : slot_bytes / size;
+    uint64_t spread = div_up(window_msgs, p->slots);
+    p->per_group = min_u64(fit ? fit : 1, spread ? spread : 1);
+    p->direct_window = window_msgs > UINT64_MAX / p->items_per_msg
+                       ? UINT64_MAX : window_msgs * p->items_per_msg;
+    p->window = min_u64(p->direct_window, (uint64_t)p->slots * p->per_group);
+}
+
+uint64_t gdr_stage_credit_batch(const struct gdr_stage_plan *p)
+{
+    uint64_t in_flight = min_u64(p->slots, p->window / (p->per_group ? p->per_group : 1));
+    return in_flight / 4 ? in_flight / 4 : 1;
+}
+
+struct gdr_stage_item gdr_stage_item(const struct gdr_stage_plan *p, uint64_t buf_slots,
+                                     uint64_t i)
+{
+    struct gdr_stage_item x = {0, 0, 0, 0, 0};
+    struct gdr_unit u = gdr_unit_at(p->size, p->item_bytes, buf_slots, i);
+    x.off = u.off;
+    x.len = u.len;
+    x.group = i / p->per_group;
+    x.slot = (unsigned)(x.group % p->slots);
+    x.ring_off = (i % p->per_group) * p->item_bytes;
+    return x;
+}
+
+uint64_t gdr_stage_items(const struct gdr_stage_plan *p, uint64_t iters)
+{
+    return iters * p->items_per_msg;
+}
+
+uint64_t gdr_stage_groups(const struct gdr_stage_plan *p, uint64_t iters)
+{
+    return div_up(gdr_stage_items(p, iters), p->per_group);
+}
+
+uint64_t gdr_stage_group_start(const struct gdr_stage_plan *p, uint64_t iters, uint64_t g)
+{
+    uint64_t total = gdr_stage_items(p, iters);
+    return g >= div_up(total, p->per_group) ? total : g * p->per_group;
+}
+
+uint64_t gdr_stage_bytes_before(const struct gdr_stage_plan *p, uint64_t i)
+{
+    uint64_t msgs = i / p->items_per_msg, part = i % p->items_per_msg;
+    return msgs * p->size + min_u64(part * p->item_bytes, p->size);
+}
+
+uint64_t gdr_stage_msgs_before(const struct gdr_stage_plan *p, uint64_t i)
+{
+    return div_up(i, p->items_per_msg);
 }

@@ -13,6 +13,14 @@ int gdr_staged_source(struct gdr_session *s, uint64_t size, uint64_t iters, stru
 /* Destination side: post the first receives (before READY), then run. */
 int gdr_staged_dest_prepare(struct gdr_session *s, uint64_t size, uint64_t iters);
 int gdr_staged_dest(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
+/* Bidirectional: both at once on the same QPs (prepare as a destination
+ * first); measures this end's source. */
+int gdr_staged_both(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
+
+/* The registered word each end's credits are written into (both ends
+ * have one whatever their buffer, so either may be the source). */
+int gdr_staged_credits_setup(struct gdr_session *s);
+void gdr_staged_credits_release(struct gdr_session *s);
 
 /* Read responder: copy the first `size` bytes of its GPU buffer into its
  * ring before the reads start (the responder's CPU takes no part in a

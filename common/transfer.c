@@ -30,6 +30,16 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
     return 0;
 }
 
+int gdr_watchdog_check(struct gdr_watchdog *w)
+{
+    const struct gdr_config *cfg = w->s->cfg;
+    if (w->copy_pending && !gdr_interrupted &&
+        (double)(gdr_now_ns() - w->last_progress_ns) > cfg->timeout * 1e9)
+        return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
+                        "within %g s (--timeout)", (unsigned long long)w->size, cfg->timeout);
+    return gdr_stalled(w->s, w->size, w->last_progress_ns);
+}
+
 int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op)
 {
     if (got < 0 || !wc)

@@ -17,6 +17,8 @@ struct gdr_watchdog {
     uint64_t size;
     uint64_t last_progress_ns;
     unsigned idle;
+    uint64_t bumps, bumps_seen;     /* progress noted without reading the clock */
+    bool copy_pending;              /* a staging copy is what the loop waits for */
 };
 
 /* -1 with the error recorded when interrupted, when nothing has progressed
@@ -29,12 +31,35 @@ static inline void gdr_watchdog_progress(struct gdr_watchdog *w, uint64_t now_ns
     w->idle = 0;
 }
 
+/* Progress, for a loop that reads no clock per iteration: the time is
+ * taken at the next idle check instead (within 1024 idle polls). */
+static inline void gdr_watchdog_bump(struct gdr_watchdog *w)
+{
+    w->bumps++;
+    w->idle = 0;
+}
+
 static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session *s,
                                       uint64_t size, uint64_t now_ns)
 {
     w->s = s;
     w->size = size;
+    w->bumps = w->bumps_seen = 0;
+    w->copy_pending = false;
     gdr_watchdog_progress(w, now_ns);
+}
+
+/* gdr_stalled, naming a staging copy when that is what did not finish. */
+int gdr_watchdog_check(struct gdr_watchdog *w);
+
+/* Bumps since the last check become progress now; then gdr_watchdog_check. */
+static inline int gdr_watchdog_check_bumps(struct gdr_watchdog *w)
+{
+    if (w->bumps != w->bumps_seen) {
+        w->bumps_seen = w->bumps;
+        w->last_progress_ns = gdr_now_ns();
+    }
+    return gdr_watchdog_check(w);
 }
 
 /* Nothing happened this time round: 0, or -1 with the error recorded.
@@ -43,7 +68,7 @@ static inline int gdr_watchdog_idle(struct gdr_watchdog *w)
 {
     if (++w->idle & 1023)
         return 0;
-    return gdr_stalled(w->s, w->size, w->last_progress_ns);
+    return gdr_watchdog_check_bumps(w);
 }
 
 /* A poll failed or a completion did: -1 with the error recorded. */

@@ -320,6 +320,12 @@ int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
     int rc = -1;
     if (parameters(root, what, &sizes, &nsizes))
         goto out;
+    /* A bidirectional run (-b) is its own series and figure: its rows are
+     * the sum of two directions, not comparable with one-way rows. */
+    const cJSON *bidi = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                                                             root, "parameters"), "bidirectional");
+    if (cJSON_IsTrue(bidi) && strlen(d->test) + sizeof(GDR_BIDI_SUFFIX) <= sizeof(d->test))
+        strcat(d->test, GDR_BIDI_SUFFIX);
     const cJSON *ends = object(root, "ends", what);
     if (!ends || end_info(ends, "client", &d->client, &d->has_client, what) ||
         end_info(ends, "server", &d->server, &d->has_server, what))

@@ -31,6 +31,9 @@ struct gdr_end_info {
     char cuda_name[128];                    /* the GPU's name; "" when absent */
 };
 
+/* Appended to the test name of a bidirectional document ("write_bw-bidir"). */
+#define GDR_BIDI_SUFFIX "-bidir"
+
 struct gdr_doc {
     char path[1024];
     char test[64], metric[16], role[16], status[16];

@@ -24,11 +24,14 @@ struct gdr_mem_ops {
     /* Copy between the buffer and host memory (for fill and check). */
     int (*to_host)(struct gdr_buffer *b, void *dst, size_t off, size_t len);
     int (*from_host)(struct gdr_buffer *b, size_t off, const void *src, size_t len);
-    /* Staged buffers: start a copy buffer -> ring (out) or ring -> buffer
-     * (in) at a ring offset, and ask whether the copy at that ring slot has
-     * finished (1 done, 0 not yet, -1 error). Copies finish in order. */
-    int (*stage_out)(struct gdr_buffer *b, unsigned slot, size_t off, size_t len);
-    int (*stage_in)(struct gdr_buffer *b, unsigned slot, size_t off, size_t len);
+    /* Staged buffers: start a copy of len bytes at buffer offset off to
+     * (out) or from (in) ring slot `slot` at ring_off inside it, and ask
+     * whether the last copy at that slot has finished (1 done, 0 not yet,
+     * -1 error). Copies finish in order. */
+    int (*stage_out)(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
+                     size_t len);
+    int (*stage_in)(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
+                    size_t len);
     int (*stage_done)(struct gdr_buffer *b, unsigned slot);
     /* Make what the NIC wrote visible to the buffer's own reads (GPU:
      * flush GPUDirect RDMA writes where the device needs it). Optional. */

@@ -257,21 +257,22 @@ static int cuda_nic_writes_visible(struct gdr_buffer *b)
                           "cuFlushGPUDirectRDMAWrites");
 }
 
-static int cuda_stage_out(struct gdr_buffer *b, unsigned slot, size_t off, size_t len)
+static int cuda_stage_out(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
+                          size_t len)
 {
     struct cuda_state *st = b->priv;
-    return gdr_cuda_check(st->cu->cuMemcpyDtoHAsync(b->ring + (size_t)slot * b->slot_size,
-                                                    st->dptr + off, len, st->stream),
+    uint8_t *at = b->ring + (size_t)slot * b->slot_size + ring_off;
+    return gdr_cuda_check(st->cu->cuMemcpyDtoHAsync(at, st->dptr + off, len, st->stream),
                           "cuMemcpyDtoHAsync (staging)") ||
            gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream), "cuEventRecord");
 }
 
-static int cuda_stage_in(struct gdr_buffer *b, unsigned slot, size_t off, size_t len)
+static int cuda_stage_in(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
+                         size_t len)
 {
     struct cuda_state *st = b->priv;
-    return gdr_cuda_check(st->cu->cuMemcpyHtoDAsync(st->dptr + off,
-                                                    b->ring + (size_t)slot * b->slot_size,
-                                                    len, st->stream),
+    uint8_t *at = b->ring + (size_t)slot * b->slot_size + ring_off;
+    return gdr_cuda_check(st->cu->cuMemcpyHtoDAsync(st->dptr + off, at, len, st->stream),
                           "cuMemcpyHtoDAsync (staging)") ||
            gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream), "cuEventRecord");
 }

@@ -56,12 +56,14 @@ cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep)
     cJSON_AddNumberToObject(o, "rkey", ep->rkey);
     gdr_json_add_u64(o, "ring_addr", ep->ring_addr);
     cJSON_AddNumberToObject(o, "ring_rkey", ep->ring_rkey);
+    gdr_json_add_u64(o, "credit_addr", ep->credit_addr);
+    cJSON_AddNumberToObject(o, "credit_rkey", ep->credit_rkey);
     return o;
 }
 
 int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *what)
 {
-    uint64_t port, mtu, lid, psn, rkey, ring_rkey;
+    uint64_t port, mtu, lid, psn, rkey, ring_rkey, credit_rkey;
     double gid_index, cuda_device;
     memset(ep, 0, sizeof(*ep));
     if (gdr_json_str(o, "host", ep->host, sizeof(ep->host), what) ||
@@ -83,6 +85,8 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_u64(o, "ring_bytes", UINT64_MAX, &ep->ring_bytes, what) ||
         gdr_json_u64(o, "slot_bytes", UINT64_MAX, &ep->slot_bytes, what) ||
         gdr_json_u64(o, "ring_rkey", UINT32_MAX, &ring_rkey, what) ||
+        gdr_json_u64(o, "credit_addr", UINT64_MAX, &ep->credit_addr, what) ||
+        gdr_json_u64(o, "credit_rkey", UINT32_MAX, &credit_rkey, what) ||
         gdr_json_double(o, "cuda_device", &cuda_device, what) ||
         gdr_json_str(o, "cuda_bus_id", ep->cuda_bus_id, sizeof(ep->cuda_bus_id), what) ||
         gdr_json_str(o, "cuda_name", ep->cuda_name, sizeof(ep->cuda_name), what) ||
@@ -100,6 +104,7 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'cuda_device' out of range", what);
     ep->cuda_device = (int)cuda_device;
     ep->ring_rkey = (uint32_t)ring_rkey;
+    ep->credit_rkey = (uint32_t)credit_rkey;
     if (gid_index < -1 || gid_index > 65535 || gid_index != (double)(int)gid_index)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'gid_index' is not an index -1..65535", what);
     ep->port = (unsigned)port;

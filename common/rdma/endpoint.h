@@ -33,6 +33,9 @@ struct gdr_endpoint {
     /* Staged buffers: the bounce ring the peer addresses (0 bytes: none). */
     uint64_t ring_addr, ring_bytes, slot_bytes;
     uint32_t ring_rkey;
+    /* The word a staged destination writes its credits into (RDMA write). */
+    uint64_t credit_addr;
+    uint32_t credit_rkey;
     /* GPU buffers (report only). */
     int cuda_device;            /* -1: host memory */
     char cuda_bus_id[32];

@@ -321,8 +321,9 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
         return gdr_fail(GDR_EXIT_USAGE, "%s: depth %u exceeds the device's %d work requests "
                         "per QP (lower --tx-depth or --stage-slots)", v->dev_name,
                         send_depth > recv_depth ? send_depth : recv_depth, v->dev_attr.max_qp_wr);
+    v->recv_channel = ibv_create_comp_channel(v->ctx);     /* optional */
     v->send_cq = ibv_create_cq(v->ctx, send_cqe, NULL, NULL, 0);
-    v->recv_cq = v->send_cq ? ibv_create_cq(v->ctx, recv_cqe, NULL, NULL, 0) : NULL;
+    v->recv_cq = v->send_cq ? ibv_create_cq(v->ctx, recv_cqe, NULL, v->recv_channel, 0) : NULL;
     if (!v->send_cq || !v->recv_cq)
         return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_cq(%d) failed: %s", v->dev_name,
                         send_cqe > recv_cqe ? send_cqe : recv_cqe, strerror(errno));
@@ -447,6 +448,8 @@ void gdr_verbs_close(struct gdr_verbs *v)
         ibv_destroy_cq(v->recv_cq);
     if (v->send_cq)
         ibv_destroy_cq(v->send_cq);
+    if (v->recv_channel)
+        ibv_destroy_comp_channel(v->recv_channel);
     if (v->pd)
         ibv_dealloc_pd(v->pd);
     if (v->ctx && !v->ctx_borrowed)

@@ -17,6 +17,9 @@ struct gdr_verbs {
     struct ibv_context *ctx;
     struct ibv_pd *pd;
     struct ibv_cq *send_cq, *recv_cq;
+    /* The receive CQ's events, for a loop that sleeps while it waits for
+     * arrivals (NULL when the device gave none: such a loop spins). */
+    struct ibv_comp_channel *recv_channel;
     struct ibv_qp *qp[GDR_MAX_QPS];
     unsigned num_qps;
     struct ibv_device_attr dev_attr;

@@ -2,7 +2,13 @@
 
 #include "clock.h"
 
+#ifdef GDR_HAVE_TSC
+#include <cpuid.h>
+#endif
+
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -11,6 +17,51 @@ uint64_t gdr_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool gdr_tsc_invariant(void)
+{
+#ifdef GDR_HAVE_TSC
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return false;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+#else
+    return false;
+#endif
+}
+
+void gdr_tick_clock_start(struct gdr_tick_clock *c)
+{
+    const char *force = getenv("GDR_CLOCK");
+    c->invariant = gdr_tsc_invariant();
+    c->tsc = force && !strcmp(force, "monotonic") ? false
+           : force && !strcmp(force, "tsc") ? GDR_TSC_PRESENT
+           : c->invariant;
+    c->ns_per_tick = 1.0;
+    c->start_ns = gdr_now_ns();
+    c->start_ticks = gdr_ticks(c);
+}
+
+double gdr_ns_per_tick(uint64_t ticks0, uint64_t ns0, uint64_t ticks1, uint64_t ns1)
+{
+    if (ticks1 <= ticks0 || ns1 <= ns0)
+        return 1.0;
+    return (double)(ns1 - ns0) / (double)(ticks1 - ticks0);
+}
+
+void gdr_tick_clock_stop(struct gdr_tick_clock *c)
+{
+    if (!c->tsc)
+        return;
+    uint64_t ticks = gdr_ticks(c), ns = gdr_now_ns();
+    c->ns_per_tick = gdr_ns_per_tick(c->start_ticks, c->start_ns, ticks, ns);
+}
+
+const char *gdr_tick_clock_name(const struct gdr_tick_clock *c)
+{
+    return c->tsc ? "tsc" : "monotonic_raw";
 }
 
 static uint64_t timeval_ns(struct timeval tv)

@@ -6,10 +6,60 @@
 #ifndef GDR_CLOCK_H
 #define GDR_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Nanoseconds on the monotonic raw clock. */
 uint64_t gdr_now_ns(void);
+
+/* Per-iteration timestamps (latency samples): where the CPU has an
+ * invariant TSC, one rdtsc (no system call, whatever the kernel's clock
+ * source), converted to nanoseconds with the rate measured against
+ * CLOCK_MONOTONIC_RAW over the same interval; else the monotonic raw
+ * clock itself. GDR_CLOCK=monotonic forces the fallback; GDR_CLOCK=tsc
+ * forces the TSC where the CPU does not say it is invariant but the user
+ * knows its rate is constant (a virtual machine that hides the flag). */
+struct gdr_tick_clock {
+    bool tsc;                   /* ticks are TSC cycles, else nanoseconds */
+    bool invariant;             /* the CPU says its TSC is invariant */
+    uint64_t start_ticks, start_ns;
+    double ns_per_tick;         /* set by gdr_tick_clock_stop */
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GDR_HAVE_TSC 1
+#define GDR_TSC_PRESENT true
+#else
+#define GDR_TSC_PRESENT false
+#endif
+
+static inline uint64_t gdr_ticks(const struct gdr_tick_clock *c)
+{
+#ifdef GDR_HAVE_TSC
+    if (c->tsc)
+        return __rdtsc();
+#endif
+    (void)c;
+    return gdr_now_ns();
+}
+
+/* Does this CPU say its TSC runs at a constant rate in every state
+ * (CPUID 0x80000007 EDX bit 8)? */
+bool gdr_tsc_invariant(void);
+/* Choose the source and mark the start of the calibration interval. */
+void gdr_tick_clock_start(struct gdr_tick_clock *c);
+/* Mark its end: the TSC's rate over the interval, in ns per tick. */
+void gdr_tick_clock_stop(struct gdr_tick_clock *c);
+/* The rate from two readings of both clocks (1.0 when ticks are ns or
+ * the interval is empty). */
+double gdr_ns_per_tick(uint64_t ticks0, uint64_t ns0, uint64_t ticks1, uint64_t ns1);
+static inline uint64_t gdr_ticks_to_ns(const struct gdr_tick_clock *c, uint64_t ticks)
+{
+    return c->tsc ? (uint64_t)((double)ticks * c->ns_per_tick + 0.5) : ticks;
+}
+/* "tsc" or "monotonic_raw": recorded in the JSON. */
+const char *gdr_tick_clock_name(const struct gdr_tick_clock *c);
 
 /* A point in time for CPU accounting: wall clock plus this process's
  * user and system CPU time, all in nanoseconds. */

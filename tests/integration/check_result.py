@@ -15,6 +15,24 @@ import sys
 import jsonschema
 
 
+def direction_problems(r, where):
+    """A one-way row: bandwidth is bytes / elapsed. A bidirectional row:
+    each direction is, and the row is their sum (perftest's -b)."""
+    out = []
+    dirs = r.get("directions")
+    parts = [dirs["client_to_server"], dirs["server_to_client"]] if dirs else [r]
+    for d in parts:
+        expect = d["bytes"] / d["elapsed_s"] if d["elapsed_s"] > 0 else 0
+        if not expect > 0 or abs(expect - d["bw_avg_bytes_per_s"]) > 1e-6 * expect:
+            out.append(f"{where}: bandwidth != bytes / elapsed")
+    if dirs:
+        for key in ("bytes", "iterations", "bw_avg_bytes_per_s", "bw_peak_bytes_per_s"):
+            total = parts[0][key] + parts[1][key]
+            if abs(r[key] - total) > 1e-6 * total:
+                out.append(f"{where}: {key} {r[key]} is not the sum of the directions {total}")
+    return out
+
+
 def problems(doc, args):
     out = []
     params = doc["parameters"]
@@ -78,9 +96,7 @@ def problems(doc, args):
                 out.append(f"{where}: bandwidth {r['bw_avg_bytes_per_s']}")
             if r["bw_peak_bytes_per_s"] < r["bw_avg_bytes_per_s"]:
                 out.append(f"{where}: peak below average")
-            expect = r["bytes"] / r["elapsed_s"]
-            if abs(expect - r["bw_avg_bytes_per_s"]) > 1e-6 * expect:
-                out.append(f"{where}: bandwidth != bytes / elapsed")
+            out += direction_problems(r, where)
         else:
             lat = r["latency_s"]
             chain = [lat["min"], lat["median"], lat["p99"], lat["p999"], lat["max"]]

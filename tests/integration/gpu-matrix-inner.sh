@@ -15,22 +15,37 @@ export GDR_CUDASIM_STRICT_ABI=1
 # LD_PRELOAD: the double's nvidia_peermem; LD_LIBRARY_PATH: for dlopen.
 sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim"
 common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
+# The bandwidth runs also show the staged path's window against the
+# direct path's (issue 12): -t 16 -q 2 keeps 32 messages in flight; 64 KiB
+# slots put 1K and 16K below a slot (several messages a slot) and 256K
+# above it (cut into units). Staged write_bw D-D gets a ring of 8 slots,
+# smaller than the window from 256K up: bounded by it, with a notice.
+win="-d $dev --sizes=1K:256K:16 -t 16 -q 2 -n 48 --warmup=2 --stage-slot=64K --validate --timeout=30"
+args_of() {  # TEST PLACEMENT GDR
+    case $1.$2.$3 in
+    read_lat.*) echo "$common" ;;
+    write_bw.D-D.off) echo "$win --stage-slots=8" ;;
+    *) echo "$win" ;;
+    esac
+}
 
 mem_of() {  # LETTER GDR
     if [ "$1" = H ]; then echo "--mem=host"; else echo "--mem=cuda:0 --gdr=$2"; fi
 }
 
+main_t0=$(date +%s)
 for t in write_bw send_bw read_lat; do
     for pl in H-D D-H D-D; do
         for g in auto off; do
             name=$t.$pl.$g
+            args=$(args_of $t $pl $g)
             port=$((port + 1))
             # shellcheck disable=SC2046,SC2086
-            env $sim "$bench/gdr_$t" -p $port $common $(mem_of "${pl#*-}" $g) \
+            env $sim "$bench/gdr_$t" -p $port $args $(mem_of "${pl#*-}" $g) \
                 >"$out/$name.server.out" 2>&1 &
             spid=$!
             # shellcheck disable=SC2046,SC2086
-            env $sim "$bench/gdr_$t" -p $port $common $(mem_of "${pl%-*}" $g) \
+            env $sim "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
                 --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
             echo $? >"$out/$name.client.rc"
             wait $spid
@@ -39,6 +54,19 @@ for t in write_bw send_bw read_lat; do
     done
 done
 
+echo $(($(date +%s) - main_t0)) >"$out/main.seconds"
+pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS"
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    env $sim "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    # shellcheck disable=SC2086
+    env $sim "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
+        >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
 # Real-GPU behaviour the double can show (docs/hardware.md):
 # gpair NAME "SERVER_ENV" "SERVER_ARGS" "CLIENT_ARGS": one write_bw pair, both
 # ends writing JSON, the server's environment extended for the double.
@@ -55,6 +83,17 @@ gpair() {
     wait $spid
     echo $? >"$out/$1.server.rc"
 }
+bidi_t0=$(date +%s)
+# Bidirectional (-b), validated both ways, staged and direct.
+for t in write_bw send_bw; do
+    for pl in D-D H-D; do
+        for g in auto off; do
+            pair_run "bidi.$t.$pl.$g" "gdr_$t" "-b $common $(mem_of "${pl#*-}" $g)" \
+                "-b $common $(mem_of "${pl%-*}" $g)"
+        done
+    done
+done
+echo $(($(date +%s) - bidi_t0)) >"$out/bidi.seconds"
 # Write ordering: flush before the check reads what the NIC wrote (the
 # double's default: ordering none, flush supported), not when the device
 # orders writes for its owner, and say so when it can do neither.

@@ -43,6 +43,12 @@ pair mismatch -n 10 -- -n 20
 tool=gdr_send_bw
 pair send_bw_qp2 -q 2 -t 8 -s 4096 -n 101 --validate \
     -- -q 2 -t 8 -s 4096 -n 101 --validate --json="$out/send_bw_qp2.client.json"
+# Bidirectional (-b): both ends send at once, each direction validated.
+for t in write_bw send_bw; do
+    tool=gdr_$t
+    pair ${t}_bidi -b -q 2 -t 16 --sizes=4K:64K:16 -n 64 --validate \
+        -- -b -q 2 -t 16 --sizes=4K:64K:16 -n 64 --validate --json="$out/${t}_bidi.client.json"
+done
 # Real-NIC settings: the path's traffic class and service level (both ends
 # must agree), relaxed ordering off at the client only; then the same
 # traffic class through rdma_cm's ToS, and a traffic class that differs.

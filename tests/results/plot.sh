@@ -124,6 +124,14 @@ grep -q "GPU rows: CUDA driver test double (simulated) — not performance" "$tm
 [ "$(awk -F'\t' '$1 == "series" { print $5 ":" $15 }' "$tmp/m/index.tsv" | sort | tr '\n' ' ')" = "cuda-cuda:simulated host-host:real " ] &&
     pass "manifest: simulated per run, manifest.json not read as a result" || fail "manifest index: $(cat "$tmp/m/index.tsv")"
 
+# A bidirectional run (-b) is a test of its own: its rows are sums.
+mkdir -p "$tmp/bi"
+sed 's/"validate":/"bidirectional":\ttrue,\n\t\t"validate":/' "$wbw" > "$tmp/bi/w.json"
+grep -q '"bidirectional":' "$tmp/bi/w.json" && pass "fixture with bidirectional" || fail "sed did not add bidirectional"
+expect_rc 0 "plots of a bidirectional run beside a one-way one" sh "$plot" -o "$tmp/bp" "$tmp/bi" "$wbw"
+[ -f "$tmp/bp/bandwidth-write_bw-bidir.png" ] && [ -f "$tmp/bp/bandwidth-write_bw.png" ] &&
+    pass "bandwidth-write_bw-bidir beside bandwidth-write_bw" || fail "no separate -b figure: $(ls "$tmp/bp")"
+
 printf '{"schema_version":' > "$tmp/bad.json"
 expect_rc 2 "malformed input" sh "$plot" -o "$tmp/b" "$tmp/bad.json"
 one_line_error "bad.json: not valid JSON"

@@ -282,6 +282,44 @@ static void test_rdma_cm(void **state)
 #endif
 }
 
+/* -b for write and send bandwidth; the bounce ring sized from the window
+ * unless --stage-slots says otherwise. */
+static void test_bidirectional_and_ring(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "-b"));
+    assert_true(cfg.bidirectional);
+    assert_run(PARSE(&cfg, &send_test, "--bidirectional"));
+    assert_true(cfg.bidirectional);
+    assert_int_equal(PARSE(&cfg, &lat_test, "-b"), GDR_PARSE_ERROR);
+    assert_error(GDR_EXIT_USAGE, "--bidirectional applies to write and send bandwidth");
+    gdr_error_clear();
+    assert_int_equal(PARSE(&cfg, &bw_test, "-b", "--stage-slots", "129"), GDR_PARSE_ERROR);
+    assert_error(GDR_EXIT_USAGE, "with --bidirectional at most 128");
+    gdr_error_clear();
+    /* With -b the server sends too: not inline from GPU memory. */
+    assert_int_equal(PARSE(&cfg, &bw_test, "-b", "-I", "64", "--mem=cuda"), GDR_PARSE_ERROR);
+    assert_error(GDR_EXIT_USAGE, "this end sends from GPU memory");
+    gdr_error_clear();
+    /* 64 KiB x 128 in flight: 8 MiB, 8 slots of 1 MiB. */
+    assert_run(PARSE0(&cfg, &bw_test));
+    assert_int_equal(cfg.stage_slots, 8);
+    /* -q 4: four times the window. */
+    assert_run(PARSE(&cfg, &bw_test, "-q", "4"));
+    assert_int_equal(cfg.stage_slots, 32);
+    /* 1 MiB messages would want 128 slots: capped at 64 MiB. */
+    assert_run(PARSE(&cfg, &bw_test, "--sizes=4K:1M"));
+    assert_int_equal(cfg.stage_slots, 64);
+    assert_run(PARSE(&cfg, &bw_test, "--sizes=4K:1M", "--stage-slot=4M"));
+    assert_int_equal(cfg.stage_slots, 16);
+    /* Latency: one message, so only its units count. */
+    assert_run(PARSE(&cfg, &lat_test, "-s", "4M"));
+    assert_int_equal(cfg.stage_slots, 8);
+    assert_run(PARSE(&cfg, &bw_test, "--stage-slots", "3"));
+    assert_int_equal(cfg.stage_slots, 3);
+}
+
 struct bad_case {
     const struct gdr_test *test;
     const char *args[6];
@@ -406,6 +444,7 @@ int main(void)
         gdr_unit_test(test_help_and_version),
         gdr_unit_test(test_hardware_options),
         gdr_unit_test(test_rdma_cm),
+        gdr_unit_test(test_bidirectional_and_ring),
         gdr_unit_test(test_bad_values_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,7 @@
 
 #include "roles.h"
 
-enum { N = GDR_SIDE_NONE, C = GDR_SIDE_CLIENT, S = GDR_SIDE_SERVER };
+enum { N = GDR_SIDE_NONE, C = GDR_SIDE_CLIENT, S = GDR_SIDE_SERVER, B = GDR_SIDE_BOTH };
 enum { W = GDR_VERB_WRITE, R = GDR_VERB_READ, SD = GDR_VERB_SEND };
 enum { BW = GDR_METRIC_BW, LAT = GDR_METRIC_LAT };
 /* Loops and opcodes, short enough for one row per line. */
@@ -19,6 +19,8 @@ enum { BW = GDR_METRIC_BW, LAT = GDR_METRIC_LAT };
 #define LTCY GDR_LOOP_LATENCY
 #define SSRC GDR_LOOP_STAGED_SOURCE
 #define SDST GDR_LOOP_STAGED_DEST
+#define SNRC GDR_LOOP_SENDER_RECEIVER
+#define SBTH GDR_LOOP_STAGED_BOTH
 #define OW IBV_WR_RDMA_WRITE
 #define OWI IBV_WR_RDMA_WRITE_WITH_IMM
 #define OR IBV_WR_RDMA_READ
@@ -34,52 +36,71 @@ struct row {
     enum ibv_wr_opcode opcode;
     bool staged, recv_has_data, one;
     unsigned recv_per_tx, min_iters;
+    bool on_arrival;                    /* counted where it arrives */
 };
 
-#define REJECT(v, m, c, s) {v, m, c, s, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define REJECT(v, m, c, s) {v, m, c, s, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 static const struct row rows[] = {
     /* verb, metric, client/server staged, ok,
      * posts, receives, source, dest, counts, pre-stages, client loop, server loop, opcode,
      * staged protocol, receive holds data, one in flight, receives per tx, least iters */
-    {W, BW, 0, 0, true, C, N, C, S, C, N, SNDR, NONE, OW, 0, 0, 0, 0, 1},
-    {W, BW, 1, 0, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1},
-    {W, BW, 0, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1},
-    {W, BW, 1, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1},
-    {W, LAT, 0, 0, true, C, N, C, S, C, N, LTCY, NONE, OW, 0, 0, 1, 0, 1},
+    {W, BW, 0, 0, true, C, N, C, S, C, N, SNDR, NONE, OW, 0, 0, 0, 0, 1, 0},
+    {W, BW, 1, 0, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1, 0},
+    {W, BW, 0, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1, 0},
+    {W, BW, 1, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1, 0},
+    {W, LAT, 0, 0, true, C, N, C, S, C, N, LTCY, NONE, OW, 0, 0, 1, 0, 1, 0},
     REJECT(W, LAT, 1, 0), REJECT(W, LAT, 0, 1), REJECT(W, LAT, 1, 1),
 
-    {R, BW, 0, 0, true, C, N, S, C, C, N, SNDR, NONE, OR, 0, 0, 0, 0, 1},
+    {R, BW, 0, 0, true, C, N, S, C, C, N, SNDR, NONE, OR, 0, 0, 0, 0, 1, 0},
     REJECT(R, BW, 1, 0), REJECT(R, BW, 0, 1), REJECT(R, BW, 1, 1),
-    {R, LAT, 0, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1},
+    {R, LAT, 0, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1, 0},
     /* A staged requester copies each message on inside its sample; a
      * staged responder pre-stages its data before the reads. */
-    {R, LAT, 1, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1},
-    {R, LAT, 0, 1, true, C, N, S, C, C, S, LTCY, NONE, OR, 0, 0, 1, 0, 1},
-    {R, LAT, 1, 1, true, C, N, S, C, C, S, LTCY, NONE, OR, 0, 0, 1, 0, 1},
+    {R, LAT, 1, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1, 0},
+    {R, LAT, 0, 1, true, C, N, S, C, C, S, LTCY, NONE, OR, 0, 0, 1, 0, 1, 0},
+    {R, LAT, 1, 1, true, C, N, S, C, C, S, LTCY, NONE, OR, 0, 0, 1, 0, 1, 0},
 
     /* A direct send is counted where it arrives; a staged one at the
      * source, whose clock stops at the last credit. */
-    {SD, BW, 0, 0, true, C, S, C, S, S, N, SNDR, RCVR, OS, 0, 0, 0, 4, 2},
-    {SD, BW, 1, 0, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2},
-    {SD, BW, 0, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2},
-    {SD, BW, 1, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2},
-    {SD, LAT, 0, 0, true, C, S, C, S, C, N, LTCY, RCVR, OS, 0, 0, 1, 4, 2},
+    {SD, BW, 0, 0, true, C, S, C, S, S, N, SNDR, RCVR, OS, 0, 0, 0, 4, 2, 1},
+    {SD, BW, 1, 0, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0},
+    {SD, BW, 0, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0},
+    {SD, BW, 1, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0},
+    {SD, LAT, 0, 0, true, C, S, C, S, C, N, LTCY, RCVR, OS, 0, 0, 1, 4, 2, 0},
     REJECT(SD, LAT, 1, 0), REJECT(SD, LAT, 0, 1), REJECT(SD, LAT, 1, 1),
 };
 
-static void check_row(const struct row *w)
+/* Bidirectional (-b): both ends post, receive, fill, check and count one
+ * direction each; read and latency runs are refused. */
+static const struct row bi_rows[] = {
+    {W, BW, 0, 0, true, B, N, B, B, B, N, SNDR, SNDR, OW, 0, 0, 0, 0, 1, 0},
+    {W, BW, 1, 0, true, B, N, B, B, B, N, SBTH, SBTH, OWI, 1, 0, 0, 0, 1, 0},
+    {W, BW, 0, 1, true, B, N, B, B, B, N, SBTH, SBTH, OWI, 1, 0, 0, 0, 1, 0},
+    {W, BW, 1, 1, true, B, N, B, B, B, N, SBTH, SBTH, OWI, 1, 0, 0, 0, 1, 0},
+    {SD, BW, 0, 0, true, B, B, B, B, B, N, SNRC, SNRC, OS, 0, 0, 0, 4, 2, 1},
+    {SD, BW, 1, 0, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0},
+    {SD, BW, 0, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0},
+    {SD, BW, 1, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0},
+    REJECT(W, LAT, 0, 0), REJECT(W, LAT, 1, 0), REJECT(W, LAT, 0, 1), REJECT(W, LAT, 1, 1),
+    REJECT(R, BW, 0, 0), REJECT(R, BW, 1, 0), REJECT(R, BW, 0, 1), REJECT(R, BW, 1, 1),
+    REJECT(R, LAT, 0, 0), REJECT(R, LAT, 1, 0), REJECT(R, LAT, 0, 1), REJECT(R, LAT, 1, 1),
+    REJECT(SD, LAT, 0, 0), REJECT(SD, LAT, 1, 0), REJECT(SD, LAT, 0, 1), REJECT(SD, LAT, 1, 1),
+};
+
+static void check_row(const struct row *w, bool bi)
 {
     struct gdr_role_input in = {.verb = w->verb, .metric = w->metric, .client_staged = w->cs,
-                                .server_staged = w->ss};
+                                .server_staged = w->ss, .bidirectional = bi};
     struct gdr_roles r;
     const char *why = "unset";
     char name[64];
-    snprintf(name, sizeof(name), "%s/%s staged %d%d", gdr_verb_name(w->verb),
-             w->metric == LAT ? "lat" : "bw", w->cs, w->ss);
+    snprintf(name, sizeof(name), "%s/%s%s staged %d%d", gdr_verb_name(w->verb),
+             w->metric == LAT ? "lat" : "bw", bi ? " -b" : "", w->cs, w->ss);
     int rc = gdr_roles_for(&in, &r, &why);
     if (!w->ok) {
-        if (rc != -1 || !why || (!strstr(why, "not implemented") && !strstr(why, "only")))
+        if (rc != -1 || !why || (!strstr(why, "not implemented") && !strstr(why, "only") &&
+                                 !(bi && strstr(why, "bidirectional"))))
             fail_msg("%s: accepted (rc %d), expected a rejection", name, rc);
         return;
     }
@@ -102,6 +123,8 @@ static void check_row(const struct row *w)
     SAME(one_in_flight, w->one);
     SAME(recv_per_tx, w->recv_per_tx);
     SAME(min_iters, w->min_iters);
+    SAME(counted_on_arrival, w->on_arrival);
+    SAME(bidirectional, bi);
 #undef SAME
 }
 
@@ -123,26 +146,22 @@ static void test_every_combination(void **state)
                         fail_msg("verb %d metric %d staged %d%d: %zu rows", v, m, cs, ss, found);
                 }
     for (size_t i = 0; i < n; i++)
-        check_row(&rows[i]);
+        check_row(&rows[i], false);
 }
 
-/* Bidirectional runs (issue 12): both ends would post, receive, fill,
- * check and count. Until a loop does that, every one is refused with a
- * reason, never half-run. */
-static void test_bidirectional_refused(void **state)
+/* Every bidirectional combination has a row, and each row holds. */
+static void test_bidirectional(void **state)
 {
     (void)state;
-    for (int v = W; v <= SD; v++)
-        for (int m = BW; m <= LAT; m++)
-            for (int st = 0; st < 4; st++) {
-                struct gdr_role_input in = {.verb = v, .metric = m, .client_staged = st & 1,
-                                            .server_staged = st & 2, .bidirectional = true};
-                struct gdr_roles r;
-                const char *why = NULL;
-                assert_int_equal(gdr_roles_for(&in, &r, &why), -1);
-                assert_non_null(why);
-                assert_non_null(strstr(why, "bidirectional"));
-            }
+    size_t n = sizeof(bi_rows) / sizeof(bi_rows[0]);
+    assert_int_equal(n, 3 * 2 * 2 * 2);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (bi_rows[i].verb == bi_rows[j].verb && bi_rows[i].metric == bi_rows[j].metric &&
+                bi_rows[i].cs == bi_rows[j].cs && bi_rows[i].ss == bi_rows[j].ss)
+                fail_msg("bidirectional row %zu repeats row %zu", i, j);
+        check_row(&bi_rows[i], true);
+    }
 }
 
 /* The loops a row names always come in pairs that talk to each other. */
@@ -168,7 +187,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         gdr_unit_test(test_every_combination),
-        gdr_unit_test(test_bidirectional_refused),
+        gdr_unit_test(test_bidirectional),
         gdr_unit_test(test_loops_pair_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

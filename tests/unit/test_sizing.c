@@ -167,20 +167,149 @@ static void test_recv_depth(void **state)
     struct gdr_roles send = roles_of(GDR_VERB_SEND, GDR_METRIC_BW);
     struct gdr_roles write = roles_of(GDR_VERB_WRITE, GDR_METRIC_BW);
     assert_int_equal(gdr_recv_depth(&send, 128, 8), 512);
-    assert_int_equal(gdr_recv_depth(&send, 1, 8), 9);       /* a staged peer's slots */
-    assert_int_equal(gdr_recv_depth(&write, 128, 8), 9);
-    assert_int_equal(gdr_recv_depth(&write, 128, GDR_STAGE_SLOTS_MAX), GDR_STAGE_SLOTS_MAX + 1);
+    /* A staged peer's groups ahead: tx_depth + a slot's spare, plus one. */
+    assert_int_equal(gdr_recv_depth(&send, 1, 8), 10);
+    assert_int_equal(gdr_recv_depth(&write, 128, 8), 137);
+    assert_int_equal(gdr_recv_depth(&write, 1, GDR_STAGE_SLOTS_MAX), GDR_STAGE_SLOTS_MAX + 2);
     assert_int_equal(gdr_recv_depth(&send, GDR_MAX_DEPTH, 1), 4 * GDR_MAX_DEPTH);
 }
 
 static void test_send_depth(void **state)
 {
     (void)state;
-    assert_int_equal(gdr_send_depth(128, 8), 128);
-    assert_int_equal(gdr_send_depth(1, 8), 16);         /* latency: staging's own */
-    assert_int_equal(gdr_send_depth(16, 8), 16);
-    assert_int_equal(gdr_send_depth(GDR_MAX_DEPTH, GDR_STAGE_SLOTS_MAX), GDR_MAX_DEPTH);
-    assert_int_equal(gdr_send_depth(1, GDR_STAGE_SLOTS_MAX), 2 * GDR_STAGE_SLOTS_MAX);
+    /* Items per QP, plus a credit per slot each way (bidirectional). */
+    assert_int_equal(gdr_send_depth(128, 8), 144);
+    assert_int_equal(gdr_send_depth(1, 8), 17);
+    assert_int_equal(gdr_send_depth(GDR_MAX_DEPTH, GDR_STAGE_SLOTS_MAX),
+                     GDR_MAX_DEPTH + 2 * GDR_STAGE_SLOTS_MAX);
+}
+
+/* The ring holds the direct path's window: several messages a slot when
+ * they fit, a slot per unit when cut; between the floor and the cap. */
+static void test_ring_slots(void **state)
+{
+    (void)state;
+    uint64_t mib = 1u << 20;
+    assert_int_equal(gdr_ring_slots(4096, mib, 128), GDR_RING_MIN_SLOTS);   /* 1 slot would do */
+    assert_int_equal(gdr_ring_slots(65536, mib, 128), 8);                   /* 16 a slot */
+    assert_int_equal(gdr_ring_slots(65536, mib, 512), 32);                  /* -q 4 */
+    assert_int_equal(gdr_ring_slots(mib / 2, mib, 128), 64);                /* 2 a slot */
+    assert_int_equal(gdr_ring_slots(mib, mib, 128), GDR_RING_CAP_BYTES / mib);  /* capped */
+    assert_int_equal(gdr_ring_slots(4 * mib, mib, 1), 8);                   /* latency: 4 units */
+    assert_int_equal(gdr_ring_slots(32 * mib, mib, 1), 32);
+    assert_int_equal(gdr_ring_slots(1, 4096, 8192 * 64), 128);              /* 4096 a slot */
+    assert_int_equal(gdr_ring_slots(GDR_SIZE_MAX, 4096, 8192 * 64), GDR_STAGE_SLOTS_MAX);
+    /* A slot larger than the cap: two of them, not none. */
+    assert_int_equal(gdr_ring_slots(mib, 256 * mib, 128), 2);
+    assert_int_equal(gdr_ring_slots(mib, 0, 128), GDR_RING_MIN_SLOTS);      /* no division */
+}
+
+static void test_stage_plan(void **state)
+{
+    (void)state;
+    uint64_t mib = 1u << 20;
+    struct gdr_stage_plan p;
+    /* 4 KiB, 128 in flight over 8 slots: 16 messages a slot, window 128. */
+    gdr_stage_plan(&p, 4096, mib, 8, 128);
+    assert_int_equal(p.per_group, 16);
+    assert_int_equal(p.items_per_msg, 1);
+    assert_int_equal(p.window, 128);
+    assert_false(gdr_stage_window_limited(&p));
+    /* 100 in flight over 8 slots: 13 a slot, the window still 100. */
+    gdr_stage_plan(&p, 4096, mib, 8, 100);
+    assert_int_equal(p.per_group, 13);
+    assert_int_equal(p.window, 100);
+    /* Fewer fit than the spread wants: the ring limits the window. */
+    gdr_stage_plan(&p, mib / 2, mib, 8, 128);
+    assert_int_equal(p.per_group, 2);
+    assert_int_equal(p.window, 16);
+    assert_true(gdr_stage_window_limited(&p));
+    /* Exactly a slot: one a slot. */
+    gdr_stage_plan(&p, mib, mib, 64, 128);
+    assert_int_equal(p.per_group, 1);
+    assert_int_equal(p.window, 64);
+    /* One byte more: cut into two units, a slot each. */
+    gdr_stage_plan(&p, mib + 1, mib, 64, 128);
+    assert_int_equal(p.items_per_msg, 2);
+    assert_int_equal(p.per_group, 1);
+    assert_int_equal(p.item_bytes, mib);
+    assert_int_equal(p.direct_window, 256);
+    assert_int_equal(p.window, 64);
+    /* Latency: one in flight, a whole message. */
+    gdr_stage_plan(&p, 8, mib, 8, 1);
+    assert_int_equal(p.per_group, 1);
+    assert_int_equal(p.window, 1);
+    /* No slots, no size: no division by zero. */
+    gdr_stage_plan(&p, 0, mib, 0, 0);
+    assert_int_equal(p.slots, 1);
+    assert_int_equal(p.per_group, 1);
+}
+
+static void test_stage_credit_batch(void **state)
+{
+    (void)state;
+    uint64_t mib = 1u << 20;
+    struct gdr_stage_plan p;
+    /* 4 KiB, 128 in flight, 64 slots of 2 messages: 64 groups, credit 16. */
+    gdr_stage_plan(&p, 4096, mib, 64, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 16);
+    /* The window, not the ring, bounds the groups: 128 / 16 = 8 groups. */
+    gdr_stage_plan(&p, 4096, mib, 8, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 2);
+    /* -t 1 (or latency): one group in flight, every group credited. */
+    gdr_stage_plan(&p, 4096, mib, 8, 1);
+    assert_int_equal(gdr_stage_credit_batch(&p), 1);
+    /* Cut messages: a group per slot, the ring bounds it: 64 / 4. */
+    gdr_stage_plan(&p, mib + 1, mib, 64, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 16);
+    /* Three groups in flight: never more than the source can send. */
+    gdr_stage_plan(&p, mib, mib, 3, 128);
+    assert_int_equal(gdr_stage_credit_batch(&p), 1);
+}
+
+static void test_stage_items(void **state)
+{
+    (void)state;
+    uint64_t mib = 1u << 20;
+    struct gdr_stage_plan p;
+    /* 4 KiB messages, 16 a slot, 8 slots; the buffer rotates through 128. */
+    gdr_stage_plan(&p, 4096, mib, 8, 128);
+    struct gdr_stage_item x = gdr_stage_item(&p, 128, 17);
+    assert_int_equal(x.off, 17 * 4096);
+    assert_int_equal(x.len, 4096);
+    assert_int_equal(x.group, 1);
+    assert_int_equal(x.slot, 1);
+    assert_int_equal(x.ring_off, 4096);
+    x = gdr_stage_item(&p, 128, 128 + 16 * 8 + 3);      /* group 16: slot 0 again */
+    assert_int_equal(x.group, 16);
+    assert_int_equal(x.slot, 0);
+    assert_int_equal(x.ring_off, 3 * 4096);
+    assert_int_equal(x.off, 3 * 4096);                   /* buffer slot 256 % 128 + 3 */
+    /* A run of 20 messages: 2 groups, the second of 4. */
+    assert_int_equal(gdr_stage_items(&p, 20), 20);
+    assert_int_equal(gdr_stage_groups(&p, 20), 2);
+    assert_int_equal(gdr_stage_group_start(&p, 20, 1), 16);
+    assert_int_equal(gdr_stage_group_start(&p, 20, 2), 20);
+    assert_int_equal(gdr_stage_group_start(&p, 20, 99), 20);
+    assert_int_equal(gdr_stage_bytes_before(&p, 20), 20 * 4096);
+    assert_int_equal(gdr_stage_msgs_before(&p, 20), 20);
+    /* 1.5 slots a message: units of a slot then half; messages count from
+     * their first unit. */
+    gdr_stage_plan(&p, mib + mib / 2, mib, 8, 128);
+    x = gdr_stage_item(&p, 4, 3);                        /* message 1, its tail */
+    assert_int_equal(x.off, mib + mib / 2 + mib);
+    assert_int_equal(x.len, mib / 2);
+    assert_int_equal(x.slot, 3);
+    assert_int_equal(x.ring_off, 0);
+    assert_int_equal(gdr_stage_items(&p, 5), 10);
+    assert_int_equal(gdr_stage_groups(&p, 5), 10);
+    assert_int_equal(gdr_stage_bytes_before(&p, 3), mib + mib / 2 + mib);
+    assert_int_equal(gdr_stage_msgs_before(&p, 3), 2);
+    assert_int_equal(gdr_stage_msgs_before(&p, 4), 2);
+    /* The largest run cannot overflow its byte count. */
+    gdr_stage_plan(&p, GDR_SIZE_MAX, 4096, 2, 1);
+    assert_int_equal(gdr_stage_bytes_before(&p, gdr_stage_items(&p, GDR_MAX_ITERS)),
+                     GDR_MAX_ITERS * GDR_SIZE_MAX);
 }
 
 int main(void)
@@ -195,6 +324,10 @@ int main(void)
         gdr_unit_test(test_expected_seconds),
         gdr_unit_test(test_recv_depth),
         gdr_unit_test(test_send_depth),
+        gdr_unit_test(test_ring_slots),
+        gdr_unit_test(test_stage_plan),
+        gdr_unit_test(test_stage_credit_batch),
+        gdr_unit_test(test_stage_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
