@@ -456,6 +456,9 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         uint64_t window = test->metric == GDR_METRIC_LAT ? 1
                           : (uint64_t)cfg->tx_depth * cfg->num_qps;
         cfg->stage_slots = gdr_ring_slots(gdr_sizes_max(&cfg->sizes), cfg->stage_slot, window);
+        /* Two directions' rings share the slot arrays: half each. */
+        if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
+            cfg->stage_slots = GDR_STAGE_SLOTS_MAX / 2;
     }
     return 0;
 }

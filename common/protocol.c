@@ -85,9 +85,13 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
         nslots = iters;
     *bad_total = 0;
     uint64_t base = op == SLOT_FILL ? 0 : s->dest_off;
+    /* The server's data carries another pattern than the client's, so that
+     * in a -b run an end sending from the wrong region fails the check. */
+    bool from_server = (op == SLOT_FILL) == s->is_server;
+    uint64_t salt = from_server ? 0x5e7e7ull : 0;
     for (uint64_t k = 0; k < nslots; k++) {
         size_t off = (size_t)(base + k * size);
-        uint64_t seed = gdr_pattern_seed(size, k), bad = 0;
+        uint64_t seed = gdr_pattern_seed(size, k) ^ salt, bad = 0;
         size_t first = 0;
         int rc = op == SLOT_FILL ? gdr_buffer_fill(&s->buf, off, size, seed)
                : op == SLOT_ZERO ? gdr_buffer_zero(&s->buf, off, size)

@@ -178,8 +178,11 @@ static int source_step(struct gdr_session *s, struct source *src, uint64_t size)
     const struct gdr_stage_plan *p = &src->p;
     int moved = 0;
     uint64_t credited = __atomic_load_n(&s->credit_page[0], __ATOMIC_ACQUIRE);
-    if (credited != src->credited) {
-        if (credited < src->credited || credited > src->started)
+    /* An older count can land after a newer one where the fabric places
+     * writes out of order (adaptive routing): counts only go up, so a
+     * smaller one is stale and waits for the next. */
+    if (credited > src->credited) {
+        if (credited > src->started)
             return gdr_fail(GDR_EXIT_RUN, "staged size %llu: credit for %llu groups, %llu sent",
                             (unsigned long long)size, (unsigned long long)credited,
                             (unsigned long long)src->started);
@@ -514,6 +517,10 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
             moved = 1;
         if (r < 0) {
             rc = -1;
+            break;
+        }
+        if (gdr_interrupted) {
+            rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
             break;
         }
         if (moved) {    /* an idle poll has already ticked the watchdog */

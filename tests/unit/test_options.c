@@ -318,6 +318,12 @@ static void test_bidirectional_and_ring(void **state)
     assert_int_equal(cfg.stage_slots, 8);
     assert_run(PARSE(&cfg, &bw_test, "--stage-slots", "3"));
     assert_int_equal(cfg.stage_slots, 3);
+    /* A window of 256 x 64 KiB slots, sized alone: 256; with -b each
+     * direction gets half the slot arrays. */
+    assert_run(PARSE(&cfg, &bw_test, "--stage-slot=64K", "-t", "128", "-q", "2"));
+    assert_int_equal(cfg.stage_slots, 256);
+    assert_run(PARSE(&cfg, &bw_test, "-b", "--stage-slot=64K", "-t", "128", "-q", "2"));
+    assert_int_equal(cfg.stage_slots, 128);
 }
 
 struct bad_case {
