@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cluster_report.h"
+#include "error.h"
 #include "json.h"
 #include "stats.h"
 
@@ -137,6 +138,12 @@ static const struct sw_column sw_columns[] = {
 #define NSWCOL (sizeof(sw_columns) / sizeof(sw_columns[0]))
 #define SW_CELL 256
 
+/* A known value other than the column's usual one ("?": not reported). */
+static bool differs(const char *v, const char *usual)
+{
+    return strcmp(v, "?") && strcmp(v, usual);
+}
+
 /* The software each node reported (rails/NODE.json): one row per node;
  * a value that differs from the most common one in its column is marked,
  * and the columns that differ are listed under the table. */
@@ -150,6 +157,8 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s.json", rails_dir, p->nodes[i]);
         cJSON *doc = gdr_json_read_file(path, 1 << 20);
+        if (!doc)
+            gdr_error_clear();  /* a node without the file: "?" in its row */
         const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
         for (size_t c = 0; c < NSWCOL; c++) {
             if (cJSON_IsObject(sw))
@@ -169,6 +178,8 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
     for (size_t c = 0; c < NSWCOL; c++) {
         size_t best = 0;
         for (size_t i = 0; i < p->nnodes; i++) {
+            if (!strcmp(cell[i][c], "?"))
+                continue;
             size_t same = 0;
             for (size_t k = 0; k < p->nnodes; k++)
                 same += !strcmp(cell[i][c], cell[k][c]);
@@ -188,7 +199,7 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
     for (size_t i = 0; i < p->nnodes; i++) {
         fprintf(f, "| %s |", p->nodes[i]);
         for (size_t c = 0; c < NSWCOL; c++) {
-            bool odd = strcmp(cell[i][c], cell[common[c]][c]) != 0;
+            bool odd = differs(cell[i][c], cell[common[c]][c]);
             fprintf(f, odd ? " **%s** (differs) |" : " %s |", cell[i][c]);
         }
         fprintf(f, "\n");
@@ -197,7 +208,7 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
     for (size_t c = 0; c < NSWCOL; c++) {
         bool first = true;
         for (size_t i = 0; i < p->nnodes; i++) {
-            if (!strcmp(cell[i][c], cell[common[c]][c]))
+            if (!differs(cell[i][c], cell[common[c]][c]))
                 continue;
             fprintf(f, "%s%s%s", any ? (first ? "; " : "") : "\nSoftware differs across nodes: ",
                     first ? sw_columns[c].title : "", first ? " on " : ", ");
@@ -206,7 +217,11 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
             first = false;
         }
     }
-    fprintf(f, any ? ".\n\n" : "\nEvery node runs the same software.\n\n");
+    if (any)
+        fprintf(f, ".\n\n");
+    else
+        fprintf(f, "\nEvery node %sruns the same software.\n\n",
+                known < p->nnodes ? "that reported it " : "");
 out:
     free(cell);
     free(common);
