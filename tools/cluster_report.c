@@ -81,10 +81,11 @@ static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr
     free(v);
 }
 
-/* One software column of the node table: its heading and how to read it. */
+/* One software column of the node table: its heading, its key in the
+ * node's "software" object and how to show the value. */
 struct sw_column {
-    const char *title;
-    void (*read)(const cJSON *sw, char *out, size_t len);
+    const char *title, *key;
+    void (*read)(const cJSON *sw, const char *key, char *out, size_t len);
 };
 
 static void sw_string(const cJSON *sw, const char *key, char *out, size_t len)
@@ -92,25 +93,29 @@ static void sw_string(const cJSON *sw, const char *key, char *out, size_t len)
     const char *v = jstr(sw, key);
     snprintf(out, len, "%s", *v ? v : "-");
 }
-static void sw_gdrbench(const cJSON *sw, char *o, size_t n) { sw_string(sw, "gdrbench", o, n); }
-static void sw_kernel(const cJSON *sw, char *o, size_t n) { sw_string(sw, "kernel", o, n); }
-static void sw_driver(const cJSON *sw, char *o, size_t n) { sw_string(sw, "nvidia_driver", o, n); }
-static void sw_peermem(const cJSON *sw, char *o, size_t n)
+
+static void sw_loaded(const cJSON *sw, const char *key, char *o, size_t n)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sw, "nvidia_peermem");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sw, key);
     snprintf(o, n, "%s", cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? "loaded" : "no") : "-");
 }
+
+static const char *fw_text(const cJSON *it)
+{
+    return cJSON_IsString(it) && *it->valuestring ? it->valuestring : "-";
+}
+
 /* "28.39.1002 (8 NICs)" when the rail NICs agree, else each NIC with its
  * firmware: "mlx5_0 28.39.1002, mlx5_3 28.40.1000". */
-static void sw_firmware(const cJSON *sw, char *o, size_t n)
+static void sw_firmware(const cJSON *sw, const char *key, char *o, size_t n)
 {
-    const cJSON *fw = cJSON_GetObjectItemCaseSensitive(sw, "nic_firmware"), *it;
+    const cJSON *fw = cJSON_GetObjectItemCaseSensitive(sw, key), *it;
     const char *first = NULL;
     bool same = true;
     size_t used = 0;
     int count = 0;
     cJSON_ArrayForEach(it, fw) {
-        const char *v = cJSON_IsString(it) && *it->valuestring ? it->valuestring : "-";
+        const char *v = fw_text(it);
         same = same && (!first || !strcmp(first, v));
         first = first ? first : v;
         count++;
@@ -122,7 +127,7 @@ static void sw_firmware(const cJSON *sw, char *o, size_t n)
     o[0] = '\0';
     cJSON_ArrayForEach(it, fw) {
         int k = snprintf(o + used, n - used, "%s%s %s", used ? ", " : "", it->string,
-                         cJSON_IsString(it) && *it->valuestring ? it->valuestring : "-");
+                         fw_text(it));
         if (k < 0 || (size_t)k >= n - used)
             break;
         used += (size_t)k;
@@ -132,8 +137,11 @@ static void sw_firmware(const cJSON *sw, char *o, size_t n)
 }
 
 static const struct sw_column sw_columns[] = {
-    {"gdrbench", sw_gdrbench}, {"kernel", sw_kernel}, {"NVIDIA driver", sw_driver},
-    {"nvidia_peermem", sw_peermem}, {"NIC firmware", sw_firmware},
+    {"gdrbench", "gdrbench", sw_string},
+    {"kernel", "kernel", sw_string},
+    {"NVIDIA driver", "nvidia_driver", sw_string},
+    {"nvidia_peermem", "nvidia_peermem", sw_loaded},
+    {"NIC firmware", "nic_firmware", sw_firmware},
 };
 #define NSWCOL (sizeof(sw_columns) / sizeof(sw_columns[0]))
 #define SW_CELL 256
@@ -162,7 +170,7 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
         const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
         for (size_t c = 0; c < NSWCOL; c++) {
             if (cJSON_IsObject(sw))
-                sw_columns[c].read(sw, cell[i][c], SW_CELL);
+                sw_columns[c].read(sw, sw_columns[c].key, cell[i][c], SW_CELL);
             else
                 snprintf(cell[i][c], SW_CELL, "?");
         }
