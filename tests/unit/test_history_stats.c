@@ -5,7 +5,7 @@
 
 #include "unit.h"
 
-#include "../../tools/history_stats.h"
+#include "history_stats.h"
 
 #include <stdlib.h>
 
