@@ -31,7 +31,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-    struct sigaction sa = {.sa_handler = on_signal};   /* no SA_RESTART: waits wake up */
+    struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: waits wake up */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -56,14 +56,16 @@ static int compare_parameters(const struct gdr_session *s, const cJSON *theirs)
     int rc = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, ours) {
-        const cJSON *other = cJSON_IsObject(theirs) ?
-                             cJSON_GetObjectItemCaseSensitive(theirs, item->string) : NULL;
+        const cJSON *other =
+            cJSON_IsObject(theirs) ? cJSON_GetObjectItemCaseSensitive(theirs, item->string) : NULL;
         if (other && cJSON_Compare(item, other, 1))
             continue;
         char *a = cJSON_PrintUnformatted(item);
         char *b = other ? cJSON_PrintUnformatted(other) : strdup("(missing)");
-        rc = gdr_fail(GDR_EXIT_USAGE, "peer %s: parameter '%s' differs: client %.60s, "
-                      "server %.60s", s->oob.peer, item->string, b ? b : "?", a ? a : "?");
+        rc = gdr_fail(GDR_EXIT_USAGE,
+                      "peer %s: parameter '%s' differs: client %.60s, "
+                      "server %.60s",
+                      s->oob.peer, item->string, b ? b : "?", a ? a : "?");
         free(a);
         free(b);
         break;
@@ -146,8 +148,8 @@ static unsigned recv_depth(const struct gdr_session *s)
 /* Who does what, now that both ends' buffers are known. */
 static int settle_roles(struct gdr_session *s)
 {
-    struct gdr_role_input in = {.verb = s->test->verb, .metric = s->test->metric,
-                                .bidirectional = s->cfg->bidirectional};
+    struct gdr_role_input in = {
+        .verb = s->test->verb, .metric = s->test->metric, .bidirectional = s->cfg->bidirectional};
     bool local = gdr_buffer_staged(&s->buf), remote = s->remote.ring_bytes > 0;
     in.client_staged = s->is_server ? remote : local;
     in.server_staged = s->is_server ? local : remote;
@@ -198,8 +200,8 @@ static int setup_buffer(struct gdr_session *s)
     /* One region per direction: data a bidirectional end sends never
      * shares bytes with what it receives, so both can be checked. */
     unsigned dirs = cfg->bidirectional ? 2 : 1;
-    s->region = gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth,
-                                 cfg->num_qps);
+    s->region =
+        gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth, cfg->num_qps);
     s->dest_off = cfg->bidirectional ? s->region : 0;
     if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, (size_t)s->region * dirs,
                           cfg->stage_slot, cfg->stage_slots * dirs) ||
@@ -261,8 +263,7 @@ static int connect_peer(struct gdr_session *s)
         if (server_hello(s))
             return -1;
     } else {
-        if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) ||
-            client_hello(s))
+        if (gdr_oob_connect(cfg->server, cfg->tcp_port, cfg->timeout, &s->oob) || client_hello(s))
             return -1;
         if (cfg->rdma_cm && gdr_cm_client(&s->cm, cfg->server, cfg->tcp_port, cfg->timeout))
             return -1;
@@ -270,10 +271,14 @@ static int connect_peer(struct gdr_session *s)
     if (cfg->rdma_cm) {
         /* rdma_cm picks the device and walks the QPs to RTS itself. */
         return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
-               setup_buffer(s) || exchange_endpoints(s) || settle_roles(s) ? -1 : 0;
+                       setup_buffer(s) || exchange_endpoints(s) || settle_roles(s)
+                   ? -1
+                   : 0;
     }
     return exchange_endpoints(s) || settle_roles(s) ||
-           gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu) ? -1 : 0;
+                   gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu)
+               ? -1
+               : 0;
 }
 
 static void teardown(struct gdr_session *s)
@@ -294,9 +299,9 @@ static void write_json(const struct gdr_session *s, int argc, char **argv,
                        const struct gdr_size_result *rows, size_t nrows, int failed)
 {
     const char *status = !failed ? "complete" : gdr_interrupted ? "interrupted" : "failed";
-    cJSON *doc = gdr_report_json(s, argc, argv, rows, nrows, status,
-                                 failed ? gdr_error_message() : NULL);
-    gdr_json_write_atomic(doc, s->cfg->json_path);   /* a failure is recorded */
+    cJSON *doc =
+        gdr_report_json(s, argc, argv, rows, nrows, status, failed ? gdr_error_message() : NULL);
+    gdr_json_write_atomic(doc, s->cfg->json_path); /* a failure is recorded */
     cJSON_Delete(doc);
 }
 
@@ -312,11 +317,12 @@ static void notice_ring_window(const struct gdr_config *cfg, const struct gdr_ro
         gdr_stage_plan(&p, cfg->sizes.size[i], cfg->stage_slot, cfg->stage_slots, window);
         if (!gdr_stage_window_limited(&p))
             continue;
-        fprintf(stderr, "%s: notice: the bounce ring (%u slots of %llu bytes) keeps fewer "
+        fprintf(stderr,
+                "%s: notice: the bounce ring (%u slots of %llu bytes) keeps fewer "
                 "messages in flight than the direct path's %llu from size %llu up; "
-                "--stage-slots or --stage-slot raise it\n", binary, cfg->stage_slots,
-                (unsigned long long)cfg->stage_slot, (unsigned long long)window,
-                (unsigned long long)cfg->sizes.size[i]);
+                "--stage-slots or --stage-slot raise it\n",
+                binary, cfg->stage_slots, (unsigned long long)cfg->stage_slot,
+                (unsigned long long)window, (unsigned long long)cfg->sizes.size[i]);
         return;
     }
 }
@@ -325,20 +331,22 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
 {
     struct gdr_config cfg;
     switch (gdr_options_parse(&cfg, test, argc, argv)) {
-    case GDR_PARSE_EXIT:
-        return GDR_EXIT_OK;
+    case GDR_PARSE_EXIT: return GDR_EXIT_OK;
     case GDR_PARSE_ERROR:
         fprintf(stderr, "%s: %s\n", test->binary, gdr_error_message());
         return gdr_error_code();
-    case GDR_PARSE_RUN:
-        break;
+    case GDR_PARSE_RUN: break;
     }
-    struct gdr_session s = {.test = test, .cfg = &cfg, .is_server = !cfg.server,
-                            .oob = {.fd = -1}, .listen_fd = -1, .refusal = {.listen_fd = -1}};
+    struct gdr_session s = {.test = test,
+                            .cfg = &cfg,
+                            .is_server = !cfg.server,
+                            .oob = {.fd = -1},
+                            .listen_fd = -1,
+                            .refusal = {.listen_fd = -1}};
     /* Until the peer's buffer is known: the roles of a run with no staged
      * end, which size the buffer and the queues the same as any other. */
-    struct gdr_role_input plan = {.verb = test->verb, .metric = test->metric,
-                                  .bidirectional = cfg.bidirectional};
+    struct gdr_role_input plan = {
+        .verb = test->verb, .metric = test->metric, .bidirectional = cfg.bidirectional};
     const char *why;
     if (gdr_roles_for(&plan, &s.roles, &why)) {
         fprintf(stderr, "%s: %s\n", test->binary, why);

@@ -44,7 +44,7 @@ static void finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counte
     m->bw_avg = gdr_bandwidth(m->bytes, elapsed_ns);
     m->msg_rate = elapsed_ns ? (double)counted * 1e9 / (double)elapsed_ns : 0;
     if (m->bw_peak < m->bw_avg)
-        m->bw_peak = m->bw_avg;     /* a run shorter than one window */
+        m->bw_peak = m->bw_avg; /* a run shorter than one window */
 }
 
 /* The sender's state: messages go round robin over the QPs, at most
@@ -74,8 +74,12 @@ static void sender_init(struct gdr_session *s, struct sender *st, uint64_t size,
         st->share[q] = gdr_share_of(iters, nqp, q);
     st->nslots = gdr_slots_for(s, size);
     st->wr = (struct gdr_wr){
-        .op = s->roles.opcode, .laddr = (uintptr_t)s->buf.addr, .lkey = s->buf.mr->lkey,
-        .len = (uint32_t)size, .raddr = s->remote.addr + s->dest_off, .rkey = s->remote.rkey,
+        .op = s->roles.opcode,
+        .laddr = (uintptr_t)s->buf.addr,
+        .lkey = s->buf.mr->lkey,
+        .len = (uint32_t)size,
+        .raddr = s->remote.addr + s->dest_off,
+        .rkey = s->remote.rkey,
     };
     st->inline_flag = inline_flag_for(s, st->wr.op, size);
     st->start_ns = st->last_ns = gdr_now_ns();
@@ -94,8 +98,8 @@ static int sender_post(struct gdr_session *s, struct sender *st, uint64_t size)
         struct gdr_wr one = st->wr;
         one.laddr += off;
         one.raddr += off;
-        one.flags = st->inline_flag |
-                    ((n % st->sig == 0 || n == st->share[q]) ? IBV_SEND_SIGNALED : 0);
+        one.flags =
+            st->inline_flag | ((n % st->sig == 0 || n == st->share[q]) ? IBV_SEND_SIGNALED : 0);
         one.wr_id = ((uint64_t)q << QP_SHIFT) | n;
         if (gdr_post_send(s->verbs.qp[q], &one))
             return -1;
@@ -140,7 +144,7 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     m->iters = iters;
     m->bw_peak = st.peak.peak;
     m->window = st.window;
-    finish_measure(m, size, iters, st.last_ns - st.start_ns);    /* to the last completion */
+    finish_measure(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
     return 0;
 }
 
@@ -182,8 +186,7 @@ struct receiver {
  * data came in (rxe does), and a window that starts at the first of a
  * burst reads faster than any wire. The cost is one control-message
  * latency at the start, which errs low, never high. */
-static void receiver_init(struct gdr_session *s, struct receiver *st, uint64_t size,
-                          uint64_t iters)
+static void receiver_init(struct gdr_session *s, struct receiver *st, uint64_t size, uint64_t iters)
 {
     memset(st, 0, sizeof(*st));
     st->iters = iters;
@@ -205,8 +208,8 @@ static int receiver_poll(struct gdr_session *s, struct receiver *st, struct gdr_
     uint64_t now = gdr_now_ns();
     for (int i = 0; i < got; i++) {
         if (wc[i].byte_len != size)
-            return gdr_fail(GDR_EXIT_RUN, "received %u bytes where %llu were sent",
-                            wc[i].byte_len, (unsigned long long)size);
+            return gdr_fail(GDR_EXIT_RUN, "received %u bytes where %llu were sent", wc[i].byte_len,
+                            (unsigned long long)size);
         unsigned q = (unsigned)(wc[i].wr_id >> QP_SHIFT);
         if (s->rx_posted[q] < gdr_share_of(st->iters, nqp, q) &&
             post_receive(s, q, s->rx_posted[q]++, size, st->nslots))
@@ -259,7 +262,7 @@ int gdr_loop_sender_receiver(struct gdr_session *s, uint64_t size, uint64_t iter
             return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
     receiver_measure(&rx, size, m);
-    m->window = tx.window;      /* what this end sent; the numbers are what it received */
+    m->window = tx.window; /* what this end sent; the numbers are what it received */
     return 0;
 }
 
@@ -278,7 +281,8 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     struct gdr_buffer *b = &s->buf;
     bool local_staged = gdr_buffer_staged(b);
     struct gdr_wr wr = {
-        .op = s->roles.opcode, .len = (uint32_t)size,
+        .op = s->roles.opcode,
+        .len = (uint32_t)size,
         .laddr = local_staged ? (uintptr_t)b->ring : (uintptr_t)b->addr,
         .lkey = local_staged ? b->ring_mr->lkey : b->mr->lkey,
         .raddr = s->remote.ring_bytes ? s->remote.ring_addr : s->remote.addr,
@@ -288,8 +292,10 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     if ((local_staged && size > b->ring_len) ||
         (s->remote.ring_bytes && size > s->remote.ring_bytes)) {
         free(samples);
-        return gdr_fail(GDR_EXIT_USAGE, "size %llu does not fit the bounce ring (raise "
-                        "--stage-slot or --stage-slots)", (unsigned long long)size);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "size %llu does not fit the bounce ring (raise "
+                        "--stage-slot or --stage-slots)",
+                        (unsigned long long)size);
     }
     /* One clock read per iteration: each sample runs from the previous
      * completion's timestamp to this one's, so it holds one post, the wait
@@ -305,8 +311,8 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
         wr.wr_id = i;
         rc = gdr_post_send(qp, &wr);
         int got = 0;
-        while (!rc && (got = gdr_poll_cq(&w, s->verbs.send_cq, 1, &wc,
-                                         gdr_verb_name(s->test->verb))) == 0)
+        while (!rc &&
+               (got = gdr_poll_cq(&w, s->verbs.send_cq, 1, &wc, gdr_verb_name(s->test->verb))) == 0)
             ;
         if (got < 0)
             rc = -1;

@@ -14,10 +14,25 @@
 
 /* Long-only options get codes above the ASCII range. */
 enum {
-    OPT_SIZES = 256, OPT_WARMUP, OPT_TIME_PER_SIZE, OPT_JSON, OPT_VALIDATE,
-    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_GBITS, OPT_TIMEOUT, OPT_BIND,
-    OPT_MEM, OPT_USE_CUDA, OPT_USE_CUDA_BUS_ID, OPT_GDR, OPT_STAGE_SLOT, OPT_STAGE_SLOTS,
-    OPT_TCLASS, OPT_NO_RELAXED,
+    OPT_SIZES = 256,
+    OPT_WARMUP,
+    OPT_TIME_PER_SIZE,
+    OPT_JSON,
+    OPT_VALIDATE,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_GBITS,
+    OPT_TIMEOUT,
+    OPT_BIND,
+    OPT_MEM,
+    OPT_USE_CUDA,
+    OPT_USE_CUDA_BUS_ID,
+    OPT_GDR,
+    OPT_STAGE_SLOT,
+    OPT_STAGE_SLOTS,
+    OPT_TCLASS,
+    OPT_NO_RELAXED,
 };
 
 static const struct option long_opts[] = {
@@ -85,23 +100,25 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
     char slot[32];
     printf("Usage: %s [OPTIONS]           (server: waits for one client)\n"
            "       %s [OPTIONS] SERVER    (client: connects to SERVER)\n"
-           "%s\n\n", test->binary, test->binary, test->summary);
-    printf("Both ends must be given the same test options.\n\n"
-           "Device and connection:\n"
-           "  -d, --ib-dev=NAME        RDMA device (default: first with an active port)\n"
-           "  -i, --ib-port=N          device port (default %d)\n"
-           "  -x, --gid-index=N        GID index (default: the RoCEv2 GID with an IPv4\n"
-           "                           address on Ethernet; unused on InfiniBand)\n"
-           "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
-           "  -p, --port=N             TCP port of the out-of-band channel (default %u)\n"
-           "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
-           "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
-           "                           --port + 1 and picks the device and GID)\n"
-           "  -S, --sl=N               InfiniBand service level 0..15 of the path (default %u)\n"
-           "      --tclass=N           RoCE traffic class 0..255 in the GRH (with -R: the\n"
-           "                           rdma_cm ToS) (default %u)\n"
-           "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
-           def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->timeout);
+           "%s\n\n",
+           test->binary, test->binary, test->summary);
+    printf(
+        "Both ends must be given the same test options.\n\n"
+        "Device and connection:\n"
+        "  -d, --ib-dev=NAME        RDMA device (default: first with an active port)\n"
+        "  -i, --ib-port=N          device port (default %d)\n"
+        "  -x, --gid-index=N        GID index (default: the RoCEv2 GID with an IPv4\n"
+        "                           address on Ethernet; unused on InfiniBand)\n"
+        "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
+        "  -p, --port=N             TCP port of the out-of-band channel (default %u)\n"
+        "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
+        "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
+        "                           --port + 1 and picks the device and GID)\n"
+        "  -S, --sl=N               InfiniBand service level 0..15 of the path (default %u)\n"
+        "      --tclass=N           RoCE traffic class 0..255 in the GRH (with -R: the\n"
+        "                           rdma_cm ToS) (default %u)\n"
+        "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
+        def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->timeout);
     printf("Sizes and iterations:\n"
            "  -s, --size=BYTES         one message size (default %llu); K, M, G suffixes\n"
            "  -a, --all                sweep %u B to %u MiB in powers of two\n"
@@ -135,8 +152,7 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "                           (default: relaxed ordering where the device has it)\n\n",
            def->inline_size, bytes_text(slot, sizeof(slot), def->stage_slot), GDR_RING_MIN_SLOTS,
            GDR_RING_CAP_BYTES >> 20);
-    printf(
-           "Output:\n"
+    printf("Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
            "      --json=FILE          write the whole sweep as one JSON document\n"
            "      --report_gbits       show bandwidth in Gb/s instead of MB/s (10^6 B/s)\n"
@@ -194,8 +210,10 @@ static int set_cuda_device(struct gdr_mem_spec *m, const char *opt, const char *
         return 0;
     }
     if (!looks_like_bus_id(dev))
-        return gdr_fail(GDR_EXIT_USAGE, "%s '%s': expected a GPU index or a PCI bus id "
-                        "like 0000:3b:00.0", opt, dev);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s '%s': expected a GPU index or a PCI bus id "
+                        "like 0000:3b:00.0",
+                        opt, dev);
     snprintf(m->cuda_bus_id, sizeof(m->cuda_bus_id), "%s", dev);
     return 0;
 }
@@ -242,7 +260,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->mem.cuda_index = -1;
     cfg->mem.relaxed_ordering = true;
     cfg->stage_slot = GDR_STAGE_SLOT_DEFAULT;
-    cfg->stage_slots = 0;      /* sized from the window once the options are known */
+    cfg->stage_slots = 0; /* sized from the window once the options are known */
 }
 
 /* Which ways of choosing sizes and iteration counts were used, to reject
@@ -288,12 +306,8 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         cfg->sizes.size[0] = v;
         ch->size = true;
         return 0;
-    case 'a':
-        ch->all = true;
-        return gdr_sizes_range(&cfg->sizes, GDR_ALL_MIN, GDR_ALL_MAX, 2);
-    case OPT_SIZES:
-        ch->sizes = true;
-        return gdr_sizes_parse(&cfg->sizes, arg);
+    case 'a': ch->all = true; return gdr_sizes_range(&cfg->sizes, GDR_ALL_MIN, GDR_ALL_MAX, 2);
+    case OPT_SIZES: ch->sizes = true; return gdr_sizes_parse(&cfg->sizes, arg);
     case 'n':
         if (gdr_parse_uint(arg, 1, GDR_MAX_ITERS, &v))
             return bad_value("--iters", arg, "expected 1..100000000");
@@ -352,8 +366,7 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
             return bad_value("--json", arg, "empty file name");
         cfg->json_path = arg;
         return 0;
-    case OPT_MEM:
-        return parse_mem(&cfg->mem, arg);
+    case OPT_MEM: return parse_mem(&cfg->mem, arg);
     case OPT_USE_CUDA:
         if (gdr_parse_uint(arg, 0, 1023, &v))
             return bad_value("--use_cuda", arg, "expected a GPU index");
@@ -362,9 +375,7 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         if (!looks_like_bus_id(arg))
             return bad_value("--use_cuda_bus_id", arg, "expected a PCI bus id like 0000:3b:00.0");
         return set_cuda_device(&cfg->mem, "--use_cuda_bus_id", arg);
-    case OPT_GDR:
-        ch->gdr = true;
-        return parse_gdr(&cfg->mem, arg);
+    case OPT_GDR: ch->gdr = true; return parse_gdr(&cfg->mem, arg);
     case OPT_STAGE_SLOT:
         if (gdr_parse_bytes(arg, &v) || v < 4096 || v > (256u << 20))
             return bad_value("--stage-slot", arg, "expected 4K .. 256M");
@@ -407,9 +418,10 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
     if (ch->iters + ch->duration + ch->time_per_size > 1)
         return gdr_fail(GDR_EXIT_USAGE, "choose one of --iters, --duration and --time-per-size");
     if (test->metric == GDR_METRIC_LAT && (ch->tx_depth || ch->qp))
-        return gdr_fail(GDR_EXIT_USAGE,
-                        "--tx-depth and --qp apply to bandwidth tests; %s keeps one message in flight",
-                        test->binary);
+        return gdr_fail(
+            GDR_EXIT_USAGE,
+            "--tx-depth and --qp apply to bandwidth tests; %s keeps one message in flight",
+            test->binary);
     if (!ch->iters && !ch->duration && !ch->time_per_size)
         cfg->iters = default_iters(test);
     /* A send test's receiver times the gaps between arrivals: it needs at
@@ -430,13 +442,14 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
     if (cfg->rdma_cm && ch->sl)
         return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
-                        "service level; set --tclass (rdma_cm's ToS) instead");
+                                        "service level; set --tclass (rdma_cm's ToS) instead");
     /* The provider copies inline data with the CPU, and a CPU cannot read
      * GPU memory. Only the client posts data (both ends with -b); staged
      * sources post from their host bounce ring. */
     if (cfg->inline_size && (cfg->server || cfg->bidirectional) && cfg->mem.cuda &&
         cfg->mem.gdr != GDR_MODE_OFF)
-        return gdr_fail(GDR_EXIT_USAGE, "--inline_size %u: this end sends from GPU memory, "
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--inline_size %u: this end sends from GPU memory, "
                         "which cannot be posted inline; use -I 0 or --mem=host",
                         cfg->inline_size);
     if (cfg->rdma_cm && cfg->mtu)
@@ -446,15 +459,19 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_ENV, "--rdma_cm: this build has no librdmacm");
 #endif
     if (cfg->bidirectional && (test->metric != GDR_METRIC_BW || test->verb == GDR_VERB_READ))
-        return gdr_fail(GDR_EXIT_USAGE, "--bidirectional applies to write and send bandwidth; "
-                        "%s keeps one message in flight one way", test->binary);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--bidirectional applies to write and send bandwidth; "
+                        "%s keeps one message in flight one way",
+                        test->binary);
     /* A bidirectional end's ring holds both directions' slots. */
     if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
-        return gdr_fail(GDR_EXIT_USAGE, "--stage-slots %u: with --bidirectional at most %u "
-                        "(each direction has its own)", cfg->stage_slots, GDR_STAGE_SLOTS_MAX / 2);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--stage-slots %u: with --bidirectional at most %u "
+                        "(each direction has its own)",
+                        cfg->stage_slots, GDR_STAGE_SLOTS_MAX / 2);
     if (!ch->stage_slots) {
-        uint64_t window = test->metric == GDR_METRIC_LAT ? 1
-                          : (uint64_t)cfg->tx_depth * cfg->num_qps;
+        uint64_t window =
+            test->metric == GDR_METRIC_LAT ? 1 : (uint64_t)cfg->tx_depth * cfg->num_qps;
         cfg->stage_slots = gdr_ring_slots(gdr_sizes_max(&cfg->sizes), cfg->stage_slot, window);
         /* Two directions' rings share the slot arrays: half each. */
         if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
@@ -468,7 +485,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
 {
     struct choices ch = {0};
     set_defaults(cfg, test);
-    optind = 0;     /* full re-initialisation, so tests can parse twice */
+    optind = 0; /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
     static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFb";
@@ -488,8 +505,9 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
              * the cluster, so argv[optind - 1] is the argument before it:
              * name the letter itself. */
             char letter[3] = {'-', (char)optopt, '\0'};
-            const char *what = c == '?' && optopt > 0 && optopt < 128 &&
-                               !strchr(short_opts, optopt) ? letter : argv[optind - 1];
+            const char *what = c == '?' && optopt > 0 && optopt < 128 && !strchr(short_opts, optopt)
+                                   ? letter
+                                   : argv[optind - 1];
             gdr_fail(GDR_EXIT_USAGE, "%s '%s' (see %s --help)",
                      c == ':' ? "missing value for" : "unknown option", what, test->binary);
             return GDR_PARSE_ERROR;

@@ -21,43 +21,43 @@
 #define GDR_MAX_SECONDS 86400.0
 
 struct gdr_config {
-    const char *server;         /* client mode: the server's host name; NULL = server */
-    const char *ib_dev;         /* NULL: the first device with an active port */
+    const char *server; /* client mode: the server's host name; NULL = server */
+    const char *ib_dev; /* NULL: the first device with an active port */
     int ib_port;
-    int gid_index;              /* -1: pick the RoCEv2 IPv4 GID (Ethernet) */
-    unsigned mtu;               /* 0: the port's active MTU */
-    uint8_t traffic_class;      /* RoCE: GRH traffic class (rdma_cm: ToS) */
-    uint8_t service_level;      /* InfiniBand: SL of the path */
+    int gid_index;         /* -1: pick the RoCEv2 IPv4 GID (Ethernet) */
+    unsigned mtu;          /* 0: the port's active MTU */
+    uint8_t traffic_class; /* RoCE: GRH traffic class (rdma_cm: ToS) */
+    uint8_t service_level; /* InfiniBand: SL of the path */
     uint16_t tcp_port;
-    const char *bind_addr;      /* server: address to listen on; NULL = all */
+    const char *bind_addr; /* server: address to listen on; NULL = all */
 
     struct gdr_size_list sizes;
-    uint64_t iters;             /* 0: derived from duration or time per size */
-    uint64_t warmup;            /* 0 with warmup_auto: scaled to the size */
+    uint64_t iters;  /* 0: derived from duration or time per size */
+    uint64_t warmup; /* 0 with warmup_auto: scaled to the size */
     bool warmup_auto;
-    double time_per_size;       /* seconds; 0 = fixed iteration count */
+    double time_per_size; /* seconds; 0 = fixed iteration count */
     unsigned num_qps;
     unsigned tx_depth;
     unsigned inline_size;
     bool rdma_cm;
 
     struct gdr_mem_spec mem;
-    uint64_t stage_slot;        /* bytes per bounce slot (--gdr=off) */
-    unsigned stage_slots;       /* bounce slots per end and direction (sized from
+    uint64_t stage_slot;  /* bytes per bounce slot (--gdr=off) */
+    unsigned stage_slots; /* bounce slots per end and direction (sized from
                                  * the window unless --stage-slots is given) */
-    bool bidirectional;         /* -b: both ends send at once */
+    bool bidirectional;   /* -b: both ends send at once */
 
     bool validate;
     bool report_gbits;
     bool quiet;
     const char *json_path;
-    double timeout;             /* seconds for connect, accept and each exchange */
+    double timeout; /* seconds for connect, accept and each exchange */
 };
 
 enum gdr_parse_result {
-    GDR_PARSE_RUN = 0,          /* go on and run */
-    GDR_PARSE_EXIT = 1,         /* --help or --version printed: exit 0 */
-    GDR_PARSE_ERROR = -1,       /* gdr_fail() has the message */
+    GDR_PARSE_RUN = 0,    /* go on and run */
+    GDR_PARSE_EXIT = 1,   /* --help or --version printed: exit 0 */
+    GDR_PARSE_ERROR = -1, /* gdr_fail() has the message */
 };
 
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,

@@ -93,15 +93,14 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
         size_t off = (size_t)(base + k * size);
         uint64_t seed = gdr_pattern_seed(size, k) ^ salt, bad = 0;
         size_t first = 0;
-        int rc = op == SLOT_FILL ? gdr_buffer_fill(&s->buf, off, size, seed)
-               : op == SLOT_ZERO ? gdr_buffer_zero(&s->buf, off, size)
-               : gdr_buffer_check(&s->buf, off, size, seed, &bad, &first);
+        int rc = op == SLOT_FILL   ? gdr_buffer_fill(&s->buf, off, size, seed)
+                 : op == SLOT_ZERO ? gdr_buffer_zero(&s->buf, off, size)
+                                   : gdr_buffer_check(&s->buf, off, size, seed, &bad, &first);
         if (rc)
             return -1;
         if (bad && !*bad_total)
             fprintf(stderr, "%s: data check: size %llu slot %llu: first bad byte at offset %zu\n",
-                    s->test->binary, (unsigned long long)size, (unsigned long long)k,
-                    first - off);
+                    s->test->binary, (unsigned long long)size, (unsigned long long)k, first - off);
         *bad_total += bad;
     }
     return 0;
@@ -109,8 +108,10 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
 
 static int data_check_failed(uint64_t size, uint64_t bad)
 {
-    return gdr_fail(GDR_EXIT_RUN, "data check failed at size %llu: %llu bytes differ from the "
-                    "pattern", (unsigned long long)size, (unsigned long long)bad);
+    return gdr_fail(GDR_EXIT_RUN,
+                    "data check failed at size %llu: %llu bytes differ from the "
+                    "pattern",
+                    (unsigned long long)size, (unsigned long long)bad);
 }
 
 /* Both directions of a bidirectional row, and their sum (perftest adds
@@ -140,7 +141,7 @@ static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_
 {
     memset(row, 0, sizeof(*row));
     row->size = size;
-    row->window = client->window;      /* the client always sends */
+    row->window = client->window; /* the client always sends */
     if (s->roles.bidirectional)
         fill_directions(s, row, client, server);
     else
@@ -245,14 +246,14 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs, &bad, &prestage_s))
         return -1;
     if (cfg->time_per_size > 0)
-        iters = gdr_calibrated_iters(probe.iters, probe.elapsed_ns, cfg->time_per_size,
-                                     r->min_iters);
+        iters =
+            gdr_calibrated_iters(probe.iters, probe.elapsed_ns, cfg->time_per_size, r->min_iters);
     /* How long the timed phase should take, so the server's wait for its end
      * stretches with it: from the warm-up, else from the last size's rate
      * (an overestimate: larger messages move faster); else unknown, and the
      * server waits --timeout. */
-    double expect_s = gdr_expected_seconds(probe.iters, probe.elapsed_ns, iters, size,
-                                           s->last_bytes_per_s);
+    double expect_s =
+        gdr_expected_seconds(probe.iters, probe.elapsed_ns, iters, size, s->last_bytes_per_s);
     if (cfg->validate && dest_here && for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
     if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad, &prestage_s))
@@ -280,7 +281,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
         snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)sizes->size[i]);
         int rc = client_size(s, sizes->size[i], &rows[i]);
         if (rc && rows[i].bad_bytes)
-            *nrows = i + 1;     /* keep the failing row: it shows the damage */
+            *nrows = i + 1; /* keep the failing row: it shows the damage */
         if (rc)
             return -1;
         *nrows = i + 1;
@@ -338,7 +339,8 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
             return -1;
         *filled = true;
     }
-    if (cfg->validate && dest_here && timed && for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
+    if (cfg->validate && dest_here && timed &&
+        for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
         return -1;
     uint64_t prestage_ns = 0;
     if (r->prestager == GDR_SIDE_SERVER && gdr_staged_prestage(s, st->size, &prestage_ns))
@@ -399,8 +401,10 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
                 return -1;
             if (type != GDR_MSG_SIZE_START) {
                 cJSON_Delete(msg);
-                return gdr_fail(GDR_EXIT_RUN, "peer %s: expected SIZE_START for size %llu, "
-                                "got %s", s->oob.peer, (unsigned long long)sizes->size[i],
+                return gdr_fail(GDR_EXIT_RUN,
+                                "peer %s: expected SIZE_START for size %llu, "
+                                "got %s",
+                                s->oob.peer, (unsigned long long)sizes->size[i],
                                 gdr_msg_type_name(type));
             }
             struct start_msg st;

@@ -23,9 +23,8 @@ static const struct gdr_endpoint *server_end(const struct gdr_session *s)
 
 static void print_end(const char *role, const struct gdr_endpoint *ep)
 {
-    printf(" %-7s %s  %s port %u  %s  MTU %u  GID[%d] %s  QPs %u\n", role, ep->host,
-           ep->device, ep->port, ep->link_layer, ep->active_mtu, ep->gid_index, ep->gid,
-           ep->num_qps);
+    printf(" %-7s %s  %s port %u  %s  MTU %u  GID[%d] %s  QPs %u\n", role, ep->host, ep->device,
+           ep->port, ep->link_layer, ep->active_mtu, ep->gid_index, ep->gid, ep->num_qps);
     if (ep->cuda_device < 0)
         printf("         buffer: host memory\n");
     else
@@ -63,9 +62,8 @@ void gdr_report_row(const struct gdr_session *s, const struct gdr_size_result *r
                    "p99[us]", "p99.9[us]", "cpu_c[%]", "cpu_s[%]");
         printf(" %10llu %11llu %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %8.1f %8.1f\n",
                (unsigned long long)r->size, (unsigned long long)r->m.iters, r->m.lat.min * 1e6,
-               r->m.lat.max * 1e6, r->m.lat.median * 1e6, r->m.lat.mean * 1e6,
-               r->m.lat.stdev * 1e6, r->m.lat.p99 * 1e6, r->m.lat.p999 * 1e6, pct(r->cpu_client),
-               pct(r->cpu_server));
+               r->m.lat.max * 1e6, r->m.lat.median * 1e6, r->m.lat.mean * 1e6, r->m.lat.stdev * 1e6,
+               r->m.lat.p99 * 1e6, r->m.lat.p999 * 1e6, pct(r->cpu_client), pct(r->cpu_server));
     } else {
         bool gbits = s->cfg->report_gbits;
         double scale = gbits ? 8e-9 : 1e-6;
@@ -98,8 +96,8 @@ void gdr_progress_show(struct gdr_progress *p, size_t index, uint64_t size)
         return;
     double elapsed = (double)(gdr_now_ns() - p->start_ns) * 1e-9;
     double eta = index ? elapsed / (double)index * (double)(p->total - index) : 0;
-    fprintf(stderr, "\r size %zu of %zu (%llu B)  elapsed %.0f s  remaining ~%.0f s   ",
-            index + 1, p->total, (unsigned long long)size, elapsed, eta);
+    fprintf(stderr, "\r size %zu of %zu (%llu B)  elapsed %.0f s  remaining ~%.0f s   ", index + 1,
+            p->total, (unsigned long long)size, elapsed, eta);
 }
 
 void gdr_progress_done(struct gdr_progress *p)

@@ -18,7 +18,7 @@ void gdr_report_banner(const struct gdr_session *s);
 void gdr_report_row(const struct gdr_session *s, const struct gdr_size_result *row);
 
 struct gdr_progress {
-    bool enabled;               /* stderr is a terminal and not --quiet */
+    bool enabled; /* stderr is a terminal and not --quiet */
     size_t total;
     uint64_t start_ns;
 };

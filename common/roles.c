@@ -114,7 +114,7 @@ int gdr_roles_for(const struct gdr_role_input *in, struct gdr_roles *out, const 
     out->counted_on_arrival = send && !lat;
     /* A staged read responder copies its data into its ring before the
      * reads start: the NIC reads the ring, and its CPU takes no part. */
-    out->prestager = in->server_staged && in->verb == GDR_VERB_READ ? GDR_SIDE_SERVER
-                                                                      : GDR_SIDE_NONE;
+    out->prestager =
+        in->server_staged && in->verb == GDR_VERB_READ ? GDR_SIDE_SERVER : GDR_SIDE_NONE;
     return 0;
 }

@@ -26,40 +26,40 @@ enum gdr_side {
 
 /* The loop one end runs for a timed phase. */
 enum gdr_loop {
-    GDR_LOOP_NONE,              /* one-sided target: waits for SIZE_DONE */
-    GDR_LOOP_SENDER,            /* pipelined posts, polls its send CQ */
-    GDR_LOOP_RECEIVER,          /* keeps receives posted, times arrivals */
-    GDR_LOOP_LATENCY,           /* one message at a time, a sample each */
-    GDR_LOOP_STAGED_SOURCE,     /* units through bounce slots, waits for credits */
-    GDR_LOOP_STAGED_DEST,       /* copies units out of slots, returns credits */
-    GDR_LOOP_SENDER_RECEIVER,   /* bidirectional send: both of the above at once */
-    GDR_LOOP_STAGED_BOTH,       /* bidirectional staged: source and destination */
+    GDR_LOOP_NONE,            /* one-sided target: waits for SIZE_DONE */
+    GDR_LOOP_SENDER,          /* pipelined posts, polls its send CQ */
+    GDR_LOOP_RECEIVER,        /* keeps receives posted, times arrivals */
+    GDR_LOOP_LATENCY,         /* one message at a time, a sample each */
+    GDR_LOOP_STAGED_SOURCE,   /* units through bounce slots, waits for credits */
+    GDR_LOOP_STAGED_DEST,     /* copies units out of slots, returns credits */
+    GDR_LOOP_SENDER_RECEIVER, /* bidirectional send: both of the above at once */
+    GDR_LOOP_STAGED_BOTH,     /* bidirectional staged: source and destination */
 };
 
 struct gdr_role_input {
     enum gdr_verb verb;
     enum gdr_metric metric;
-    bool client_staged, server_staged;  /* that end's buffer is behind a bounce ring */
-    bool bidirectional;                 /* both ends send at once */
+    bool client_staged, server_staged; /* that end's buffer is behind a bounce ring */
+    bool bidirectional;                /* both ends send at once */
 };
 
 struct gdr_roles {
-    unsigned poster;            /* posts the timed work requests (the requester) */
-    unsigned receiver;          /* posts receives the data arrives in (sends) */
-    unsigned source;            /* the data starts here: filled for --validate */
-    unsigned dest;              /* the data lands here: cleared and checked */
-    unsigned counter;           /* its measurement is the row */
-    unsigned prestager;         /* copies its data into its ring before the loop */
+    unsigned poster;    /* posts the timed work requests (the requester) */
+    unsigned receiver;  /* posts receives the data arrives in (sends) */
+    unsigned source;    /* the data starts here: filled for --validate */
+    unsigned dest;      /* the data lands here: cleared and checked */
+    unsigned counter;   /* its measurement is the row */
+    unsigned prestager; /* copies its data into its ring before the loop */
     enum gdr_loop client_loop, server_loop;
-    enum ibv_wr_opcode opcode;  /* what the poster posts */
-    bool staged;                /* the staged protocol (units, credits) runs */
-    bool dest_recv_has_data;    /* staged: the destination's receives hold the unit */
-    bool one_in_flight;         /* latency: one message, one slot */
-    bool bidirectional;         /* both ends post, receive and count one direction each */
-    bool counted_on_arrival;    /* the row's numbers are the receiving end's (direct
+    enum ibv_wr_opcode opcode; /* what the poster posts */
+    bool staged;               /* the staged protocol (units, credits) runs */
+    bool dest_recv_has_data;   /* staged: the destination's receives hold the unit */
+    bool one_in_flight;        /* latency: one message, one slot */
+    bool bidirectional;        /* both ends post, receive and count one direction each */
+    bool counted_on_arrival;   /* the row's numbers are the receiving end's (direct
                                  * send): client -> server is the server's measure */
-    unsigned recv_per_tx;       /* receives per QP per --tx-depth entry (0: one) */
-    unsigned min_iters;         /* fewest messages a phase may have */
+    unsigned recv_per_tx;      /* receives per QP per --tx-depth entry (0: one) */
+    unsigned min_iters;        /* fewest messages a phase may have */
 };
 
 /* 0 with *out filled, or -1 with *why saying which combination is not

@@ -25,10 +25,10 @@ struct gdr_session {
     struct gdr_oob oob;
     int listen_fd;
     struct gdr_verbs verbs;
-    struct gdr_cm *cm;                  /* -R only */
+    struct gdr_cm *cm; /* -R only */
     struct gdr_buffer buf;
     struct gdr_endpoint local, remote;
-    struct gdr_roles roles;             /* who does what: final once the ends are known */
+    struct gdr_roles roles; /* who does what: final once the ends are known */
     /* Where each direction's data sits in the buffer: an end sends from
      * [0, region) and the peer's data lands at [dest_off, dest_off +
      * region) (the same place one way; the second half bidirectionally). */
@@ -37,10 +37,10 @@ struct gdr_session {
      * into, and the one this end's destination writes them from. */
     uint64_t *credit_page;
     struct ibv_mr *credit_mr;
-    struct gdr_oob_refusal refusal;     /* server: other clients are told it is busy */
-    uint64_t rx_posted[GDR_MAX_QPS];    /* receives posted this phase, per QP */
-    double last_bytes_per_s;            /* client: the last size's rate, for deadlines */
-    struct gdr_tick_clock clock;        /* the latency samples' clock (the last size's) */
+    struct gdr_oob_refusal refusal;  /* server: other clients are told it is busy */
+    uint64_t rx_posted[GDR_MAX_QPS]; /* receives posted this phase, per QP */
+    double last_bytes_per_s;         /* client: the last size's rate, for deadlines */
+    struct gdr_tick_clock clock;     /* the latency samples' clock (the last size's) */
     char start_time[32];
 };
 
@@ -60,23 +60,23 @@ static inline void gdr_window_note(struct gdr_window *w, uint64_t msgs, uint64_t
 /* One side's measurement of one timed phase. */
 struct gdr_measure {
     uint64_t iters, bytes, elapsed_ns;
-    struct gdr_window window;           /* what this end sent: most in flight */
-    double bw_avg, bw_peak, msg_rate;   /* bytes/s, messages/s */
-    struct gdr_lat_stats lat;           /* latency tests only */
+    struct gdr_window window;         /* what this end sent: most in flight */
+    double bw_avg, bw_peak, msg_rate; /* bytes/s, messages/s */
+    struct gdr_lat_stats lat;         /* latency tests only */
     struct gdr_cpu_use cpu;
 };
 
 /* One row of the report: a size, measured by the side that counts it. */
 struct gdr_size_result {
     uint64_t size;
-    struct gdr_measure m;               /* the counting side's numbers (bidirectional:
+    struct gdr_measure m;                    /* the counting side's numbers (bidirectional:
                                          * the sum of both directions) */
-    struct gdr_measure to_server, to_client;  /* bidirectional: each direction */
-    struct gdr_window window;           /* the client's sending window (one way) */
+    struct gdr_measure to_server, to_client; /* bidirectional: each direction */
+    struct gdr_window window;                /* the client's sending window (one way) */
     struct gdr_cpu_use cpu_client, cpu_server;
-    bool validated;                     /* --validate ran for this size */
+    bool validated; /* --validate ran for this size */
     uint64_t bad_bytes;
-    double server_prestage_s;           /* staged read: the responder's copy */
+    double server_prestage_s; /* staged read: the responder's copy */
 };
 
 /* Slots of `size` bytes each direction's region holds (at least 1). */

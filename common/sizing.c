@@ -76,13 +76,13 @@ uint64_t gdr_calibrated_iters(uint64_t probe_iters, uint64_t probe_ns, double se
 {
     double per_iter = probe_iters ? (double)probe_ns * 1e-9 / (double)probe_iters : 0;
     double n = per_iter > 0 ? seconds / per_iter : (double)GDR_MAX_ITERS;
-    if (!(n >= (double)min_iters))     /* also NaN */
+    if (!(n >= (double)min_iters)) /* also NaN */
         return min_iters;
     return n > (double)GDR_MAX_ITERS ? GDR_MAX_ITERS : (uint64_t)n;
 }
 
-double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t iters,
-                            uint64_t size, double last_bytes_per_s)
+double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t iters, uint64_t size,
+                            double last_bytes_per_s)
 {
     double s = 0;
     if (probe_iters && probe_ns)
@@ -129,8 +129,8 @@ unsigned gdr_ring_slots(uint64_t max_size, uint64_t slot_bytes, uint64_t window_
     return n > 2 ? (unsigned)n : 2;
 }
 
-void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes,
-                    unsigned slots, uint64_t window_msgs)
+void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes, unsigned slots,
+                    uint64_t window_msgs)
 {
     p->size = size;
     p->slots = slots ? slots : 1;
@@ -143,8 +143,8 @@ void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes
     uint64_t fit = p->items_per_msg > 1 || !size ? 1 : slot_bytes / size;
     uint64_t spread = div_up(window_msgs, p->slots);
     p->per_group = min_u64(fit ? fit : 1, spread ? spread : 1);
-    p->direct_window = window_msgs > UINT64_MAX / p->items_per_msg
-                       ? UINT64_MAX : window_msgs * p->items_per_msg;
+    p->direct_window =
+        window_msgs > UINT64_MAX / p->items_per_msg ? UINT64_MAX : window_msgs * p->items_per_msg;
     p->window = min_u64(p->direct_window, (uint64_t)p->slots * p->per_group);
 }
 
@@ -154,8 +154,7 @@ uint64_t gdr_stage_credit_batch(const struct gdr_stage_plan *p)
     return in_flight / 4 ? in_flight / 4 : 1;
 }
 
-struct gdr_stage_item gdr_stage_item(const struct gdr_stage_plan *p, uint64_t buf_slots,
-                                     uint64_t i)
+struct gdr_stage_item gdr_stage_item(const struct gdr_stage_plan *p, uint64_t buf_slots, uint64_t i)
 {
     struct gdr_stage_item x = {0, 0, 0, 0, 0};
     struct gdr_unit u = gdr_unit_at(p->size, p->item_bytes, buf_slots, i);

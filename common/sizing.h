@@ -31,7 +31,7 @@ uint64_t gdr_share_of(uint64_t iters, unsigned nqp, unsigned q);
 
 /* Staged runs cut a message into units of at most one bounce slot. */
 struct gdr_unit {
-    uint64_t off;       /* offset in the (GPU or host) buffer */
+    uint64_t off; /* offset in the (GPU or host) buffer */
     uint32_t len;
 };
 uint64_t gdr_units_per_msg(uint64_t size, uint64_t slot_bytes);
@@ -58,18 +58,18 @@ unsigned gdr_ring_slots(uint64_t max_size, uint64_t slot_bytes, uint64_t window_
  * slot holds at once: they are copied together and credited together. */
 struct gdr_stage_plan {
     uint64_t size;
-    uint64_t item_bytes;        /* the largest item */
-    uint64_t items_per_msg;     /* 1, or the units a message is cut into */
-    uint64_t per_group;         /* items a slot holds at once */
-    unsigned slots;             /* ring slots */
-    uint64_t window;            /* most items posted and not yet credited */
-    uint64_t direct_window;     /* items the direct path keeps in flight */
+    uint64_t item_bytes;    /* the largest item */
+    uint64_t items_per_msg; /* 1, or the units a message is cut into */
+    uint64_t per_group;     /* items a slot holds at once */
+    unsigned slots;         /* ring slots */
+    uint64_t window;        /* most items posted and not yet credited */
+    uint64_t direct_window; /* items the direct path keeps in flight */
 };
 /* window_msgs: messages the direct path keeps in flight (tx_depth x QPs;
  * 1 for latency). Whole messages share a slot, spread over every slot so
  * the copies pipeline. */
-void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes,
-                    unsigned slots, uint64_t window_msgs);
+void gdr_stage_plan(struct gdr_stage_plan *p, uint64_t size, uint64_t slot_bytes, unsigned slots,
+                    uint64_t window_msgs);
 /* Does the ring keep fewer items in flight than the direct path would? */
 static inline int gdr_stage_window_limited(const struct gdr_stage_plan *p)
 {
@@ -85,11 +85,11 @@ uint64_t gdr_stage_credit_batch(const struct gdr_stage_plan *p);
 /* Item i of a run: where it is in the (GPU or host) buffer of buf_slots
  * message slots, its group, and where it sits in the group's ring slot. */
 struct gdr_stage_item {
-    uint64_t off;               /* buffer offset */
+    uint64_t off; /* buffer offset */
     uint32_t len;
     uint64_t group;
-    unsigned slot;              /* ring slot: group % slots */
-    uint64_t ring_off;          /* offset inside the ring slot */
+    unsigned slot;     /* ring slot: group % slots */
+    uint64_t ring_off; /* offset inside the ring slot */
 };
 struct gdr_stage_item gdr_stage_item(const struct gdr_stage_plan *p, uint64_t buf_slots,
                                      uint64_t i);
@@ -114,8 +114,8 @@ uint64_t gdr_calibrated_iters(uint64_t probe_iters, uint64_t probe_ns, double se
                               uint64_t min_iters);
 /* How long `iters` messages should take: at the warm-up's pace, else at
  * the last size's rate (0: unknown), at most GDR_MAX_SECONDS / 2. */
-double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t iters,
-                            uint64_t size, double last_bytes_per_s);
+double gdr_expected_seconds(uint64_t probe_iters, uint64_t probe_ns, uint64_t iters, uint64_t size,
+                            double last_bytes_per_s);
 
 /* Send-queue entries each QP must hold. A staged source keeps up to
  * tx_depth items per QP in flight, or a unit per slot when messages are

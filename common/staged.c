@@ -75,10 +75,9 @@ static int copy_group(struct gdr_session *s, const struct gdr_stage_plan *p, uin
                 continue;
             }
         }
-        int rc = out ? b->ops->stage_out(b, ring_base + run.slot, run.ring_off, base + run.off,
-                                         run_len)
-                     : b->ops->stage_in(b, ring_base + run.slot, run.ring_off, base + run.off,
-                                        run_len);
+        int rc =
+            out ? b->ops->stage_out(b, ring_base + run.slot, run.ring_off, base + run.off, run_len)
+                : b->ops->stage_in(b, ring_base + run.slot, run.ring_off, base + run.off, run_len);
         if (rc)
             return -1;
         run = x;
@@ -105,10 +104,10 @@ static bool last_on_qp(uint64_t i, uint64_t end, unsigned nqp)
 struct source {
     struct gdr_stage_plan p;
     uint64_t bslots, iters, total, groups;
-    uint64_t started, ready, posted, sent, credited;  /* groups, groups, items, items, groups */
-    unsigned nqp, sig;          /* QPs; a send completion every sig posts per QP */
-    uint64_t qdepth;            /* most items per QP posted and not completed */
-    uint64_t qdone[GDR_MAX_QPS];        /* items completed per QP */
+    uint64_t started, ready, posted, sent, credited; /* groups, groups, items, items, groups */
+    unsigned nqp, sig;           /* QPs; a send completion every sig posts per QP */
+    uint64_t qdepth;             /* most items per QP posted and not completed */
+    uint64_t qdone[GDR_MAX_QPS]; /* items completed per QP */
     uint64_t start_ns, last_credit_ns;
     struct gdr_window window;
 };
@@ -140,23 +139,25 @@ static int post_item(struct gdr_session *s, const struct source *src, uint64_t i
     const struct gdr_endpoint *r = &s->remote;
     struct gdr_stage_item x = gdr_stage_item(&src->p, src->bslots, i);
     unsigned q = (unsigned)(i % src->nqp);
-    uint64_t n = i / src->nqp + 1;      /* its number on QP q, from 1 */
+    uint64_t n = i / src->nqp + 1; /* its number on QP q, from 1 */
     bool last = n == on_qp_below(src->total, q, src->nqp);
     enum ibv_wr_opcode op = s->roles.opcode;
     if (op == IBV_WR_RDMA_WRITE_WITH_IMM &&
         !last_on_qp(i, gdr_stage_group_start(&src->p, src->iters, x.group + 1), src->nqp))
         op = IBV_WR_RDMA_WRITE;
     struct gdr_wr wr = {
-        .op = op, .len = x.len,
+        .op = op,
+        .len = x.len,
         .flags = n % src->sig == 0 || last ? IBV_SEND_SIGNALED : 0,
-        .wr_id = i, .imm = (uint32_t)i,
+        .wr_id = i,
+        .imm = (uint32_t)i,
         .laddr = gdr_buffer_staged(b)
-                 ? (uintptr_t)(b->ring + (size_t)x.slot * b->slot_size + x.ring_off)
-                 : (uintptr_t)b->addr + x.off,
+                     ? (uintptr_t)(b->ring + (size_t)x.slot * b->slot_size + x.ring_off)
+                     : (uintptr_t)b->addr + x.off,
         .lkey = gdr_buffer_staged(b) ? b->ring_mr->lkey : b->mr->lkey,
         .raddr = r->ring_bytes
-                 ? r->ring_addr + (uint64_t)(in_base(s) + x.slot) * r->slot_bytes + x.ring_off
-                 : r->addr + s->dest_off + x.off,
+                     ? r->ring_addr + (uint64_t)(in_base(s) + x.slot) * r->slot_bytes + x.ring_off
+                     : r->addr + s->dest_off + x.off,
         .rkey = r->ring_bytes ? r->ring_rkey : r->rkey,
     };
     return gdr_post_send(s->verbs.qp[q], &wr);
@@ -229,8 +230,7 @@ static int source_step(struct gdr_session *s, struct source *src, uint64_t size)
         return moved;
     /* In flight: posted, and not yet credited (a message counts from its
      * first item to its last). */
-    gdr_window_note(&src->window,
-                    gdr_stage_msgs_before(p, src->posted) - landed / p->items_per_msg,
+    gdr_window_note(&src->window, gdr_stage_msgs_before(p, src->posted) - landed / p->items_per_msg,
                     gdr_stage_bytes_before(p, src->posted) - gdr_stage_bytes_before(p, landed));
     return 1;
 }
@@ -257,12 +257,12 @@ static void source_measure(const struct source *src, uint64_t size, struct gdr_m
 struct dest {
     struct gdr_stage_plan p;
     uint64_t bslots, iters, total, groups;
-    uint64_t receiving;         /* groups whose receives are posted */
-    uint64_t copied, landed;    /* groups copied out of their slot, credited */
-    uint64_t credit_sent;       /* the last credit value written */
-    uint64_t credit_batch;      /* groups landed before a credit goes out */
-    unsigned writes_out;        /* credit writes not yet completed */
-    uint64_t arrived[GDR_STAGE_SLOTS_MAX];     /* items arrived, per slot */
+    uint64_t receiving;                    /* groups whose receives are posted */
+    uint64_t copied, landed;               /* groups copied out of their slot, credited */
+    uint64_t credit_sent;                  /* the last credit value written */
+    uint64_t credit_batch;                 /* groups landed before a credit goes out */
+    unsigned writes_out;                   /* credit writes not yet completed */
+    uint64_t arrived[GDR_STAGE_SLOTS_MAX]; /* items arrived, per slot */
 };
 
 /* A group's receives: one per item, into its slot (or its place in the
@@ -285,12 +285,14 @@ static int post_group_recvs(struct gdr_session *s, const struct dest *d, uint64_
         } else {
             struct gdr_stage_item x = gdr_stage_item(&d->p, d->bslots, i);
             if (gdr_buffer_staged(b))
-                rc = gdr_post_recv(qp, (uintptr_t)(b->ring + (size_t)(in_base(s) + x.slot) *
-                                                   b->slot_size + x.ring_off),
+                rc = gdr_post_recv(qp,
+                                   (uintptr_t)(b->ring +
+                                               (size_t)(in_base(s) + x.slot) * b->slot_size +
+                                               x.ring_off),
                                    b->ring_mr->lkey, x.len, i);
             else
-                rc = gdr_post_recv(qp, (uintptr_t)b->addr + s->dest_off + x.off, b->mr->lkey,
-                                   x.len, i);
+                rc = gdr_post_recv(qp, (uintptr_t)b->addr + s->dest_off + x.off, b->mr->lkey, x.len,
+                                   i);
         }
         if (rc)
             return -1;
@@ -325,9 +327,13 @@ static int write_credit(struct gdr_session *s, struct dest *d)
 {
     s->credit_page[1] = d->landed;
     struct gdr_wr wr = {
-        .op = IBV_WR_RDMA_WRITE, .len = sizeof(uint64_t), .flags = IBV_SEND_SIGNALED,
-        .wr_id = CREDIT_TAG | d->landed, .laddr = (uintptr_t)&s->credit_page[1],
-        .lkey = s->credit_mr->lkey, .raddr = s->remote.credit_addr,
+        .op = IBV_WR_RDMA_WRITE,
+        .len = sizeof(uint64_t),
+        .flags = IBV_SEND_SIGNALED,
+        .wr_id = CREDIT_TAG | d->landed,
+        .laddr = (uintptr_t)&s->credit_page[1],
+        .lkey = s->credit_mr->lkey,
+        .raddr = s->remote.credit_addr,
         .rkey = s->remote.credit_rkey,
     };
     if (gdr_post_send(s->verbs.qp[0], &wr))
@@ -348,9 +354,11 @@ static int dest_arrivals(struct gdr_session *s, struct dest *d, struct gdr_watch
         struct gdr_stage_item x = gdr_stage_item(&d->p, d->bslots, i);
         if (i >= d->total || ntohl(wc[k].imm_data) != (uint32_t)i ||
             (s->roles.dest_recv_has_data && wc[k].byte_len != x.len))
-            return gdr_fail(GDR_EXIT_RUN, "staged size %llu: item %u (%u bytes) arrived where "
-                            "item %llu (%u bytes) was expected", (unsigned long long)size,
-                            ntohl(wc[k].imm_data), wc[k].byte_len, (unsigned long long)i, x.len);
+            return gdr_fail(GDR_EXIT_RUN,
+                            "staged size %llu: item %u (%u bytes) arrived where "
+                            "item %llu (%u bytes) was expected",
+                            (unsigned long long)size, ntohl(wc[k].imm_data), wc[k].byte_len,
+                            (unsigned long long)i, x.len);
         if (s->roles.dest_recv_has_data) {
             d->arrived[x.slot]++;
         } else {
@@ -364,8 +372,7 @@ static int dest_arrivals(struct gdr_session *s, struct dest *d, struct gdr_watch
     return got;
 }
 
-static int dest_step(struct gdr_session *s, struct dest *d, struct gdr_watchdog *w,
-                     uint64_t size)
+static int dest_step(struct gdr_session *s, struct dest *d, struct gdr_watchdog *w, uint64_t size)
 {
     struct gdr_buffer *b = &s->buf;
     const struct gdr_stage_plan *p = &d->p;
@@ -474,7 +481,7 @@ static int poll_sends(struct gdr_session *s, struct gdr_watchdog *w, struct sour
         if (wc[k].wr_id & CREDIT_TAG) {
             if (!d || !d->writes_out)
                 return gdr_fail(GDR_EXIT_RUN, "staged: a credit write completed that was not "
-                                "posted");
+                                              "posted");
             d->writes_out--;
         } else if (src) {
             /* RC completes a QP's posts in order: all before this one are done. */
@@ -505,7 +512,7 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
     gdr_watchdog_start(&w, s, size, gdr_now_ns());
     int rc = 0;
     unsigned idle = 0;
-    bool armed = false;         /* the receive CQ will signal its channel */
+    bool armed = false; /* the receive CQ will signal its channel */
     bool may_sleep = !is_source && s->verbs.recv_channel;
     while ((is_source && !source_done(&src)) || (d && !dest_done(d))) {
         int moved = 0, r = 0;
@@ -523,11 +530,11 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
             rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
             break;
         }
-        if (moved) {    /* an idle poll has already ticked the watchdog */
+        if (moved) { /* an idle poll has already ticked the watchdog */
             gdr_watchdog_bump(&w);
             idle = 0;
-        } else if (may_sleep && ++idle >= IDLE_ROUNDS_BEFORE_SLEEP &&
-                   dest_only_waits_arrivals(d) && dest_sleep(s, &w, &armed) < 0) {
+        } else if (may_sleep && ++idle >= IDLE_ROUNDS_BEFORE_SLEEP && dest_only_waits_arrivals(d) &&
+                   dest_sleep(s, &w, &armed) < 0) {
             rc = -1;
             break;
         }
@@ -566,11 +573,10 @@ int gdr_staged_credits_setup(struct gdr_session *s)
         return gdr_fail(GDR_EXIT_RUN, "out of memory for the credit page: %s", strerror(rc));
     memset(page, 0, 4096);
     s->credit_page = page;
-    s->credit_mr = ibv_reg_mr(s->verbs.pd, page, 4096,
-                              IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    s->credit_mr =
+        ibv_reg_mr(s->verbs.pd, page, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     if (!s->credit_mr)
-        return gdr_fail(GDR_EXIT_RUN, "ibv_reg_mr of the credit page failed: %s",
-                        strerror(errno));
+        return gdr_fail(GDR_EXIT_RUN, "ibv_reg_mr of the credit page failed: %s", strerror(errno));
     s->local.credit_addr = (uintptr_t)&s->credit_page[0];
     s->local.credit_rkey = s->credit_mr->rkey;
     return 0;
@@ -591,9 +597,10 @@ int gdr_staged_prestage(struct gdr_session *s, uint64_t size, uint64_t *elapsed_
 {
     struct gdr_buffer *b = &s->buf;
     if (size > b->ring_len)
-        return gdr_fail(GDR_EXIT_USAGE, "size %llu does not fit the %zu-byte bounce ring "
-                        "(raise --stage-slot or --stage-slots)", (unsigned long long)size,
-                        b->ring_len);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "size %llu does not fit the %zu-byte bounce ring "
+                        "(raise --stage-slot or --stage-slots)",
+                        (unsigned long long)size, b->ring_len);
     struct gdr_watchdog w;
     uint64_t t0 = gdr_now_ns();
     gdr_watchdog_start(&w, s, size, t0);

@@ -23,9 +23,9 @@ static inline const char *gdr_verb_name(enum gdr_verb verb)
 }
 
 struct gdr_test {
-    const char *name;       /* "write_bw": recorded in the JSON */
-    const char *binary;     /* "gdr_write_bw": for --help and errors */
-    const char *summary;    /* one line for --help */
+    const char *name;    /* "write_bw": recorded in the JSON */
+    const char *binary;  /* "gdr_write_bw": for --help and errors */
+    const char *summary; /* one line for --help */
     enum gdr_verb verb;
     enum gdr_metric metric;
 };

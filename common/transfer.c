@@ -22,8 +22,10 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
         return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     uint64_t now = gdr_now_ns();
     if ((double)(now - last_progress_ns) > s->cfg->timeout * 1e9)
-        return gdr_fail(GDR_EXIT_RUN, "no completion for %g s at size %llu: peer %s stalled "
-                        "(--timeout)", s->cfg->timeout, (unsigned long long)size, s->oob.peer);
+        return gdr_fail(GDR_EXIT_RUN,
+                        "no completion for %g s at size %llu: peer %s stalled "
+                        "(--timeout)",
+                        s->cfg->timeout, (unsigned long long)size, s->oob.peer);
     gdr_oob_refuse_pending(s->oob.refusal);
     if (gdr_oob_readable(&s->oob))
         return check_peer(s, size);
@@ -35,8 +37,10 @@ int gdr_watchdog_check(struct gdr_watchdog *w)
     const struct gdr_config *cfg = w->s->cfg;
     if (w->copy_pending && !gdr_interrupted &&
         (double)(gdr_now_ns() - w->last_progress_ns) > cfg->timeout * 1e9)
-        return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
-                        "within %g s (--timeout)", (unsigned long long)w->size, cfg->timeout);
+        return gdr_fail(GDR_EXIT_RUN,
+                        "the GPU staging copy at size %llu did not finish "
+                        "within %g s (--timeout)",
+                        (unsigned long long)w->size, cfg->timeout);
     return gdr_stalled(w->s, w->size, w->last_progress_ns);
 }
 
@@ -63,8 +67,9 @@ int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot)
         if (gdr_stalled(w->s, w->size, now))
             return -1;
         if ((double)(now - since) > w->s->cfg->timeout * 1e9)
-            return gdr_fail(GDR_EXIT_RUN, "the GPU staging copy at size %llu did not finish "
-                            "within %g s (--timeout)", (unsigned long long)w->size,
-                            w->s->cfg->timeout);
+            return gdr_fail(GDR_EXIT_RUN,
+                            "the GPU staging copy at size %llu did not finish "
+                            "within %g s (--timeout)",
+                            (unsigned long long)w->size, w->s->cfg->timeout);
     }
 }

@@ -17,8 +17,8 @@ struct gdr_watchdog {
     uint64_t size;
     uint64_t last_progress_ns;
     unsigned idle;
-    uint64_t bumps, bumps_seen;     /* progress noted without reading the clock */
-    bool copy_pending;              /* a staging copy is what the loop waits for */
+    uint64_t bumps, bumps_seen; /* progress noted without reading the clock */
+    bool copy_pending;          /* a staging copy is what the loop waits for */
 };
 
 /* -1 with the error recorded when interrupted, when nothing has progressed
@@ -39,8 +39,8 @@ static inline void gdr_watchdog_bump(struct gdr_watchdog *w)
     w->idle = 0;
 }
 
-static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session *s,
-                                      uint64_t size, uint64_t now_ns)
+static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session *s, uint64_t size,
+                                      uint64_t now_ns)
 {
     w->s = s;
     w->size = size;
@@ -78,8 +78,8 @@ int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, co
  * (an idle tick for the watchdog); -1 with the error recorded when the
  * poll fails, a completion failed (`op` names it) or the watchdog fires.
  * Inline: the latency loop's samples include it. */
-static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max,
-                              struct ibv_wc *wc, const char *op)
+static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max, struct ibv_wc *wc,
+                              const char *op)
 {
     int got = ibv_poll_cq(cq, max, wc);
     if (got == 0)

@@ -18,10 +18,10 @@
 
 /* Exit codes (documented in docs/doctor.md and --help). */
 enum {
-	GDR_DOCTOR_EXIT_OK = 0,      /* no FAIL (WARN/UNKNOWN allowed) */
-	GDR_DOCTOR_EXIT_FAIL = 1,    /* at least one check FAILed */
-	GDR_DOCTOR_EXIT_USAGE = 2,   /* bad option or bad NCCL_NET_GDR_LEVEL */
-	GDR_DOCTOR_EXIT_NOENV = 3,   /* no RDMA device or no GPU */
+    GDR_DOCTOR_EXIT_OK = 0,    /* no FAIL (WARN/UNKNOWN allowed) */
+    GDR_DOCTOR_EXIT_FAIL = 1,  /* at least one check FAILed */
+    GDR_DOCTOR_EXIT_USAGE = 2, /* bad option or bad NCCL_NET_GDR_LEVEL */
+    GDR_DOCTOR_EXIT_NOENV = 3, /* no RDMA device or no GPU */
 };
 
 enum gdr_doctor_status { GDR_DOCTOR_PASS, GDR_DOCTOR_WARN, GDR_DOCTOR_FAIL, GDR_DOCTOR_UNKNOWN };
@@ -29,42 +29,42 @@ enum gdr_doctor_status { GDR_DOCTOR_PASS, GDR_DOCTOR_WARN, GDR_DOCTOR_FAIL, GDR_
 #define GDR_DOCTOR_MAX_DEVS 64
 
 struct gdr_doctor_check {
-	char name[24];     /* "path", "bar1", ... */
-	char subject[96];  /* "mlx5_0<->0000:03:00.0", "system", ... */
-	enum gdr_doctor_status status;
-	char msg[384];
-	char fix[256];     /* "" for PASS */
+    char name[24];    /* "path", "bar1", ... */
+    char subject[96]; /* "mlx5_0<->0000:03:00.0", "system", ... */
+    enum gdr_doctor_status status;
+    char msg[384];
+    char fix[256]; /* "" for PASS */
 };
 
 struct gdr_doctor_ctx {
-	const char *sysfs;      /* never NULL */
-	const char *procfs;
-	bool live;              /* roots are the real /sys and /proc */
-	bool json;
+    const char *sysfs; /* never NULL */
+    const char *procfs;
+    bool live; /* roots are the real /sys and /proc */
+    bool json;
 
-	enum gdr_path_class level;
-	const char *level_source;   /* "default", "NCCL_NET_GDR_LEVEL", ... */
+    enum gdr_path_class level;
+    const char *level_source; /* "default", "NCCL_NET_GDR_LEVEL", ... */
 
-	char ibdevs[GDR_DOCTOR_MAX_DEVS][64];
-	size_t n_ibdevs;
-	char gpus[GDR_DOCTOR_MAX_DEVS][GDR_BDF_LEN];
-	size_t n_gpus;
+    char ibdevs[GDR_DOCTOR_MAX_DEVS][64];
+    size_t n_ibdevs;
+    char gpus[GDR_DOCTOR_MAX_DEVS][GDR_BDF_LEN];
+    size_t n_gpus;
 
-	struct gdr_reg_caps caps;
-	int verbs_dmabuf;           /* 1 yes, 0 no, -1 not checked */
+    struct gdr_reg_caps caps;
+    int verbs_dmabuf; /* 1 yes, 0 no, -1 not checked */
 
-	struct gdr_doctor_check *checks;
-	size_t n_checks, cap_checks;
+    struct gdr_doctor_check *checks;
+    size_t n_checks, cap_checks;
 
-	cJSON *facts;               /* the JSON document being built */
+    cJSON *facts; /* the JSON document being built */
 };
 
 const char *gdr_doctor_status_name(enum gdr_doctor_status s);
 
 /* Record one result. fix may be NULL (PASS). Returns 0 or -ENOMEM. */
 int gdr_doctor_add(struct gdr_doctor_ctx *ctx, const char *name, const char *subject,
-		enum gdr_doctor_status st, const char *fix, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+                   enum gdr_doctor_status st, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* Read the first line of ROOT/REL into buf (newline stripped). 0 or -errno. */
 int gdr_doctor_read_line(const char *root, const char *rel, char *buf, size_t len);

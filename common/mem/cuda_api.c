@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #define STR_(x) #x
-#define STR(x) STR_(x)      /* expands cuda.h's renames first */
+#define STR(x) STR_(x) /* expands cuda.h's renames first */
 
 static struct gdr_cuda_api api;
 static const struct gdr_cuda_api *loaded;
@@ -20,7 +20,9 @@ int gdr_cuda_check(CUresult rc, const char *what)
     if (!loaded || loaded->cuGetErrorString(rc, &msg) != CUDA_SUCCESS || !msg)
         msg = "unknown error";
     enum gdr_exit code = rc == CUDA_ERROR_NO_DEVICE || rc == CUDA_ERROR_INVALID_DEVICE ||
-                         rc == CUDA_ERROR_NOT_INITIALIZED ? GDR_EXIT_ENV : GDR_EXIT_RUN;
+                                 rc == CUDA_ERROR_NOT_INITIALIZED
+                             ? GDR_EXIT_ENV
+                             : GDR_EXIT_RUN;
     return gdr_fail(code, "%s: %s (CUDA error %d)", what, msg, (int)rc);
 }
 
@@ -34,10 +36,10 @@ const struct gdr_cuda_api *gdr_cuda_load(void)
                  dlerror());
         return NULL;
     }
-#define GDR_CUDA_RESOLVE(f)                                                         \
-    if (!(api.f = (__typeof__(api.f))dlsym(h, STR(f)))) {                           \
-        gdr_fail(GDR_EXIT_ENV, "CUDA driver too old: libcuda.so.1 lacks %s", STR(f)); \
-        return NULL;                                                                \
+#define GDR_CUDA_RESOLVE(f)                                                                        \
+    if (!(api.f = (__typeof__(api.f))dlsym(h, STR(f)))) {                                          \
+        gdr_fail(GDR_EXIT_ENV, "CUDA driver too old: libcuda.so.1 lacks %s", STR(f));              \
+        return NULL;                                                                               \
     }
     GDR_CUDA_FUNCTIONS(GDR_CUDA_RESOLVE)
 #undef GDR_CUDA_RESOLVE

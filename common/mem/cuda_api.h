@@ -10,6 +10,8 @@
 
 /* The entry points used, by their header names; cuda.h maps several to
  * versioned symbols (cuMemAlloc -> cuMemAlloc_v2), and the table follows. */
+/* An X-macro list, kept as written (the formatter would staircase it). */
+/* clang-format off */
 #define GDR_CUDA_FUNCTIONS(X) \
     X(cuInit) X(cuDriverGetVersion) X(cuGetErrorString) \
     X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetByPCIBusId) X(cuDeviceGetPCIBusId) \
@@ -20,6 +22,7 @@
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) \
     X(cuEventCreate) X(cuEventRecord) X(cuEventQuery) X(cuEventDestroy) \
     X(cuPointerSetAttribute) X(cuMemGetHandleForAddressRange) X(cuFlushGPUDirectRDMAWrites)
+/* clang-format on */
 
 struct gdr_cuda_api {
 #define GDR_CUDA_MEMBER(f) __typeof__(f) *f;

@@ -18,7 +18,7 @@
 struct gdr_buffer;
 
 struct gdr_mem_ops {
-    const char *placement;      /* "host", "cuda" */
+    const char *placement; /* "host", "cuda" */
     int (*alloc)(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd);
     void (*release)(struct gdr_buffer *b);
     /* Copy between the buffer and host memory (for fill and check). */
@@ -28,10 +28,8 @@ struct gdr_mem_ops {
      * (out) or from (in) ring slot `slot` at ring_off inside it, and ask
      * whether the last copy at that slot has finished (1 done, 0 not yet,
      * -1 error). Copies finish in order. */
-    int (*stage_out)(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
-                     size_t len);
-    int (*stage_in)(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
-                    size_t len);
+    int (*stage_out)(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off, size_t len);
+    int (*stage_in)(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off, size_t len);
     int (*stage_done)(struct gdr_buffer *b, unsigned slot);
     /* Make what the NIC wrote visible to the buffer's own reads (GPU:
      * flush GPUDirect RDMA writes where the device needs it). Optional. */
@@ -40,10 +38,10 @@ struct gdr_mem_ops {
 
 struct gdr_buffer {
     const struct gdr_mem_ops *ops;
-    const char *registration;   /* "host", "dmabuf", "peermem", "staged" */
-    void *addr;                 /* the buffer's address (a device VA for CUDA) */
+    const char *registration; /* "host", "dmabuf", "peermem", "staged" */
+    void *addr;               /* the buffer's address (a device VA for CUDA) */
     size_t len;
-    struct ibv_mr *mr;          /* covers addr..len; NULL when staged */
+    struct ibv_mr *mr; /* covers addr..len; NULL when staged */
     /* Staged (--gdr=off): the pinned, registered bounce ring the NIC uses. */
     uint8_t *ring;
     size_t ring_len, slot_size;
@@ -53,15 +51,15 @@ struct gdr_buffer {
     int cuda_device;
     char cuda_bus_id[32];
     char cuda_name[64];
-    char reg_note[192];         /* why a preferred registration was not used */
-    bool relaxed_ordering;      /* MRs asked for PCIe relaxed ordering */
+    char reg_note[192];    /* why a preferred registration was not used */
+    bool relaxed_ordering; /* MRs asked for PCIe relaxed ordering */
     /* GPU buffers the NIC writes directly: the device's ordering of those
      * writes ("none", "owner", "all-devices"; "" not a GPU) and what is
      * done before reading them ("flush", "not-needed", "unsupported",
      * "not-applicable"). */
     const char *writes_ordering;
     const char *writes_flush;
-    void *priv;                 /* the placement's own state */
+    void *priv; /* the placement's own state */
 };
 
 extern const struct gdr_mem_ops gdr_mem_host_ops;

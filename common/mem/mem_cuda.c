@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GPU_PAGE (64u << 10)    /* dma-buf exports want page-aligned ranges */
+#define GPU_PAGE (64u << 10) /* dma-buf exports want page-aligned ranges */
 
 struct cuda_state {
     const struct gdr_cuda_api *cu;
@@ -24,8 +24,8 @@ struct cuda_state {
     CUdeviceptr dptr;
     size_t alloc_len;
     int dmabuf_fd;
-    int access;                 /* MR access flags */
-    bool flush_writes;          /* cuFlushGPUDirectRDMAWrites before reading */
+    int access;        /* MR access flags */
+    bool flush_writes; /* cuFlushGPUDirectRDMAWrites before reading */
     CUstream stream;
     CUevent ev[GDR_STAGE_SLOTS_MAX];
 };
@@ -86,7 +86,8 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
     return 0;
 #else
     (void)b, (void)st, (void)pd;
-    snprintf(why, len, "this build's rdma-core has no ibv_reg_dmabuf_mr (rdma-core 34 or "
+    snprintf(why, len,
+             "this build's rdma-core has no ibv_reg_dmabuf_mr (rdma-core 34 or "
              "later has it)");
     return -1;
 #endif
@@ -118,7 +119,8 @@ static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
                                      st->dev) != CUDA_SUCCESS)
         options = 0;
     b->writes_ordering = ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES ? "all-devices"
-                         : ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? "owner" : "none";
+                         : ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER     ? "owner"
+                                                                                    : "none";
     /* Our reads are the owning context's copies: OWNER ordering is enough. */
     if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
         b->writes_flush = "not-needed";
@@ -151,9 +153,10 @@ static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct i
     if (mode == GDR_MODE_PEERMEM)
         return gdr_fail(GDR_EXIT_ENV, "--gdr=peermem on GPU %s: %s (gdr_doctor checks why)",
                         b->cuda_bus_id, peermem_why);
-    return gdr_fail(GDR_EXIT_ENV, "GPU %s cannot be registered for RDMA: %s; %s. Run gdr_doctor, "
-                    "or measure without GPUDirect RDMA with --gdr=off", b->cuda_bus_id,
-                    dmabuf_why, peermem_why);
+    return gdr_fail(GDR_EXIT_ENV,
+                    "GPU %s cannot be registered for RDMA: %s; %s. Run gdr_doctor, "
+                    "or measure without GPUDirect RDMA with --gdr=off",
+                    b->cuda_bus_id, dmabuf_why, peermem_why);
 }
 
 static int setup_staging(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd)
@@ -172,8 +175,7 @@ static int setup_staging(struct gdr_buffer *b, struct cuda_state *st, struct ibv
     if (gdr_cuda_check(cu->cuStreamCreate(&st->stream, CU_STREAM_DEFAULT), "cuStreamCreate"))
         return -1;
     for (unsigned i = 0; i < b->nslots; i++)
-        if (gdr_cuda_check(cu->cuEventCreate(&st->ev[i], CU_EVENT_DISABLE_TIMING),
-                           "cuEventCreate"))
+        if (gdr_cuda_check(cu->cuEventCreate(&st->ev[i], CU_EVENT_DISABLE_TIMING), "cuEventCreate"))
             return -1;
     b->registration = "staged";
     return 0;
@@ -199,11 +201,12 @@ static int cuda_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
      * memory before they return, so the NIC never overtakes them. */
     unsigned one = 1;
     snprintf(what, sizeof(what), "cuPointerSetAttribute(SYNC_MEMOPS) on GPU %s", b->cuda_bus_id);
-    if (gdr_cuda_check(st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-                                                     st->dptr), what))
+    if (gdr_cuda_check(
+            st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, st->dptr), what))
         return -1;
     st->access = gdr_mr_access(spec->relaxed_ordering);
-    return spec->gdr == GDR_MODE_OFF ? setup_staging(b, st, pd) : register_direct(b, st, pd, spec->gdr);
+    return spec->gdr == GDR_MODE_OFF ? setup_staging(b, st, pd)
+                                     : register_direct(b, st, pd, spec->gdr);
 }
 
 static void cuda_release(struct gdr_buffer *b)
@@ -251,10 +254,10 @@ static int cuda_nic_writes_visible(struct gdr_buffer *b)
     struct cuda_state *st = b->priv;
     if (!st->flush_writes)
         return 0;
-    return gdr_cuda_check(st->cu->cuFlushGPUDirectRDMAWrites(
-                              CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-                              CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
-                          "cuFlushGPUDirectRDMAWrites");
+    return gdr_cuda_check(
+        st->cu->cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                           CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+        "cuFlushGPUDirectRDMAWrites");
 }
 
 static int cuda_stage_out(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,

@@ -9,7 +9,7 @@ static int no_cuda(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct
 {
     (void)b, (void)spec, (void)pd;
     return gdr_fail(GDR_EXIT_ENV, "--mem=cuda: this build has no CUDA support "
-                    "(configure found no cuda.h; see --with-cuda)");
+                                  "(configure found no cuda.h; see --with-cuda)");
 }
 
 static void no_release(struct gdr_buffer *b)

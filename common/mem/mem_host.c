@@ -18,13 +18,13 @@ static int host_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
         b->addr = NULL;
         return gdr_fail(GDR_EXIT_RUN, "cannot allocate %zu bytes of host memory", len);
     }
-    memset(b->addr, 0, rounded);   /* touch every page before registration */
+    memset(b->addr, 0, rounded); /* touch every page before registration */
     b->registration = "host";
     b->mr = ibv_reg_mr(pd, b->addr, len, gdr_mr_access(spec->relaxed_ordering));
     if (!b->mr)
         return gdr_fail(errno == ENOMEM ? GDR_EXIT_ENV : GDR_EXIT_RUN,
-                        "ibv_reg_mr of %zu bytes of host memory failed: %s%s", len,
-                        strerror(errno), errno == ENOMEM ? " (check ulimit -l)" : "");
+                        "ibv_reg_mr of %zu bytes of host memory failed: %s%s", len, strerror(errno),
+                        errno == ENOMEM ? " (check ulimit -l)" : "");
     return 0;
 }
 

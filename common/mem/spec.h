@@ -7,10 +7,10 @@
 #include <stdbool.h>
 
 enum gdr_mode {
-    GDR_MODE_AUTO,              /* dma-buf, else peermem */
+    GDR_MODE_AUTO, /* dma-buf, else peermem */
     GDR_MODE_DMABUF,
     GDR_MODE_PEERMEM,
-    GDR_MODE_OFF,               /* staged through pinned host bounce slots */
+    GDR_MODE_OFF, /* staged through pinned host bounce slots */
 };
 
 /* "auto", "dmabuf", "peermem", "off": the --gdr spellings. */
@@ -21,11 +21,11 @@ const char *gdr_mode_name(enum gdr_mode mode);
 #define GDR_STAGE_SLOTS_MAX 256
 
 struct gdr_mem_spec {
-    bool cuda;                  /* false: host memory */
-    int cuda_index;             /* -1 with a bus id */
-    char cuda_bus_id[32];       /* "" with an index */
+    bool cuda;            /* false: host memory */
+    int cuda_index;       /* -1 with a bus id */
+    char cuda_bus_id[32]; /* "" with an index */
     enum gdr_mode gdr;
-    bool relaxed_ordering;      /* register with IBV_ACCESS_RELAXED_ORDERING */
+    bool relaxed_ordering; /* register with IBV_ACCESS_RELAXED_ORDERING */
 };
 
 #endif

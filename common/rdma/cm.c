@@ -20,7 +20,7 @@ struct gdr_cm {
     struct rdma_cm_id *id[GDR_MAX_QPS];
     unsigned num_ids;
     char peer[128];
-    struct addrinfo *dst;       /* client: the server's rdma_cm address */
+    struct addrinfo *dst; /* client: the server's rdma_cm address */
     double timeout;
 };
 
@@ -91,8 +91,8 @@ static int resolve(const char *host, uint16_t port, int flags, struct addrinfo *
 {
     char serv[8];
     snprintf(serv, sizeof(serv), "%u", (unsigned)port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_NUMERICSERV | flags};
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | flags};
     int rc = getaddrinfo(host, serv, &hints, out);
     if (rc)
         return gdr_fail(GDR_EXIT_USAGE, "rdma_cm: '%s': %s", host ? host : "(any)",
@@ -146,8 +146,7 @@ static int create_resources(struct gdr_cm *cm, struct gdr_verbs *v, const struct
 {
     struct rdma_cm_id *first = cm->id[0];
     if (!first->verbs)
-        return gdr_fail(GDR_EXIT_ENV, "rdma_cm: no RDMA device serves the address of %s",
-                        cm->peer);
+        return gdr_fail(GDR_EXIT_ENV, "rdma_cm: no RDMA device serves the address of %s", cm->peer);
     memset(v, 0, sizeof(*v));
     if (gdr_verbs_adopt(v, first->verbs, first->port_num))
         return -1;
@@ -193,8 +192,7 @@ static int client_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct g
                             strerror(errno));
         if (rdma_resolve_route(cm->id[i], ms) ||
             wait_event(cm, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, NULL))
-            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: no route to %s: %s", cm->peer,
-                            strerror(errno));
+            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: no route to %s: %s", cm->peer, strerror(errno));
     }
     if (create_resources(cm, v, cfg, send_depth, recv_depth))
         return -1;
@@ -202,8 +200,8 @@ static int client_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct g
     struct rdma_conn_param p = conn_param(v);
     for (unsigned i = 0; i < cm->num_ids; i++)
         if (rdma_connect(cm->id[i], &p))
-            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: connecting QP %u to %s failed: %s", i,
-                            cm->peer, strerror(errno));
+            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: connecting QP %u to %s failed: %s", i, cm->peer,
+                            strerror(errno));
     for (unsigned i = 0; i < cm->num_ids; i++)
         if (wait_event(cm, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL))
             return -1;

@@ -15,21 +15,21 @@ struct gdr_endpoint {
     char host[64];
     char device[64];
     unsigned port;
-    char link_layer[16];        /* "Ethernet", "InfiniBand" */
-    unsigned active_mtu;        /* bytes */
-    double speed_bps;           /* port signalling rate, bits/s; 0 unknown */
-    int gid_index;              /* -1: none used (InfiniBand LID routing) */
-    char gid[48];               /* text form, "::ffff:198.18.0.1" */
+    char link_layer[16]; /* "Ethernet", "InfiniBand" */
+    unsigned active_mtu; /* bytes */
+    double speed_bps;    /* port signalling rate, bits/s; 0 unknown */
+    int gid_index;       /* -1: none used (InfiniBand LID routing) */
+    char gid[48];        /* text form, "::ffff:198.18.0.1" */
     uint8_t gid_raw[16];
     uint16_t lid;
     unsigned num_qps;
     uint32_t qpn[GDR_MAX_QPS];
     uint32_t psn;
-    uint64_t addr;              /* remote-access base of the buffer */
+    uint64_t addr; /* remote-access base of the buffer */
     uint64_t buf_len;
     uint32_t rkey;
-    char placement[16];         /* "host" or "cuda" */
-    char registration[16];      /* "host", "dmabuf", "peermem", "staged" */
+    char placement[16];    /* "host" or "cuda" */
+    char registration[16]; /* "host", "dmabuf", "peermem", "staged" */
     /* Staged buffers: the bounce ring the peer addresses (0 bytes: none). */
     uint64_t ring_addr, ring_bytes, slot_bytes;
     uint32_t ring_rkey;
@@ -37,18 +37,18 @@ struct gdr_endpoint {
     uint64_t credit_addr;
     uint32_t credit_rkey;
     /* GPU buffers (report only). */
-    int cuda_device;            /* -1: host memory */
+    int cuda_device; /* -1: host memory */
     char cuda_bus_id[32];
     char cuda_name[64];
     char reg_note[192];
     /* GPU buffers: what gdr_doctor would say about this NIC-GPU pair. */
-    char pcie_path[8];          /* PIX ... SYS, NONE (software NIC), UNKNOWN; "" host */
+    char pcie_path[8]; /* PIX ... SYS, NONE (software NIC), UNKNOWN; "" host */
     bool peermem_loaded, dmabuf_possible;
     /* What this end did for real NICs and GPUs (report only). */
-    bool relaxed_ordering;      /* MRs registered with relaxed ordering */
-    char scatter_to_cqe[24];    /* "not-needed", "not-mlx5", "disabled-mlx5dv", "disabled-env" */
-    char writes_ordering[16];   /* GPU: "none", "owner", "all-devices"; "" host */
-    char writes_flush[16];      /* "flush", "not-needed", "unsupported", "not-applicable" */
+    bool relaxed_ordering;    /* MRs registered with relaxed ordering */
+    char scatter_to_cqe[24];  /* "not-needed", "not-mlx5", "disabled-mlx5dv", "disabled-env" */
+    char writes_ordering[16]; /* GPU: "none", "owner", "all-devices"; "" host */
+    char writes_flush[16];    /* "flush", "not-needed", "unsupported", "not-applicable" */
 };
 
 /* Full form for the wire. */

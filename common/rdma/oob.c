@@ -18,10 +18,14 @@
 #include <unistd.h>
 
 static const char *const type_names[] = {
-    [GDR_MSG_HELLO] = "HELLO", [GDR_MSG_HELLO_ACK] = "HELLO_ACK",
-    [GDR_MSG_ENDPOINT] = "ENDPOINT", [GDR_MSG_SIZE_START] = "SIZE_START",
-    [GDR_MSG_READY] = "READY", [GDR_MSG_SIZE_DONE] = "SIZE_DONE",
-    [GDR_MSG_SIZE_RESULT] = "SIZE_RESULT", [GDR_MSG_BYE] = "BYE",
+    [GDR_MSG_HELLO] = "HELLO",
+    [GDR_MSG_HELLO_ACK] = "HELLO_ACK",
+    [GDR_MSG_ENDPOINT] = "ENDPOINT",
+    [GDR_MSG_SIZE_START] = "SIZE_START",
+    [GDR_MSG_READY] = "READY",
+    [GDR_MSG_SIZE_DONE] = "SIZE_DONE",
+    [GDR_MSG_SIZE_RESULT] = "SIZE_RESULT",
+    [GDR_MSG_BYE] = "BYE",
     [GDR_MSG_ERROR] = "ERROR",
 };
 
@@ -102,7 +106,7 @@ void gdr_oob_refuse_others(struct gdr_oob_refusal *r, int listen_fd, struct gdr_
 
 void gdr_oob_refuse_stop(struct gdr_oob_refusal *r)
 {
-    r->listen_fd = -1;      /* clients refused a moment ago close with the process */
+    r->listen_fd = -1; /* clients refused a moment ago close with the process */
 }
 
 static void reap_refused(struct gdr_oob_refusal *r)
@@ -137,13 +141,12 @@ void gdr_oob_refuse_pending(struct gdr_oob_refusal *r)
             return;
         /* A fresh socket's buffer takes the whole message: never blocks. */
         char text[256];
-        int len = snprintf(text, sizeof(text), "{\"message\":\"%s\",\"exit_code\":1}",
-                           r->message);
+        int len = snprintf(text, sizeof(text), "{\"message\":\"%s\",\"exit_code\":1}", r->message);
         uint8_t hdr[GDR_OOB_HEADER_LEN];
         gdr_oob_encode_header(hdr, GDR_MSG_ERROR, (uint32_t)len);
         if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(hdr))
             send(fd, text, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        shutdown(fd, SHUT_WR);      /* the ERROR, then end of stream */
+        shutdown(fd, SHUT_WR); /* the ERROR, then end of stream */
         if (r->n_open == GDR_OOB_REFUSED_MAX) {
             close(r->open[0].fd);
             r->open[0] = r->open[--r->n_open];
@@ -228,7 +231,7 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
                 continue;
             int err = errno;
             if (err == EPIPE || err == ECONNRESET)
-                gdr_oob_peer_last_words(oob);   /* a busy server's ERROR says why */
+                gdr_oob_peer_last_words(oob); /* a busy server's ERROR says why */
             return gdr_fail(GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer, strerror(err));
         }
         p += n;
@@ -258,7 +261,8 @@ int gdr_oob_listen(const char *bind_addr, uint16_t port, int *listen_fd)
 {
     char serv[8];
     snprintf(serv, sizeof(serv), "%u", port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
     struct addrinfo *res;
     int rc = getaddrinfo(bind_addr, serv, &hints, &res);
@@ -286,8 +290,8 @@ int gdr_oob_listen(const char *bind_addr, uint16_t port, int *listen_fd)
     freeaddrinfo(res);
     if (fd < 0)
         return gdr_fail(err == EADDRINUSE ? GDR_EXIT_RUN : GDR_EXIT_ENV,
-                        "cannot listen on TCP port %u%s%s: %s", port,
-                        bind_addr ? " of " : "", bind_addr ? bind_addr : "", strerror(err));
+                        "cannot listen on TCP port %u%s%s: %s", port, bind_addr ? " of " : "",
+                        bind_addr ? bind_addr : "", strerror(err));
     *listen_fd = fd;
     return 0;
 }
@@ -339,8 +343,8 @@ int gdr_oob_connect(const char *host, uint16_t port, double timeout, struct gdr_
 {
     char serv[8];
     snprintf(serv, sizeof(serv), "%u", port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_NUMERICSERV};
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *res;
     int rc = getaddrinfo(host, serv, &hints, &res);
     if (rc)
@@ -413,8 +417,8 @@ static void record_peer_error(struct gdr_oob *oob, const cJSON *body)
     clean[i] = '\0';
     /* A usage error on the peer (parameters differ) is one on our side too. */
     const cJSON *code = cJSON_GetObjectItemCaseSensitive(body, "exit_code");
-    enum gdr_exit ours = cJSON_IsNumber(code) && code->valuedouble == GDR_EXIT_USAGE ?
-                         GDR_EXIT_USAGE : GDR_EXIT_RUN;
+    enum gdr_exit ours =
+        cJSON_IsNumber(code) && code->valuedouble == GDR_EXIT_USAGE ? GDR_EXIT_USAGE : GDR_EXIT_RUN;
     gdr_fail(ours, "peer %s: %s", oob->peer, clean);
 }
 
@@ -475,7 +479,7 @@ void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code)
     cJSON_AddStringToObject(body, "message", message);
     cJSON_AddNumberToObject(body, "exit_code", exit_code);
     double saved = oob->timeout;
-    oob->timeout = 1.0;    /* a peer that is not reading must not hold us up */
+    oob->timeout = 1.0; /* a peer that is not reading must not hold us up */
     /* If this fails, the error already recorded stays the one reported. */
     gdr_oob_send(oob, GDR_MSG_ERROR, body);
     oob->timeout = saved;
@@ -502,7 +506,7 @@ int gdr_oob_peer_last_words(struct gdr_oob *oob)
     oob->timeout = 0.2;
     unsigned type;
     cJSON *body;
-    if (gdr_oob_recv_any(oob, 0, &type, &body) == 0)   /* records the peer's reason */
+    if (gdr_oob_recv_any(oob, 0, &type, &body) == 0) /* records the peer's reason */
         cJSON_Delete(body);
     oob->timeout = saved;
     return -1;

@@ -14,21 +14,21 @@
 
 #include <cjson/cJSON.h>
 
-#define GDR_OOB_MAGIC 0x47445242u      /* "GDRB" */
+#define GDR_OOB_MAGIC 0x47445242u /* "GDRB" */
 #define GDR_OOB_VERSION 1
 #define GDR_OOB_HEADER_LEN 12
 #define GDR_OOB_MAX_PAYLOAD 65536
 
 enum gdr_msg_type {
-    GDR_MSG_HELLO = 1,      /* client -> server: tool, version, test parameters */
-    GDR_MSG_HELLO_ACK,      /* server -> client: parameters agree */
-    GDR_MSG_ENDPOINT,       /* both ways: host, device, QPs, buffer, rkey */
-    GDR_MSG_SIZE_START,     /* client -> server: the next phase (size, iterations) */
-    GDR_MSG_READY,          /* server -> client: prepared for that phase */
-    GDR_MSG_SIZE_DONE,      /* client -> server: the client's measurements */
-    GDR_MSG_SIZE_RESULT,    /* server -> client: the server's measurements, data check */
-    GDR_MSG_BYE,            /* client -> server: sweep complete */
-    GDR_MSG_ERROR,          /* either way: the sender is giving up, and why */
+    GDR_MSG_HELLO = 1,   /* client -> server: tool, version, test parameters */
+    GDR_MSG_HELLO_ACK,   /* server -> client: parameters agree */
+    GDR_MSG_ENDPOINT,    /* both ways: host, device, QPs, buffer, rkey */
+    GDR_MSG_SIZE_START,  /* client -> server: the next phase (size, iterations) */
+    GDR_MSG_READY,       /* server -> client: prepared for that phase */
+    GDR_MSG_SIZE_DONE,   /* client -> server: the client's measurements */
+    GDR_MSG_SIZE_RESULT, /* server -> client: the server's measurements, data check */
+    GDR_MSG_BYE,         /* client -> server: sweep complete */
+    GDR_MSG_ERROR,       /* either way: the sender is giving up, and why */
     GDR_MSG_TYPE_MAX = GDR_MSG_ERROR,
 };
 
@@ -45,21 +45,21 @@ struct gdr_msg_header {
  * reset, and a reset can destroy the ERROR before the client reads it. */
 #define GDR_OOB_REFUSED_MAX 16
 struct gdr_oob_refusal {
-    int listen_fd;          /* -1: not refusing */
+    int listen_fd; /* -1: not refusing */
     char message[160];
     unsigned n_open;
     struct {
         int fd;
         uint64_t since_ns;
-    } open[GDR_OOB_REFUSED_MAX];   /* refused, closed once they hang up or after 1 s */
+    } open[GDR_OOB_REFUSED_MAX]; /* refused, closed once they hang up or after 1 s */
 };
 
 struct gdr_oob {
     int fd;
-    char peer[128];         /* "host:port" for messages */
-    double timeout;         /* seconds per exchange */
-    char at[40];            /* where the run is, for messages: " at size 4096" */
-    struct gdr_oob_refusal *refusal;   /* server: answered during every wait; NULL: none */
+    char peer[128];                  /* "host:port" for messages */
+    double timeout;                  /* seconds per exchange */
+    char at[40];                     /* where the run is, for messages: " at size 4096" */
+    struct gdr_oob_refusal *refusal; /* server: answered during every wait; NULL: none */
 };
 
 const char *gdr_msg_type_name(unsigned type);

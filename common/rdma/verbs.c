@@ -53,14 +53,15 @@ double gdr_port_speed_bps(uint8_t width, uint32_t speed)
     }
     double gbps;
     switch (speed) {
-    case 1: gbps = 2.5; break;          /* SDR */
-    case 2: gbps = 5; break;            /* DDR */
-    case 4: case 8: gbps = 10; break;   /* QDR, FDR10 */
-    case 16: gbps = 14; break;          /* FDR */
-    case 32: gbps = 25; break;          /* EDR */
-    case 64: gbps = 50; break;          /* HDR */
-    case 128: gbps = 100; break;        /* NDR */
-    case 256: gbps = 200; break;        /* XDR: only in active_speed_ex */
+    case 1: gbps = 2.5; break; /* SDR */
+    case 2: gbps = 5; break;   /* DDR */
+    case 4:
+    case 8: gbps = 10; break;    /* QDR, FDR10 */
+    case 16: gbps = 14; break;   /* FDR */
+    case 32: gbps = 25; break;   /* EDR */
+    case 64: gbps = 50; break;   /* HDR */
+    case 128: gbps = 100; break; /* NDR */
+    case 256: gbps = 200; break; /* XDR: only in active_speed_ex */
     default: return 0;
     }
     return lanes * gbps * 1e9;
@@ -92,7 +93,7 @@ static int open_device(struct gdr_verbs *v, const char *want, int port)
         if (list)
             ibv_free_device_list(list);
         return gdr_fail(GDR_EXIT_ENV, "no RDMA device found (ibv_devices lists none; "
-                        "is an RDMA driver loaded? gdr_doctor checks)");
+                                      "is an RDMA driver loaded? gdr_doctor checks)");
     }
     char names[256] = "";
     for (int i = 0; i < n && !v->ctx; i++) {
@@ -120,8 +121,8 @@ static int open_device(struct gdr_verbs *v, const char *want, int port)
     ibv_free_device_list(list);
     if (!v->ctx)
         return want ? gdr_fail(GDR_EXIT_ENV, "RDMA device '%s' not found (have: %s)", want, names)
-                    : gdr_fail(GDR_EXIT_ENV, "no RDMA device has port %d active (have: %s)",
-                               port, names);
+                    : gdr_fail(GDR_EXIT_ENV, "no RDMA device has port %d active (have: %s)", port,
+                               names);
     return 0;
 }
 
@@ -178,8 +179,8 @@ int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_
     v->gid_index = gid_index >= 0 ? gid_index : ethernet ? choose_gid(v) : -1;
     if (v->gid_index >= 0) {
         if (ibv_query_gid(v->ctx, (uint8_t)port, v->gid_index, &v->gid))
-            return gdr_fail(GDR_EXIT_ENV, "%s port %d: cannot read GID %d: %s", v->dev_name,
-                            port, v->gid_index, strerror(errno));
+            return gdr_fail(GDR_EXIT_ENV, "%s port %d: cannot read GID %d: %s", v->dev_name, port,
+                            v->gid_index, strerror(errno));
         static const uint8_t zero[16];
         if (memcmp(v->gid.raw, zero, sizeof(zero)) == 0)
             return gdr_fail(GDR_EXIT_USAGE, "%s port %d: GID index %d is empty (no address)",
@@ -214,11 +215,10 @@ static int qp_to_init(struct gdr_verbs *v, struct ibv_qp *qp)
         .qp_state = IBV_QPS_INIT,
         .pkey_index = 0,
         .port_num = (uint8_t)v->port,
-        .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                           IBV_ACCESS_REMOTE_READ,
+        .qp_access_flags =
+            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
     };
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_ACCESS_FLAGS))
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
         return gdr_fail(GDR_EXIT_RUN, "%s: QP %u to INIT failed: %s", v->dev_name, qp->qp_num,
                         strerror(errno));
     return 0;
@@ -264,9 +264,13 @@ static struct ibv_qp *create_qp(struct gdr_verbs *v, struct ibv_qp_init_attr *ia
 #ifdef HAVE_MLX5DV
     if (dv) {
         struct ibv_qp_init_attr_ex ax = {
-            .send_cq = ia->send_cq, .recv_cq = ia->recv_cq, .cap = ia->cap,
-            .qp_type = ia->qp_type, .sq_sig_all = ia->sq_sig_all,
-            .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = v->pd,
+            .send_cq = ia->send_cq,
+            .recv_cq = ia->recv_cq,
+            .cap = ia->cap,
+            .qp_type = ia->qp_type,
+            .sq_sig_all = ia->sq_sig_all,
+            .comp_mask = IBV_QP_INIT_ATTR_PD,
+            .pd = v->pd,
         };
         struct mlx5dv_qp_init_attr dva = {
             .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
@@ -291,7 +295,7 @@ static const char *scatter_to_cqe_state(struct gdr_verbs *v, bool gpu_receives, 
     if (!is_mlx5(v->ctx))
         return "not-mlx5";
 #ifdef HAVE_MLX5DV
-    if (!v->make_qp) {          /* rdma_cm creates its own QPs */
+    if (!v->make_qp) { /* rdma_cm creates its own QPs */
         *dv = true;
         return "disabled-mlx5dv";
     }
@@ -313,15 +317,18 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
     int max_cqe = v->dev_attr.max_cqe;
     int send_cqe = (int)(send_depth * num_qps) + 1, recv_cqe = (int)(recv_depth * num_qps) + 1;
     if (send_cqe > max_cqe || recv_cqe > max_cqe)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %u QPs x depth %u needs %d CQ entries; the device "
-                        "allows %d (lower --tx-depth, --qp or --stage-slots)", v->dev_name,
-                        num_qps, send_depth > recv_depth ? send_depth : recv_depth,
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: %u QPs x depth %u needs %d CQ entries; the device "
+                        "allows %d (lower --tx-depth, --qp or --stage-slots)",
+                        v->dev_name, num_qps, send_depth > recv_depth ? send_depth : recv_depth,
                         send_cqe > recv_cqe ? send_cqe : recv_cqe, max_cqe);
     if ((int)send_depth > v->dev_attr.max_qp_wr || (int)recv_depth > v->dev_attr.max_qp_wr)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: depth %u exceeds the device's %d work requests "
-                        "per QP (lower --tx-depth or --stage-slots)", v->dev_name,
-                        send_depth > recv_depth ? send_depth : recv_depth, v->dev_attr.max_qp_wr);
-    v->recv_channel = ibv_create_comp_channel(v->ctx);     /* optional */
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: depth %u exceeds the device's %d work requests "
+                        "per QP (lower --tx-depth or --stage-slots)",
+                        v->dev_name, send_depth > recv_depth ? send_depth : recv_depth,
+                        v->dev_attr.max_qp_wr);
+    v->recv_channel = ibv_create_comp_channel(v->ctx); /* optional */
     v->send_cq = ibv_create_cq(v->ctx, send_cqe, NULL, NULL, 0);
     v->recv_cq = v->send_cq ? ibv_create_cq(v->ctx, recv_cqe, NULL, v->recv_channel, 0) : NULL;
     if (!v->send_cq || !v->recv_cq)
@@ -333,8 +340,11 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
             .recv_cq = v->recv_cq,
             .qp_type = IBV_QPT_RC,
             .sq_sig_all = 0,
-            .cap = {.max_send_wr = send_depth, .max_recv_wr = recv_depth,
-                    .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = inline_size},
+            .cap = {.max_send_wr = send_depth,
+                    .max_recv_wr = recv_depth,
+                    .max_send_sge = 1,
+                    .max_recv_sge = 1,
+                    .max_inline_data = inline_size},
         };
         if (v->make_qp) {
             if (v->make_qp(v->make_qp_arg, i, v->pd, &ia, &v->qp[i]))
@@ -349,7 +359,7 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
                             strerror(errno));
         v->num_qps = i + 1;
         v->max_inline = ia.cap.max_inline_data;
-        if (!v->make_qp && qp_to_init(v, v->qp[i]))     /* rdma_cm walks its own QPs */
+        if (!v->make_qp && qp_to_init(v, v->qp[i])) /* rdma_cm walks its own QPs */
             return -1;
     }
     return 0;
@@ -382,15 +392,15 @@ static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_en
                      uint32_t remote_qpn, enum ibv_mtu mtu)
 {
     uint8_t rd_atom = v->dev_attr.max_qp_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_rd_atom;
-    uint8_t init_rd = v->dev_attr.max_qp_init_rd_atom > 16 ? 16 :
-                      (uint8_t)v->dev_attr.max_qp_init_rd_atom;
+    uint8_t init_rd =
+        v->dev_attr.max_qp_init_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_init_rd_atom;
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTR,
         .path_mtu = mtu,
         .dest_qp_num = remote_qpn,
         .rq_psn = r->psn,
         .max_dest_rd_atomic = rd_atom ? rd_atom : 1,
-        .min_rnr_timer = 12,        /* 0.64 ms: receivers repost quickly */
+        .min_rnr_timer = 12, /* 0.64 ms: receivers repost quickly */
         .ah_attr = {.dlid = r->lid, .sl = v->service_level, .port_num = (uint8_t)v->port},
     };
     if (v->gid_index >= 0) {
@@ -400,20 +410,22 @@ static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_en
         a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
         a.ah_attr.grh.hop_limit = 64;
     }
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+    if (ibv_modify_qp(qp, &a,
+                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
         return gdr_fail(GDR_EXIT_RUN, "%s: QP %u to RTR (remote QP %u on %s) failed: %s",
                         v->dev_name, qp->qp_num, remote_qpn, r->host, strerror(errno));
     struct ibv_qp_attr b = {
         .qp_state = IBV_QPS_RTS,
-        .timeout = 14,              /* 4.096 us * 2^14 = 67 ms per retry */
+        .timeout = 14, /* 4.096 us * 2^14 = 67 ms per retry */
         .retry_cnt = 7,
-        .rnr_retry = 7,             /* 7 = retry forever on receiver-not-ready */
+        .rnr_retry = 7, /* 7 = retry forever on receiver-not-ready */
         .sq_psn = v->psn,
         .max_rd_atomic = init_rd ? init_rd : 1,
     };
-    if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+    if (ibv_modify_qp(qp, &b,
+                      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                          IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
         return gdr_fail(GDR_EXIT_RUN, "%s: QP %u to RTS failed: %s", v->dev_name, qp->qp_num,
                         strerror(errno));
     return 0;
@@ -461,11 +473,17 @@ int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *d)
 {
     struct ibv_sge sge = {.addr = d->laddr, .length = d->len, .lkey = d->lkey};
     bool imm = d->op == IBV_WR_RDMA_WRITE_WITH_IMM || d->op == IBV_WR_SEND_WITH_IMM;
-    struct ibv_send_wr wr = {
-        .wr_id = d->wr_id, .sg_list = d->len ? &sge : NULL, .num_sge = d->len ? 1 : 0,
-        .opcode = d->op, .send_flags = d->flags, .imm_data = imm ? htonl(d->imm) : 0,
-        .wr.rdma = {.remote_addr = d->raddr, .rkey = d->rkey},
-    }, *bad;
+    struct ibv_send_wr wr =
+                           {
+                               .wr_id = d->wr_id,
+                               .sg_list = d->len ? &sge : NULL,
+                               .num_sge = d->len ? 1 : 0,
+                               .opcode = d->op,
+                               .send_flags = d->flags,
+                               .imm_data = imm ? htonl(d->imm) : 0,
+                               .wr.rdma = {.remote_addr = d->raddr, .rkey = d->rkey},
+                           },
+                       *bad;
     int rc = ibv_post_send(qp, &wr, &bad);
     if (rc)
         return gdr_fail(GDR_EXIT_RUN, "ibv_post_send on QP %u (%u bytes) failed: %s", qp->qp_num,
@@ -476,8 +494,8 @@ int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *d)
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id)
 {
     struct ibv_sge sge = {.addr = laddr, .length = len, .lkey = lkey};
-    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = len ? &sge : NULL,
-                             .num_sge = len ? 1 : 0}, *bad;
+    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = len ? &sge : NULL, .num_sge = len ? 1 : 0},
+                       *bad;
     int rc = ibv_post_recv(qp, &wr, &bad);
     if (rc)
         return gdr_fail(GDR_EXIT_RUN, "ibv_post_recv on QP %u (%u bytes) failed: %s", qp->qp_num,
@@ -487,7 +505,9 @@ int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len
 
 int gdr_wc_fail(const struct ibv_wc *wc, const char *op, uint64_t size)
 {
-    return gdr_fail(GDR_EXIT_RUN, "%s of %llu bytes failed on QP %u: %s (status %d, vendor "
-                    "error 0x%x)", op, (unsigned long long)size, wc->qp_num,
-                    ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+    return gdr_fail(GDR_EXIT_RUN,
+                    "%s of %llu bytes failed on QP %u: %s (status %d, vendor "
+                    "error 0x%x)",
+                    op, (unsigned long long)size, wc->qp_num, ibv_wc_status_str(wc->status),
+                    wc->status, wc->vendor_err);
 }

@@ -25,11 +25,11 @@ struct gdr_verbs {
     struct ibv_device_attr dev_attr;
     struct ibv_port_attr port_attr;
     int port;
-    int gid_index;              /* -1 on InfiniBand: LID routing, no GRH */
+    int gid_index; /* -1 on InfiniBand: LID routing, no GRH */
     union ibv_gid gid;
     char dev_name[64];
-    uint32_t max_inline;        /* what the QPs were created with */
-    unsigned recv_depth;        /* receives each QP can hold */
+    uint32_t max_inline; /* what the QPs were created with */
+    unsigned recv_depth; /* receives each QP can hold */
     uint32_t psn;
     uint8_t traffic_class;      /* GRH traffic class of the path (RoCE) */
     uint8_t service_level;      /* SL of the path (InfiniBand) */
@@ -37,8 +37,8 @@ struct gdr_verbs {
     bool ctx_borrowed;          /* rdma_cm owns ctx: do not close it */
     /* When set, QPs are created through this hook (rdma_cm), not
      * ibv_create_qp, and must be gone before gdr_verbs_close. */
-    int (*make_qp)(void *arg, unsigned index, struct ibv_pd *pd,
-                   struct ibv_qp_init_attr *attr, struct ibv_qp **qp);
+    int (*make_qp)(void *arg, unsigned index, struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
+                   struct ibv_qp **qp);
     void *make_qp_arg;
 };
 
@@ -84,17 +84,16 @@ struct gdr_wr {
     enum ibv_wr_opcode op;
     uint64_t laddr;
     uint32_t lkey, len;
-    uint64_t raddr;             /* RDMA write/read: the peer's address and key */
+    uint64_t raddr; /* RDMA write/read: the peer's address and key */
     uint32_t rkey;
-    unsigned flags;             /* IBV_SEND_SIGNALED, IBV_SEND_INLINE */
+    unsigned flags; /* IBV_SEND_SIGNALED, IBV_SEND_INLINE */
     uint64_t wr_id;
-    uint32_t imm;               /* *_WITH_IMM: immediate data, host order */
+    uint32_t imm; /* *_WITH_IMM: immediate data, host order */
 };
 int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *wr);
 /* Post one receive of len bytes at laddr; len 0: a receive without a
  * buffer (for immediate data only). */
-int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len,
-                  uint64_t wr_id);
+int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id);
 
 /* Turn a failed work completion into the run's error, naming the
  * operation and the size. */

@@ -30,8 +30,7 @@ static const char *root_or(const char *r, const char *def)
 /* snprintf that returns -ENAMETOOLONG on truncation. Names and paths here are
  * bounded by the kernel, so truncation means a bogus tree: the later open()
  * fails and is reported. */
-__attribute__((format(printf, 3, 4)))
-static int fmt(char *out, size_t len, const char *f, ...)
+__attribute__((format(printf, 3, 4))) static int fmt(char *out, size_t len, const char *f, ...)
 {
     va_list ap;
     int n;
@@ -42,10 +41,10 @@ static int fmt(char *out, size_t len, const char *f, ...)
     return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
-#define set_err(err, errlen, ...)                 \
-    do {                                          \
-        if ((err) && (errlen))                    \
-            fmt((err), (errlen), __VA_ARGS__);    \
+#define set_err(err, errlen, ...)                                                                  \
+    do {                                                                                           \
+        if ((err) && (errlen))                                                                     \
+            fmt((err), (errlen), __VA_ARGS__);                                                     \
     } while (0)
 
 /* First line of a small sysfs/procfs file, newline stripped. */
@@ -473,9 +472,12 @@ bool gdr_reg_caps_dmabuf(const struct gdr_reg_caps *c)
 
 int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out)
 {
-    static const struct { const char *name; enum gdr_path_class c; } names[] = {
-        { "LOC", GDR_PATH_LOC }, { "PIX", GDR_PATH_PIX }, { "PXB", GDR_PATH_PXB },
-        { "PHB", GDR_PATH_PHB }, { "SYS", GDR_PATH_SYS },
+    static const struct {
+        const char *name;
+        enum gdr_path_class c;
+    } names[] = {
+        {"LOC", GDR_PATH_LOC}, {"PIX", GDR_PATH_PIX}, {"PXB", GDR_PATH_PXB},
+        {"PHB", GDR_PATH_PHB}, {"SYS", GDR_PATH_SYS},
     };
     char *end;
     long v;

@@ -37,8 +37,8 @@ void gdr_tick_clock_start(struct gdr_tick_clock *c)
     const char *force = getenv("GDR_CLOCK");
     c->invariant = gdr_tsc_invariant();
     c->tsc = force && !strcmp(force, "monotonic") ? false
-           : force && !strcmp(force, "tsc") ? GDR_TSC_PRESENT
-           : c->invariant;
+             : force && !strcmp(force, "tsc")     ? GDR_TSC_PRESENT
+                                                  : c->invariant;
     c->ns_per_tick = 1.0;
     c->start_ns = gdr_now_ns();
     c->start_ticks = gdr_ticks(c);

@@ -20,10 +20,10 @@ uint64_t gdr_now_ns(void);
  * forces the TSC where the CPU does not say it is invariant but the user
  * knows its rate is constant (a virtual machine that hides the flag). */
 struct gdr_tick_clock {
-    bool tsc;                   /* ticks are TSC cycles, else nanoseconds */
-    bool invariant;             /* the CPU says its TSC is invariant */
+    bool tsc;       /* ticks are TSC cycles, else nanoseconds */
+    bool invariant; /* the CPU says its TSC is invariant */
     uint64_t start_ticks, start_ns;
-    double ns_per_tick;         /* set by gdr_tick_clock_stop */
+    double ns_per_tick; /* set by gdr_tick_clock_stop */
 };
 
 #if defined(__x86_64__) || defined(__i386__)

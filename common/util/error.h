@@ -10,9 +10,9 @@
 /* Exit codes shared by every binary. */
 enum gdr_exit {
     GDR_EXIT_OK = 0,
-    GDR_EXIT_RUN = 1,     /* the run failed: peer, verbs, data check */
-    GDR_EXIT_USAGE = 2,   /* bad arguments or bad input */
-    GDR_EXIT_ENV = 3,     /* environment missing: no device, no driver */
+    GDR_EXIT_RUN = 1,   /* the run failed: peer, verbs, data check */
+    GDR_EXIT_USAGE = 2, /* bad arguments or bad input */
+    GDR_EXIT_ENV = 3,   /* environment missing: no device, no driver */
 };
 
 #include <signal.h>
@@ -22,8 +22,7 @@ enum gdr_exit {
 extern volatile sig_atomic_t gdr_interrupted;
 
 /* Record an error (if none is recorded yet) and return -1. */
-int gdr_fail(enum gdr_exit code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int gdr_fail(enum gdr_exit code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The recorded message, or "" when none. */
 const char *gdr_error_message(void);

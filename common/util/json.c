@@ -33,15 +33,15 @@ int gdr_json_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *out,
         errno = 0;
         unsigned long long v = strtoull(s, &end, 10);
         if (*s < '0' || *s > '9' || *end || errno || v > max)
-            return gdr_fail(GDR_EXIT_RUN, "%s: field '%s' is not an integer 0..%" PRIu64,
-                            what, key, max);
+            return gdr_fail(GDR_EXIT_RUN, "%s: field '%s' is not an integer 0..%" PRIu64, what, key,
+                            max);
         *out = v;
         return 0;
     }
     double d = cJSON_IsNumber(item) ? item->valuedouble : -1;
     if (d < 0 || d != floor(d) || d > 9007199254740992.0 || d > (double)max)
-        return gdr_fail(GDR_EXIT_RUN, "%s: field '%s' is not an integer 0..%" PRIu64,
-                        what, key, max);
+        return gdr_fail(GDR_EXIT_RUN, "%s: field '%s' is not an integer 0..%" PRIu64, what, key,
+                        max);
     *out = (uint64_t)d;
     return 0;
 }
@@ -133,7 +133,7 @@ int gdr_json_write_atomic(const cJSON *doc, const char *path)
     }
     fchmod(fd, 0644);
     size_t len = strlen(text);
-    text[len] = '\n';   /* cJSON_Print's buffer ends in NUL: reuse it for the newline */
+    text[len] = '\n'; /* cJSON_Print's buffer ends in NUL: reuse it for the newline */
     if (write_all(fd, text, len + 1) || fsync(fd)) {
         gdr_fail(GDR_EXIT_RUN, "%s: write failed: %s", tmp, strerror(errno));
         close(fd);

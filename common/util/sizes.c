@@ -46,7 +46,7 @@ int gdr_sizes_range(struct gdr_size_list *list, uint64_t min, uint64_t max, unsi
         return gdr_fail(GDR_EXIT_USAGE, "size factor %u: must be 2 or more", factor);
     list->count = 0;
     for (uint64_t s = min; s < max; s *= factor)
-        list->size[list->count++] = s;   /* at most 30 steps for factor >= 2 */
+        list->size[list->count++] = s; /* at most 30 steps for factor >= 2 */
     list->size[list->count++] = max;
     return 0;
 }
@@ -60,7 +60,7 @@ int gdr_sizes_parse(struct gdr_size_list *list, const char *spec)
 
     char *fields[4];
     int n = 0;
-    for (char *p = buf, *tok; n < 4 && (tok = strsep(&p, ":")); )
+    for (char *p = buf, *tok; n < 4 && (tok = strsep(&p, ":"));)
         fields[n++] = tok;
     if (n < 2 || n > 3)
         return gdr_fail(GDR_EXIT_USAGE, "--sizes '%s': expected MIN:MAX[:FACTOR]", spec);
@@ -75,8 +75,8 @@ int gdr_sizes_parse(struct gdr_size_list *list, const char *spec)
         errno = 0;
         factor = strtoull(fields[2], &end, 10);
         if (!isdigit((unsigned char)fields[2][0]) || *end || errno || factor < 2 || factor > 1024)
-            return gdr_fail(GDR_EXIT_USAGE, "--sizes '%s': bad FACTOR '%s' (integer 2..1024)",
-                            spec, fields[2]);
+            return gdr_fail(GDR_EXIT_USAGE, "--sizes '%s': bad FACTOR '%s' (integer 2..1024)", spec,
+                            fields[2]);
     }
     /* Checked here too, so the message names the option the user typed. */
     if (min < GDR_SIZE_MIN || max > GDR_SIZE_MAX || min > max)

@@ -13,8 +13,8 @@
 
 struct gdr_lat_stats {
     uint64_t count;
-    double min, max, mean, stdev;   /* seconds */
-    double median, p99, p999;       /* seconds */
+    double min, max, mean, stdev; /* seconds */
+    double median, p99, p999;     /* seconds */
 };
 
 /* Summarise count samples given in nanoseconds. Sorts samples in place.
@@ -38,13 +38,13 @@ double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns);
  * peak of its own: the caller uses the average. */
 #define GDR_PEAK_WINDOWS 16
 struct gdr_peak_tracker {
-    uint64_t msg_bytes;        /* bytes per completed message */
-    uint64_t total;            /* messages expected in the run */
-    uint64_t next_mark;        /* completion count ending the current segment */
-    uint64_t prev_count, prev_ns;  /* the milestone before the last one */
-    uint64_t last_count, last_ns;  /* the last milestone */
-    unsigned segments;         /* milestones passed */
-    double peak;               /* bytes/s */
+    uint64_t msg_bytes;           /* bytes per completed message */
+    uint64_t total;               /* messages expected in the run */
+    uint64_t next_mark;           /* completion count ending the current segment */
+    uint64_t prev_count, prev_ns; /* the milestone before the last one */
+    uint64_t last_count, last_ns; /* the last milestone */
+    unsigned segments;            /* milestones passed */
+    double peak;                  /* bytes/s */
 };
 
 void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t total,

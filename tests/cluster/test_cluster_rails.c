@@ -20,7 +20,8 @@ static struct gdr_rail_map map;
 
 static void detect(const char *fixture)
 {
-    const char *base = access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
+    const char *base =
+        access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
     char root[4096];
     snprintf(root, sizeof(root), "%s/%s/sys", base, fixture);
     gdr_error_clear();
@@ -40,7 +41,7 @@ static bool warned(const char *frag)
 static void test_dgx_one_pix_nic_per_gpu(void **state)
 {
     (void)state;
-    static const char *const want[] = {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5",
+    static const char *const want[] = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
                                        "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
     detect("dgx");
     assert_int_equal(map.nrails, 8);

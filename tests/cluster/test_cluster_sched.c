@@ -22,7 +22,8 @@ static size_t check_schedule(const struct gdr_schedule *s, size_t n, size_t max_
     for (size_t r = 0; r < s->nrounds; r++) {
         memset(in_round, 0, n);
         if (s->rounds[r].npairs > max_pairs)
-            fail_msg("n=%zu round %zu has %zu pairs, limit %zu", n, r, s->rounds[r].npairs, max_pairs);
+            fail_msg("n=%zu round %zu has %zu pairs, limit %zu", n, r, s->rounds[r].npairs,
+                     max_pairs);
         for (size_t p = 0; p < s->rounds[r].npairs; p++) {
             size_t a = s->rounds[r].pairs[p].a, b = s->rounds[r].pairs[p].b;
             if (a >= n || b >= n || a == b)
@@ -52,7 +53,8 @@ static void test_full_1_to_512(void **state)
             fail_msg("n=%zu: %zu rounds, expected %zu", n, s.nrounds, want_rounds);
         for (size_t r = 0; r < s.nrounds; r++)
             if (s.rounds[r].npairs != n / 2)
-                fail_msg("n=%zu round %zu: %zu pairs, expected %zu", n, r, s.rounds[r].npairs, n / 2);
+                fail_msg("n=%zu round %zu: %zu pairs, expected %zu", n, r, s.rounds[r].npairs,
+                         n / 2);
         if (check_schedule(&s, n, n / 2) != n * (n - 1) / 2)
             fail_msg("n=%zu: not every pair", n);
         gdr_sched_free(&s);
@@ -162,7 +164,8 @@ static void check_plan_steps(const struct gdr_plan *p)
                 continue;
             if (a->client.node == b->client.node || a->client.node == b->server.node ||
                 a->server.node == b->client.node || a->server.node == b->server.node)
-                fail_msg("a node twice on rail %d in round %zu step %zu", a->rail, a->round, a->step);
+                fail_msg("a node twice on rail %d in round %zu step %zu", a->rail, a->round,
+                         a->step);
         }
 }
 
@@ -271,12 +274,9 @@ static void test_plan_rejects(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_1_to_512),
-        cmocka_unit_test(test_split_keeps_properties),
-        cmocka_unit_test(test_quick_halves),
-        cmocka_unit_test(test_from_pairs),
-        cmocka_unit_test(test_plan_counts_and_steps),
-        cmocka_unit_test(test_plan_json_round_trip),
+        cmocka_unit_test(test_full_1_to_512),         cmocka_unit_test(test_split_keeps_properties),
+        cmocka_unit_test(test_quick_halves),          cmocka_unit_test(test_from_pairs),
+        cmocka_unit_test(test_plan_counts_and_steps), cmocka_unit_test(test_plan_json_round_trip),
         cmocka_unit_test(test_plan_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define RATE (100e9 / 8)       /* a 100 Gb/s port, bytes/s */
+#define RATE (100e9 / 8) /* a 100 Gb/s port, bytes/s */
 #define GOOD (0.95 * RATE)
 
 static char names[64][GDR_NODE_NAME_LEN];
@@ -221,7 +221,7 @@ static void test_floor(void **state)
 /* ---- retest verdicts ---- */
 
 struct fake_retest {
-    const char *node_low;  /* runs with this node are low */
+    const char *node_low; /* runs with this node are low */
     bool missing;
 };
 
@@ -235,7 +235,8 @@ static void lookup(const cJSON *run, uint64_t size, struct gdr_retest_value *v, 
     const char *s = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "server"), "node")->valuestring;
     v->found = true;
     v->rate_bytes = RATE;
-    v->value = GOOD * ((f->node_low && (!strcmp(c, f->node_low) || !strcmp(s, f->node_low))) ? 0.5 : 1);
+    v->value =
+        GOOD * ((f->node_low && (!strcmp(c, f->node_low) || !strcmp(s, f->node_low))) ? 0.5 : 1);
 }
 
 static cJSON *suspects_json(size_t n)
@@ -282,7 +283,8 @@ static void test_confirm_bad_node(void **state)
     f.missing = true;
     assert_int_equal(gdr_suspects_confirm(j, lookup, &f, &c), 0);
     assert_int_equal(c.unresolved, 1);
-    assert_int_equal((int)cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "unresolved")->valuedouble, 1);
+    assert_int_equal(
+        (int)cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "unresolved")->valuedouble, 1);
     cJSON_Delete(j);
 }
 
@@ -305,7 +307,8 @@ static void test_contention_clears(void **state)
     cJSON *sp = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "suspects"), 0);
     cJSON *rt = cJSON_GetObjectItem(sp, "retest");
     assert_int_equal(cJSON_GetArraySize(rt), 3);
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(rt, 1), "role")->valuestring, "control");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(rt, 1), "role")->valuestring,
+                        "control");
     struct fake_retest f = {NULL, false};
     struct gdr_confirm_counts c;
     assert_int_equal(gdr_suspects_confirm(j, lookup, &f, &c), 0);

@@ -47,22 +47,22 @@
 
 #define SIM_MAX_DEVICES 16
 #define SIM_MAX_FAIL 32
-#define SIM_ALLOC_ALIGN (64u << 10)      /* GPU page size for GPUDirect */
-#define SIM_GUARD (2u << 20)             /* PROT_NONE gap around partitions */
+#define SIM_ALLOC_ALIGN (64u << 10) /* GPU page size for GPUDirect */
+#define SIM_GUARD (2u << 20)        /* PROT_NONE gap around partitions */
 #define SIM_BASE_HINT ((uintptr_t)0x7d0000000000ull)
-#define SIM_CTX_MAGIC 0x63747873u        /* "ctxs" */
-#define SIM_STREAM_MAGIC 0x7374726du     /* "strm" */
-#define SIM_EVENT_MAGIC 0x6576656eu      /* "even" */
+#define SIM_CTX_MAGIC 0x63747873u    /* "ctxs" */
+#define SIM_STREAM_MAGIC 0x7374726du /* "strm" */
+#define SIM_EVENT_MAGIC 0x6576656eu  /* "even" */
 
 /* ---------------------------------------------------------------------
  * Configuration (read once, when the library is loaded)
  * ------------------------------------------------------------------- */
 
 struct fail_rule {
-    char name[64];      /* plain entry point name */
-    long nth;           /* 0: every call; N: only the Nth call */
+    char name[64]; /* plain entry point name */
+    long nth;      /* 0: every call; N: only the Nth call */
     long calls;
-    CUresult code;      /* 0: the default for that entry point */
+    CUresult code; /* 0: the default for that entry point */
 };
 
 static struct {
@@ -73,14 +73,14 @@ static struct {
     uint64_t delay_ns;
     bool no_device;
     bool strict_abi;
-    int rdma_writes_ordering;   /* CU_GPU_DIRECT_RDMA_WRITES_ORDERING_* */
-    int flush_options;          /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_* bits */
-    bool strict;        /* device memory is PROT_NONE at the device addresses */
+    int rdma_writes_ordering; /* CU_GPU_DIRECT_RDMA_WRITES_ORDERING_* */
+    int flush_options;        /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_* bits */
+    bool strict;              /* device memory is PROT_NONE at the device addresses */
     int nfail;
     struct fail_rule fail[SIM_MAX_FAIL];
 } cfg;
 
-static unsigned long flush_calls;   /* cuFlushGPUDirectRDMAWrites that succeeded */
+static unsigned long flush_calls; /* cuFlushGPUDirectRDMAWrites that succeeded */
 
 /* ---------------------------------------------------------------------
  * State
@@ -94,19 +94,19 @@ struct sim_ctx {
     unsigned int flags;
 };
 
-struct alloc {          /* a live cuMemAlloc allocation */
+struct alloc { /* a live cuMemAlloc allocation */
     uintptr_t start;
-    size_t size;        /* as asked for */
-    size_t rsize;       /* rounded to SIM_ALLOC_ALIGN: what it occupies */
+    size_t size;  /* as asked for */
+    size_t rsize; /* rounded to SIM_ALLOC_ALIGN: what it occupies */
     int dev;
     unsigned long long id;
     bool sync_memops;
 };
 
-struct hostmem {        /* cuMemHostAlloc'd or cuMemHostRegister'ed */
+struct hostmem { /* cuMemHostAlloc'd or cuMemHostRegister'ed */
     uintptr_t start;
     size_t size;
-    size_t maplen;      /* owned: what was mmap'ed */
+    size_t maplen; /* owned: what was mmap'ed */
     bool owned;
     unsigned int flags;
     int dev;
@@ -114,14 +114,14 @@ struct hostmem {        /* cuMemHostAlloc'd or cuMemHostRegister'ed */
 
 enum op_kind { OP_COPY, OP_SET8, OP_SET32 };
 
-struct op {             /* an async operation not yet executed */
+struct op { /* an async operation not yet executed */
     struct op *next;
     enum op_kind kind;
     void *dst;
     const void *src;
     size_t n;
     uint32_t value;
-    void *owned;        /* snapshot of a pageable source, freed after */
+    void *owned; /* snapshot of a pageable source, freed after */
     uint64_t ready_ns;
 };
 
@@ -130,7 +130,7 @@ struct sim_stream {
     struct sim_stream *next;
     struct sim_ctx *ctx;
     unsigned int flags;
-    uint64_t tail_ns;   /* when the last enqueued op completes */
+    uint64_t tail_ns; /* when the last enqueued op completes */
     struct op *head, *last;
 };
 
@@ -140,7 +140,7 @@ struct sim_event {
     struct sim_ctx *ctx;
     unsigned int flags;
     bool recorded;
-    uint64_t t_ns;      /* completion time of the work before the record */
+    uint64_t t_ns; /* completion time of the work before the record */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -149,11 +149,11 @@ static struct sim_ctx primary[SIM_MAX_DEVICES];
 static _Thread_local struct sim_ctx *current;
 static _Thread_local const char *api_name;
 
-static uintptr_t region_base, region_end;  /* the whole reservation */
+static uintptr_t region_base, region_end; /* the whole reservation */
 static size_t region_len, part_size;
-static uintptr_t alias_base;               /* the same memory, for this library only */
+static uintptr_t alias_base; /* the same memory, for this library only */
 
-static struct alloc *allocs;                /* sorted by start */
+static struct alloc *allocs; /* sorted by start */
 static size_t nallocs, allocs_cap;
 static size_t dev_used[SIM_MAX_DEVICES];
 static unsigned long long next_alloc_id = 1;
@@ -161,7 +161,7 @@ static unsigned long long next_alloc_id = 1;
 static struct hostmem *hosts;
 static size_t nhosts, hosts_cap;
 
-static struct sim_stream default_stream = { .magic = SIM_STREAM_MAGIC };
+static struct sim_stream default_stream = {.magic = SIM_STREAM_MAGIC};
 static struct sim_stream *streams;
 static struct sim_event *events;
 
@@ -174,7 +174,10 @@ static const struct {
     const char *name;
     const char *text;
 } error_table[] = {
-#define E(code, text) { code, #code, text }
+#define E(code, text)                                                                              \
+    {                                                                                              \
+        code, #code, text                                                                          \
+    }
 #include "cudasim_errors.h"
 #undef E
 };
@@ -309,7 +312,8 @@ static void load_config(void)
     else if (s && !strcmp(s, "all_devices"))
         cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES;
     else if (s && *s && strcmp(s, "none"))
-        say("GDR_CUDASIM_RDMA_WRITES_ORDERING=%s: expected none, owner or all_devices; using none", s);
+        say("GDR_CUDASIM_RDMA_WRITES_ORDERING=%s: expected none, owner or all_devices; using none",
+            s);
     cfg.strict = env_long("GDR_CUDASIM_STRICT", 1, 0, 1) != 0;
     s = getenv("GDR_CUDASIM_FAIL");
     if (s && *s)
@@ -337,7 +341,8 @@ enum need { NEED_NOTHING, NEED_INIT, NEED_CTX };
 static CUresult check_ctx(void)
 {
     if (!current)
-        return err(CUDA_ERROR_INVALID_CONTEXT, "no current context (cuCtxSetCurrent a retained primary context first)");
+        return err(CUDA_ERROR_INVALID_CONTEXT,
+                   "no current context (cuCtxSetCurrent a retained primary context first)");
     if (!current->active)
         return err(CUDA_ERROR_CONTEXT_IS_DESTROYED,
                    "the current context (device %d's primary) has been released", current->dev);
@@ -385,11 +390,11 @@ static CUresult api_end(CUresult r)
     return r;
 }
 
-#define API(name, need)                                   \
-    do {                                                  \
-        CUresult begin_ = api_begin((name), (need));      \
-        if (begin_ != CUDA_SUCCESS)                       \
-            return begin_;                                \
+#define API(name, need)                                                                            \
+    do {                                                                                           \
+        CUresult begin_ = api_begin((name), (need));                                               \
+        if (begin_ != CUDA_SUCCESS)                                                                \
+            return begin_;                                                                         \
     } while (0)
 #define RETURN(r) return api_end(r)
 
@@ -420,12 +425,8 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 static void run_op(struct op *op)
 {
     switch (op->kind) {
-    case OP_COPY:
-        memmove(op->dst, op->src, op->n);
-        break;
-    case OP_SET8:
-        memset(op->dst, (int)(op->value & 0xff), op->n);
-        break;
+    case OP_COPY: memmove(op->dst, op->src, op->n); break;
+    case OP_SET8: memset(op->dst, (int)(op->value & 0xff), op->n); break;
     case OP_SET32:
         for (size_t i = 0; i < op->n; i++)
             memcpy((char *)op->dst + 4 * i, &op->value, 4);
@@ -462,7 +463,8 @@ static void wait_until(uint64_t t)
     uint64_t now = now_ns();
 
     if (t > now) {
-        struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u), .tv_nsec = (long)(t % 1000000000u) };
+        struct timespec ts = {.tv_sec = (time_t)(t / 1000000000u),
+                              .tv_nsec = (long)(t % 1000000000u)};
 
         pthread_mutex_unlock(&lock);
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -588,8 +590,8 @@ static CUresult reserve_region(void)
         return err(CUDA_ERROR_OUT_OF_MEMORY, "memfd_create: %s", strerror(errno));
     if (ftruncate(fd, (off_t)mem_len) != 0) {
         close(fd);
-        return err(CUDA_ERROR_OUT_OF_MEMORY, "ftruncate of the device memfd to %zu bytes: %s", mem_len,
-                   strerror(errno));
+        return err(CUDA_ERROR_OUT_OF_MEMORY, "ftruncate of the device memfd to %zu bytes: %s",
+                   mem_len, strerror(errno));
     }
     p = mmap((void *)SIM_BASE_HINT, region_len, PROT_NONE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
@@ -599,11 +601,13 @@ static CUresult reserve_region(void)
                 SIM_BASE_HINT, strerror(errno));
         p = mmap(NULL, region_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     }
-    alias = p == MAP_FAILED ? MAP_FAILED
-                            : mmap(NULL, mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    alias = p == MAP_FAILED
+                ? MAP_FAILED
+                : mmap(NULL, mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED || alias == MAP_FAILED) {
-        CUresult r = err(CUDA_ERROR_OUT_OF_MEMORY, "cannot reserve %zu bytes of address space twice: %s",
-                         region_len, strerror(errno));
+        CUresult r =
+            err(CUDA_ERROR_OUT_OF_MEMORY, "cannot reserve %zu bytes of address space twice: %s",
+                region_len, strerror(errno));
 
         if (p != MAP_FAILED)
             munmap(p, region_len);
@@ -617,7 +621,8 @@ static CUresult reserve_region(void)
     for (int d = 0; d < cfg.ndev; d++)
         if (mmap((void *)part_base(d), part_size, prot, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd,
                  (off_t)((size_t)d * part_size)) == MAP_FAILED) {
-            CUresult r = err(CUDA_ERROR_OUT_OF_MEMORY, "mapping device %d's memory: %s", d, strerror(errno));
+            CUresult r =
+                err(CUDA_ERROR_OUT_OF_MEMORY, "mapping device %d's memory: %s", d, strerror(errno));
 
             munmap(p, region_len);
             munmap(alias, mem_len);
@@ -629,7 +634,8 @@ static CUresult reserve_region(void)
     if (cfg.trace >= 1)
         say("device range [%#" PRIxPTR ", %#" PRIxPTR "): %d device(s) x %zu MiB, %s", region_base,
             region_end, cfg.ndev, cfg.mem_bytes >> 20,
-            cfg.strict ? "not accessible to the CPU (GDR_CUDASIM_STRICT=1)" : "CPU-accessible (GDR_CUDASIM_STRICT=0)");
+            cfg.strict ? "not accessible to the CPU (GDR_CUDASIM_STRICT=1)"
+                       : "CPU-accessible (GDR_CUDASIM_STRICT=0)");
     return CUDA_SUCCESS;
 }
 
@@ -654,7 +660,7 @@ static void *host_view(uintptr_t p)
     rel = p - region_base - SIM_GUARD;
     dev = rel / stride;
     if (dev >= (size_t)cfg.ndev || rel % stride >= part_size)
-        return (void *)p;   /* a guard: stays faulting */
+        return (void *)p; /* a guard: stays faulting */
     return (void *)(alias_base + dev * part_size + rel % stride);
 }
 
@@ -664,7 +670,7 @@ static struct alloc *find_alloc(uintptr_t p, bool allow_end)
 {
     size_t lo = 0, hi = nallocs;
 
-    while (lo < hi) {   /* first allocation starting after p */
+    while (lo < hi) { /* first allocation starting after p */
         size_t mid = (lo + hi) / 2;
 
         if (allocs[mid].start <= p)
@@ -694,16 +700,21 @@ static CUresult check_dev(const char *what, CUdeviceptr d, size_t n)
 
     if (!in_region(p))
         return err(CUDA_ERROR_INVALID_VALUE,
-                   "%s %#" PRIxPTR " is not a device pointer (a host address? the device range is [%#"
-                   PRIxPTR ", %#" PRIxPTR "))", what, p, region_base, region_end);
+                   "%s %#" PRIxPTR
+                   " is not a device pointer (a host address? the device range is [%#" PRIxPTR
+                   ", %#" PRIxPTR "))",
+                   what, p, region_base, region_end);
     a = find_alloc(p, n == 0);
     if (!a)
-        return err(CUDA_ERROR_INVALID_VALUE,
-                   "%s %#" PRIxPTR " is in the device range but not in a live allocation (freed, or never allocated)",
-                   what, p);
+        return err(
+            CUDA_ERROR_INVALID_VALUE,
+            "%s %#" PRIxPTR
+            " is in the device range but not in a live allocation (freed, or never allocated)",
+            what, p);
     if (n > a->start + a->size - p)
         return err(CUDA_ERROR_INVALID_VALUE,
-                   "%s: %zu bytes at offset %zu overrun the allocation at %#" PRIxPTR " of %zu bytes",
+                   "%s: %zu bytes at offset %zu overrun the allocation at %#" PRIxPTR
+                   " of %zu bytes",
                    what, n, (size_t)(p - a->start), a->start, a->size);
     return CUDA_SUCCESS;
 }
@@ -717,10 +728,12 @@ static CUresult check_host(const char *what, const void *h, size_t n)
     if (!h)
         return err(CUDA_ERROR_INVALID_VALUE, "%s is NULL", what);
     if (p + n < p)
-        return err(CUDA_ERROR_INVALID_VALUE, "%s: %zu bytes at %#" PRIxPTR " wrap around", what, n, p);
+        return err(CUDA_ERROR_INVALID_VALUE, "%s: %zu bytes at %#" PRIxPTR " wrap around", what, n,
+                   p);
     if (overlaps_region(p, n))
         return err(CUDA_ERROR_INVALID_VALUE,
-                   "%s %#" PRIxPTR " (+%zu) is a device address where a host pointer is expected", what, p, n);
+                   "%s %#" PRIxPTR " (+%zu) is a device address where a host pointer is expected",
+                   what, p, n);
     return CUDA_SUCCESS;
 }
 
@@ -802,7 +815,8 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
     if (Flags != 0)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "flags %#x (must be 0)", Flags));
     if (cfg.no_device || cfg.ndev == 0)
-        RETURN(err(CUDA_ERROR_NO_DEVICE, "no devices (GDR_CUDASIM_NO_DEVICE / GDR_CUDASIM_DEVICES=0)"));
+        RETURN(err(CUDA_ERROR_NO_DEVICE,
+                   "no devices (GDR_CUDASIM_NO_DEVICE / GDR_CUDASIM_DEVICES=0)"));
     r = reserve_region();
     if (r == CUDA_SUCCESS)
         initialized = true;
@@ -847,10 +861,10 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
  * Devices
  * ------------------------------------------------------------------- */
 
-#define CHECK_DEV(dev)                                                           \
-    do {                                                                         \
-        if ((dev) < 0 || (dev) >= cfg.ndev)                                      \
-            RETURN(err(CUDA_ERROR_INVALID_DEVICE, "device %d (have %d)", (int)(dev), cfg.ndev)); \
+#define CHECK_DEV(dev)                                                                             \
+    do {                                                                                           \
+        if ((dev) < 0 || (dev) >= cfg.ndev)                                                        \
+            RETURN(err(CUDA_ERROR_INVALID_DEVICE, "device %d (have %d)", (int)(dev), cfg.ndev));   \
     } while (0)
 
 static int dev_bus(int dev)
@@ -946,7 +960,8 @@ CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 
     API("cuDeviceGetByPCIBusId", NEED_INIT);
     if (!dev || !pciBusId)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "dev %p, pciBusId %p", (void *)dev, (const void *)pciBusId));
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "dev %p, pciBusId %p", (void *)dev,
+                   (const void *)pciBusId));
     if (!parse_bus_id(pciBusId, &domain, &bus, &device))
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "'%s' is not a PCI bus id", pciBusId));
     for (int d = 0; d < cfg.ndev; d++)
@@ -992,8 +1007,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: v = 1980000; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = 2619000; break;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = 5120; break;
-    default:
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "attribute %d is not simulated", (int)attrib));
+    default: RETURN(err(CUDA_ERROR_INVALID_VALUE, "attribute %d is not simulated", (int)attrib));
     }
     *pi = v;
     RETURN(CUDA_SUCCESS);
@@ -1034,7 +1048,8 @@ static void ctx_teardown(struct sim_ctx *c)
             remove_alloc(&allocs[i]);
         }
     if (n && cfg.trace >= 1)
-        say("device %d: %zu allocation(s), %zu bytes, were still live at the primary context's release", c->dev, n, bytes);
+        say("device %d: %zu allocation(s), %zu bytes, were still live at the primary context's release",
+            c->dev, n, bytes);
     for (struct sim_stream **sp = &streams; *sp;) {
         struct sim_stream *s = *sp;
 
@@ -1077,7 +1092,8 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
     API("cuDevicePrimaryCtxRelease", NEED_INIT);
     CHECK_DEV(dev);
     if (primary[dev].refcount == 0)
-        RETURN(err(CUDA_ERROR_INVALID_CONTEXT, "device %d's primary context is not retained", (int)dev));
+        RETURN(err(CUDA_ERROR_INVALID_CONTEXT, "device %d's primary context is not retained",
+                   (int)dev));
     if (--primary[dev].refcount == 0)
         ctx_teardown(&primary[dev]);
     RETURN(CUDA_SUCCESS);
@@ -1145,7 +1161,7 @@ CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget tar
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "scope %d", (int)scope));
     if (!(cfg.flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST))
         RETURN(err(CUDA_ERROR_NOT_SUPPORTED, "the device has no flush option "
-                   "(GDR_CUDASIM_FLUSH_OPTIONS lacks bit 0)"));
+                                             "(GDR_CUDASIM_FLUSH_OPTIONS lacks bit 0)"));
     flush_calls++;
     RETURN(CUDA_SUCCESS);
 }
@@ -1168,11 +1184,12 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "bytesize is 0"));
     dev = current->dev;
     if (bytesize > part_size)
-        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes > device memory (%zu)", bytesize, cfg.mem_bytes));
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes > device memory (%zu)", bytesize,
+                   cfg.mem_bytes));
     rsize = round_up(bytesize, SIM_ALLOC_ALIGN);
     if (dev_used[dev] + rsize > part_size)
-        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes requested, %zu of %zu in use",
-                   bytesize, dev_used[dev], cfg.mem_bytes));
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes requested, %zu of %zu in use", bytesize,
+                   dev_used[dev], cfg.mem_bytes));
     /* first fit in this device's partition */
     lo = part_base(dev);
     hi = lo + part_size;
@@ -1188,7 +1205,8 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
         cand = allocs[i].start + allocs[i].rsize;
     }
     if (hi - cand < rsize)
-        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes: no hole large enough (fragmented)", bytesize));
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes: no hole large enough (fragmented)",
+                   bytesize));
     if (nallocs == allocs_cap) {
         size_t cap = allocs_cap ? 2 * allocs_cap : 64;
         struct alloc *n = realloc(allocs, cap * sizeof *n);
@@ -1199,8 +1217,8 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
         allocs_cap = cap;
     }
     memmove(&allocs[at + 1], &allocs[at], (nallocs - at) * sizeof *allocs);
-    allocs[at] = (struct alloc){ .start = cand, .size = bytesize, .rsize = rsize, .dev = dev,
-                                 .id = next_alloc_id++ };
+    allocs[at] = (struct alloc){
+        .start = cand, .size = bytesize, .rsize = rsize, .dev = dev, .id = next_alloc_id++};
     nallocs++;
     dev_used[dev] += rsize;
     *dptr = (CUdeviceptr)cand;
@@ -1218,9 +1236,11 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
         RETURN(CUDA_SUCCESS);
     a = find_alloc_base((uintptr_t)dptr);
     if (!a)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " is not the base of a live allocation (double free? %s)",
-                   (uintptr_t)dptr, in_region((uintptr_t)dptr) ? "in the device range" : "a host address"));
-    sync_all();         /* cuMemFree waits for work still using it */
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "%#" PRIxPTR " is not the base of a live allocation (double free? %s)",
+                   (uintptr_t)dptr,
+                   in_region((uintptr_t)dptr) ? "in the device range" : "a host address"));
+    sync_all(); /* cuMemFree waits for work still using it */
     a = find_alloc_base((uintptr_t)dptr);
     if (a)
         remove_alloc(a);
@@ -1231,9 +1251,11 @@ CUresult CUDAAPI cuMemGetInfo(size_t *free_bytes, size_t *total)
 {
     API("cuMemGetInfo", NEED_CTX);
     if (!free_bytes || !total)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "free %p, total %p", (void *)free_bytes, (void *)total));
+        RETURN(
+            err(CUDA_ERROR_INVALID_VALUE, "free %p, total %p", (void *)free_bytes, (void *)total));
     *total = cfg.mem_bytes;
-    *free_bytes = dev_used[current->dev] >= cfg.mem_bytes ? 0 : cfg.mem_bytes - dev_used[current->dev];
+    *free_bytes =
+        dev_used[current->dev] >= cfg.mem_bytes ? 0 : cfg.mem_bytes - dev_used[current->dev];
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1244,7 +1266,8 @@ CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdevic
     API("cuMemGetAddressRange", NEED_CTX);
     a = find_alloc((uintptr_t)dptr, false);
     if (!a)
-        RETURN(err(CUDA_ERROR_NOT_FOUND, "%#" PRIxPTR " is not in a live allocation", (uintptr_t)dptr));
+        RETURN(err(CUDA_ERROR_NOT_FOUND, "%#" PRIxPTR " is not in a live allocation",
+                   (uintptr_t)dptr));
     if (pbase)
         *pbase = (CUdeviceptr)a->start;
     if (psize)
@@ -1333,7 +1356,8 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
     CUresult r;
 
     API("cuMemcpyDtoD", NEED_CTX);
-    if ((r = check_dev("dst", dstDevice, ByteCount)) || (r = check_dev("src", srcDevice, ByteCount)))
+    if ((r = check_dev("dst", dstDevice, ByteCount)) ||
+        (r = check_dev("src", srcDevice, ByteCount)))
         RETURN(r);
     sync_legacy();
     if (ByteCount)
@@ -1372,10 +1396,11 @@ static bool is_pinned(const void *p, size_t n)
  * the source of a host-to-device copy is staged before the call returns,
  * and a device-to-host copy into pageable memory completes before it
  * returns.  Pinned memory is read or written when the copy runs. */
-static CUresult copy_async(CUstream hStream, void *dst, bool dst_host, const void *src, bool src_host, size_t n)
+static CUresult copy_async(CUstream hStream, void *dst, bool dst_host, const void *src,
+                           bool src_host, size_t n)
 {
     struct sim_stream *s = find_stream(hStream);
-    struct op op = { .kind = OP_COPY, .dst = dst, .src = src, .n = n };
+    struct op op = {.kind = OP_COPY, .dst = dst, .src = src, .n = n};
     CUresult r;
 
     if (!s)
@@ -1395,7 +1420,8 @@ static CUresult copy_async(CUstream hStream, void *dst, bool dst_host, const voi
     return r;
 }
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                   CUstream hStream)
 {
     CUresult r;
 
@@ -1405,7 +1431,8 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, s
     RETURN(copy_async(hStream, host_view(dstDevice), false, srcHost, true, ByteCount));
 }
 
-CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream)
 {
     CUresult r;
 
@@ -1415,14 +1442,17 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t 
     RETURN(copy_async(hStream, dstHost, true, host_view(srcDevice), false, ByteCount));
 }
 
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream)
 {
     CUresult r;
 
     API("cuMemcpyDtoDAsync", NEED_CTX);
-    if ((r = check_dev("dst", dstDevice, ByteCount)) || (r = check_dev("src", srcDevice, ByteCount)))
+    if ((r = check_dev("dst", dstDevice, ByteCount)) ||
+        (r = check_dev("src", srcDevice, ByteCount)))
         RETURN(r);
-    RETURN(copy_async(hStream, host_view(dstDevice), false, host_view(srcDevice), false, ByteCount));
+    RETURN(
+        copy_async(hStream, host_view(dstDevice), false, host_view(srcDevice), false, ByteCount));
 }
 
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
@@ -1451,11 +1481,12 @@ CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     CUresult r;
-    struct op op = { .kind = OP_SET32, .n = N, .value = ui };
+    struct op op = {.kind = OP_SET32, .n = N, .value = ui};
 
     API("cuMemsetD32", NEED_CTX);
     if (dstDevice % 4)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "dst %#" PRIxPTR " is not 4-byte aligned", (uintptr_t)dstDevice));
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "dst %#" PRIxPTR " is not 4-byte aligned",
+                   (uintptr_t)dstDevice));
     if (N > SIZE_MAX / 4)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "N %zu is too large", N));
     if ((r = check_dev("dst", dstDevice, 4 * N)))
@@ -1466,11 +1497,12 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
     RETURN(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+                                 CUstream hStream)
 {
     CUresult r;
     struct sim_stream *s;
-    struct op op = { .kind = OP_SET8, .n = N, .value = uc };
+    struct op op = {.kind = OP_SET8, .n = N, .value = uc};
 
     API("cuMemsetD8Async", NEED_CTX);
     if ((r = check_dev("dst", dstDevice, N)))
@@ -1496,14 +1528,19 @@ static CUresult host_alloc(void **pp, size_t bytesize, unsigned int flags)
         return err(CUDA_ERROR_INVALID_VALUE, "pp is NULL");
     if (bytesize == 0)
         return err(CUDA_ERROR_INVALID_VALUE, "bytesize is 0");
-    if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
+    if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                            CU_MEMHOSTALLOC_WRITECOMBINED))
         return err(CUDA_ERROR_INVALID_VALUE, "flags %#x", flags);
     len = round_up(bytesize, (size_t)sysconf(_SC_PAGESIZE));
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return err(CUDA_ERROR_OUT_OF_MEMORY, "mmap of %zu bytes: %s", len, strerror(errno));
-    h = (struct hostmem){ .start = (uintptr_t)p, .size = bytesize, .maplen = len, .owned = true,
-                          .flags = flags, .dev = current->dev };
+    h = (struct hostmem){.start = (uintptr_t)p,
+                         .size = bytesize,
+                         .maplen = len,
+                         .owned = true,
+                         .flags = flags,
+                         .dev = current->dev};
     if ((r = add_host(&h))) {
         munmap(p, len);
         return r;
@@ -1589,11 +1626,15 @@ CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
     if ((r = check_host("p", p, bytesize)))
         RETURN(r);
     if (host_overlaps((uintptr_t)p, bytesize))
-        RETURN(err(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "%p (+%zu) overlaps pinned memory", p, bytesize));
+        RETURN(err(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "%p (+%zu) overlaps pinned memory", p,
+                   bytesize));
     if (!range_mapped((uintptr_t)p, bytesize))
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "%p (+%zu) is not all mapped memory", p, bytesize));
-    h = (struct hostmem){ .start = (uintptr_t)p, .size = bytesize, .owned = false, .flags = Flags,
-                          .dev = current->dev };
+    h = (struct hostmem){.start = (uintptr_t)p,
+                         .size = bytesize,
+                         .owned = false,
+                         .flags = Flags,
+                         .dev = current->dev};
     RETURN(add_host(&h));
 }
 
@@ -1604,7 +1645,8 @@ CUresult CUDAAPI cuMemHostUnregister(void *p)
     API("cuMemHostUnregister", NEED_CTX);
     h = find_host((uintptr_t)p, 0);
     if (!h || h->owned || h->start != (uintptr_t)p)
-        RETURN(err(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "%p is not the start of a cuMemHostRegister'ed range", p));
+        RETURN(err(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
+                   "%p is not the start of a cuMemHostRegister'ed range", p));
     sync_all();
     h = find_host((uintptr_t)p, 0);
     if (h)
@@ -1647,7 +1689,8 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
     /* Work already issued still completes. */
     wait_until(s->tail_ns);
     if (find_stream(hStream) != s)
-        RETURN(err(CUDA_ERROR_INVALID_HANDLE, "stream %p was destroyed concurrently", (void *)hStream));
+        RETURN(err(CUDA_ERROR_INVALID_HANDLE, "stream %p was destroyed concurrently",
+                   (void *)hStream));
     for (struct sim_stream **sp = &streams; *sp; sp = &(*sp)->next)
         if (*sp == s) {
             *sp = s->next;
@@ -1703,10 +1746,12 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
     struct sim_event *e;
 
     API("cuEventCreate", NEED_CTX);
-    if (!phEvent || (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)))
+    if (!phEvent || (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+                                         CU_EVENT_INTERPROCESS)))
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "phEvent %p, flags %#x", (void *)phEvent, Flags));
     if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING"));
+        RETURN(
+            err(CUDA_ERROR_INVALID_VALUE, "CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING"));
     e = calloc(1, sizeof *e);
     if (!e)
         RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed"));
@@ -1784,7 +1829,8 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeven
     if (!pMilliseconds)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "pMilliseconds is NULL"));
     if (!(a = find_event(hStart)) || !(b = find_event(hEnd)))
-        RETURN(err(CUDA_ERROR_INVALID_HANDLE, "%p / %p: not live events", (void *)hStart, (void *)hEnd));
+        RETURN(err(CUDA_ERROR_INVALID_HANDLE, "%p / %p: not live events", (void *)hStart,
+                   (void *)hEnd));
     if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
         RETURN(err(CUDA_ERROR_INVALID_HANDLE, "an event was created with CU_EVENT_DISABLE_TIMING"));
     if (!a->recorded || !b->recorded)
@@ -1814,49 +1860,32 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attribute, CUdevice
         return CUDA_ERROR_INVALID_VALUE;
     dev = a ? a->dev : h->dev;
     switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = (CUcontext)&primary[dev];
-        break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = (CUcontext)&primary[dev]; break;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned int *)data = a ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
         break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        *(CUdeviceptr *)data = ptr;
-        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = ptr; break;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
         if (a)
             return err(CUDA_ERROR_INVALID_VALUE, "device memory has no host pointer");
         *(void **)data = (void *)p;
         break;
-    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-        *(bool *)data = a ? a->sync_memops : true;
-        break;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(bool *)data = a ? a->sync_memops : true; break;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
         *(unsigned long long *)data = a ? a->id : (unsigned long long)h->start;
         break;
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-        *(bool *)data = false;
-        break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        *(int *)data = dev;
-        break;
-    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(bool *)data = a != NULL;
-        break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(bool *)data = false; break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = dev; break;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: *(bool *)data = a != NULL; break;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
         *(CUdeviceptr *)data = (CUdeviceptr)(a ? a->start : h->start);
         break;
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-        *(size_t *)data = a ? a->size : h->size;
-        break;
-    case CU_POINTER_ATTRIBUTE_MAPPED:
-        *(bool *)data = true;
-        break;
-    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-        *(bool *)data = a != NULL;
-        break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = a ? a->size : h->size; break;
+    case CU_POINTER_ATTRIBUTE_MAPPED: *(bool *)data = true; break;
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(bool *)data = a != NULL; break;
     default:
-        return err(CUDA_ERROR_INVALID_VALUE, "pointer attribute %d is not simulated", (int)attribute);
+        return err(CUDA_ERROR_INVALID_VALUE, "pointer attribute %d is not simulated",
+                   (int)attribute);
     }
     return CUDA_SUCCESS;
 }
@@ -1869,20 +1898,22 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
     if (!data)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "data is NULL"));
     r = pointer_attr(data, attribute, ptr);
-    if (r == CUDA_ERROR_INVALID_VALUE && !find_alloc((uintptr_t)ptr, false) && !find_host((uintptr_t)ptr, 0))
-        RETURN(err(r, "%#" PRIxPTR " is neither device memory nor pinned host memory%s", (uintptr_t)ptr,
-                   in_region((uintptr_t)ptr) ? " (freed device memory?)" : ""));
+    if (r == CUDA_ERROR_INVALID_VALUE && !find_alloc((uintptr_t)ptr, false) &&
+        !find_host((uintptr_t)ptr, 0))
+        RETURN(err(r, "%#" PRIxPTR " is neither device memory nor pinned host memory%s",
+                   (uintptr_t)ptr, in_region((uintptr_t)ptr) ? " (freed device memory?)" : ""));
     RETURN(r);
 }
 
-CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
-                                        CUdeviceptr ptr)
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                        void **data, CUdeviceptr ptr)
 {
     bool known;
 
     API("cuPointerGetAttributes", NEED_INIT);
     if (!attributes || !data)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "attributes %p, data %p", (void *)attributes, (void *)data));
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "attributes %p, data %p", (void *)attributes,
+                   (void *)data));
     known = find_alloc((uintptr_t)ptr, false) || find_host((uintptr_t)ptr, 0);
     for (unsigned int i = 0; i < numAttributes; i++) {
         if (!data[i])
@@ -1908,17 +1939,17 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_at
         case CU_POINTER_ATTRIBUTE_IS_MANAGED:
         case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
         case CU_POINTER_ATTRIBUTE_MAPPED:
-        case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-            *(bool *)data[i] = false;
-            break;
+        case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(bool *)data[i] = false; break;
         default:
-            RETURN(err(CUDA_ERROR_INVALID_VALUE, "pointer attribute %d is not simulated", (int)attributes[i]));
+            RETURN(err(CUDA_ERROR_INVALID_VALUE, "pointer attribute %d is not simulated",
+                       (int)attributes[i]));
         }
     }
     RETURN(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
+CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute,
+                                       CUdeviceptr ptr)
 {
     struct alloc *a;
 
@@ -1926,18 +1957,20 @@ CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute at
     if (!value)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "value is NULL"));
     if (attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "only CU_POINTER_ATTRIBUTE_SYNC_MEMOPS can be set (got %d)",
-                   (int)attribute));
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "only CU_POINTER_ATTRIBUTE_SYNC_MEMOPS can be set (got %d)", (int)attribute));
     a = find_alloc((uintptr_t)ptr, false);
     if (!a)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " is not in a live device allocation", (uintptr_t)ptr));
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " is not in a live device allocation",
+                   (uintptr_t)ptr));
     /* the value is an unsigned int holding 0 or 1 */
     a->sync_memops = *(const unsigned int *)value != 0;
     RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size,
-                                               CUmemRangeHandleType handleType, unsigned long long flags)
+                                               CUmemRangeHandleType handleType,
+                                               unsigned long long flags)
 {
     CUresult r;
 
@@ -1969,18 +2002,19 @@ static CUresult legacy_check(const char *name)
     api_name = name;
     return err(CUDA_ERROR_NOT_SUPPORTED,
                "the unversioned symbol has the legacy 32-bit ABI in the real driver; "
-               "use %s_v2 or cuGetProcAddress (GDR_CUDASIM_STRICT_ABI)", name);
+               "use %s_v2 or cuGetProcAddress (GDR_CUDASIM_STRICT_ABI)",
+               name);
 }
 
-#define LEGACY(name)                                  \
-    do {                                              \
-        CUresult legacy_ = legacy_check(name);        \
-        if (legacy_ != CUDA_SUCCESS)                  \
-            return legacy_;                           \
+#define LEGACY(name)                                                                               \
+    do {                                                                                           \
+        CUresult legacy_ = legacy_check(name);                                                     \
+        if (legacy_ != CUDA_SUCCESS)                                                               \
+            return legacy_;                                                                        \
     } while (0)
 
 /* Same ABI as the versioned symbol: an alias. */
-#define ALIAS(plain, versioned) \
+#define ALIAS(plain, versioned)                                                                    \
     extern __typeof__(versioned) plain __attribute__((alias(#versioned)));
 
 #undef cuDeviceTotalMem
@@ -2023,12 +2057,16 @@ CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
 CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream);
-CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                   CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream);
 CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N);
-CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+                                  cuuint64_t flags);
 
 CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 {
@@ -2090,19 +2128,22 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
     return cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
 }
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                   CUstream hStream)
 {
     LEGACY("cuMemcpyHtoDAsync");
     return cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
 }
 
-CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream)
 {
     LEGACY("cuMemcpyDtoHAsync");
     return cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
 }
 
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream)
 {
     LEGACY("cuMemcpyDtoDAsync");
     return cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
@@ -2125,15 +2166,21 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
  * ------------------------------------------------------------------- */
 
 struct proc {
-    const char *name;   /* base name, as callers pass it */
-    int since;          /* first CUDA version with the entry point */
-    void *v1;           /* for cudaVersion < v2_since (or always) */
-    int v2_since;       /* 0: no versioned variant */
+    const char *name; /* base name, as callers pass it */
+    int since;        /* first CUDA version with the entry point */
+    void *v1;         /* for cudaVersion < v2_since (or always) */
+    int v2_since;     /* 0: no versioned variant */
     void *v2;
 };
 
-#define P1(name, since) { #name, since, (void *)name, 0, NULL }
-#define P2(name, since, v2since, v2name) { #name, since, (void *)name, v2since, (void *)v2name }
+#define P1(name, since)                                                                            \
+    {                                                                                              \
+#name, since, (void *)name, 0, NULL                                                        \
+    }
+#define P2(name, since, v2since, v2name)                                                           \
+    {                                                                                              \
+#name, since, (void *)name, v2since, (void *)v2name                                        \
+    }
 
 static const struct proc procs[] = {
     P1(cuInit, 2000),
@@ -2201,9 +2248,11 @@ static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint
     if (status)
         *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     if (!symbol || !pfn)
-        return err(CUDA_ERROR_INVALID_VALUE, "symbol %p, pfn %p", (const void *)symbol, (void *)pfn);
+        return err(CUDA_ERROR_INVALID_VALUE, "symbol %p, pfn %p", (const void *)symbol,
+                   (void *)pfn);
     *pfn = NULL;
-    if (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
+    if (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+                              CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
         return err(CUDA_ERROR_INVALID_VALUE, "flags %#llx", (unsigned long long)flags);
     if (cudaVersion <= 0)
         return err(CUDA_ERROR_INVALID_VALUE, "cudaVersion %d", cudaVersion);
@@ -2215,8 +2264,8 @@ static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint
         if (cudaVersion < p->since) {
             if (status)
                 *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-            return err(CUDA_ERROR_NOT_FOUND, "%s needs cudaVersion >= %d (asked for %d)", symbol, p->since,
-                       cudaVersion);
+            return err(CUDA_ERROR_NOT_FOUND, "%s needs cudaVersion >= %d (asked for %d)", symbol,
+                       p->since, cudaVersion);
         }
         *pfn = p->v2 && cudaVersion >= p->v2_since ? p->v2 : p->v1;
         if (status)
@@ -2227,8 +2276,8 @@ static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint
                strstr(symbol, "_v") ? " (pass the base name, without _vN)" : "");
 }
 
-CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-                                     CUdriverProcAddressQueryResult *symbolStatus)
+CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                                     cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
     API("cuGetProcAddress", NEED_NOTHING);
     RETURN(get_proc(symbol, pfn, cudaVersion, flags, symbolStatus));

@@ -1,6 +1,8 @@
 /* cudasim_errors.h - generated from the CUresult enum of cuda.h (CUDA 13):
  * each code and the first sentence of its documentation.  Included by
  * cudasim.c only, inside its error table. */
+/* Generated: one entry a line, as written. */
+/* clang-format off */
     E(CUDA_SUCCESS, "The API call returned with no errors."),
     E(CUDA_ERROR_INVALID_VALUE, "This indicates that one or more of the parameters passed to the API call is not within an acceptable range of values."),
     E(CUDA_ERROR_OUT_OF_MEMORY, "The API call failed because it was unable to allocate enough memory or other resources to perform the requested operation."),
@@ -102,3 +104,4 @@
     E(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, "This error indicates one or more resources are insufficient or non-applicable for the operation."),
     E(CUDA_ERROR_KEY_ROTATION, "This error indicates that an error happened during the key rotation sequence."),
     E(CUDA_ERROR_UNKNOWN, "This indicates that an unknown internal error has occurred."),
+    /* clang-format on */

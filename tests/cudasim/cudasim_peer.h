@@ -9,9 +9,9 @@
 #define CUDASIM_HIDDEN __attribute__((visibility("hidden")))
 
 enum cudasim_range {
-    CUDASIM_RANGE_HOST,     /* no byte in the device range: not ours */
-    CUDASIM_RANGE_DEVICE,   /* inside one live device allocation */
-    CUDASIM_RANGE_BAD,      /* touches the device range, not inside one allocation */
+    CUDASIM_RANGE_HOST,   /* no byte in the device range: not ours */
+    CUDASIM_RANGE_DEVICE, /* inside one live device allocation */
+    CUDASIM_RANGE_BAD,    /* touches the device range, not inside one allocation */
 };
 
 /* Classify [p, p+n); for CUDASIM_RANGE_DEVICE also where the same bytes

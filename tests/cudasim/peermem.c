@@ -68,8 +68,8 @@ static int missing(void)
 }
 
 /* Device memory: register the alias pages under the device address. */
-static struct ibv_mr *reg_device(struct ibv_pd *pd, void *addr, uintptr_t alias, size_t length, uint64_t iova,
-                                 unsigned int access)
+static struct ibv_mr *reg_device(struct ibv_pd *pd, void *addr, uintptr_t alias, size_t length,
+                                 uint64_t iova, unsigned int access)
 {
     struct ibv_mr *mr;
 
@@ -77,10 +77,11 @@ static struct ibv_mr *reg_device(struct ibv_pd *pd, void *addr, uintptr_t alias,
         return missing(), NULL;
     mr = real.reg_mr_iova2(pd, (void *)alias, length, iova, access);
     if (mr)
-        mr->addr = addr;    /* what the MR of a peermem registration says */
+        mr->addr = addr; /* what the MR of a peermem registration says */
     if (cudasim_trace_level() >= 2 || (!mr && cudasim_trace_level() >= 1))
-        cudasim_say("peermem: ibv_reg_mr of device memory %p (+%zu, iova %#" PRIx64 ") at alias %#" PRIxPTR
-                    ": %s", addr, length, iova, alias, mr ? "registered" : "failed");
+        cudasim_say("peermem: ibv_reg_mr of device memory %p (+%zu, iova %#" PRIx64
+                    ") at alias %#" PRIxPTR ": %s",
+                    addr, length, iova, alias, mr ? "registered" : "failed");
     return mr;
 }
 
@@ -89,8 +90,9 @@ static struct ibv_mr *reg_device(struct ibv_pd *pd, void *addr, uintptr_t alias,
 static struct ibv_mr *refuse(void *addr, size_t length)
 {
     if (cudasim_trace_level() >= 1)
-        cudasim_say("peermem: ibv_reg_mr of %p (+%zu) touches the device range outside a live allocation -> EFAULT",
-                    addr, length);
+        cudasim_say(
+            "peermem: ibv_reg_mr of %p (+%zu) touches the device range outside a live allocation -> EFAULT",
+            addr, length);
     errno = EFAULT;
     return NULL;
 }
@@ -103,15 +105,14 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
     switch (cudasim_nic_view((uintptr_t)addr, length, &alias)) {
     case CUDASIM_RANGE_DEVICE:
         return reg_device(pd, addr, alias, length, (uintptr_t)addr, (unsigned int)access);
-    case CUDASIM_RANGE_BAD:
-        return refuse(addr, length);
-    case CUDASIM_RANGE_HOST:
-        break;
+    case CUDASIM_RANGE_BAD: return refuse(addr, length);
+    case CUDASIM_RANGE_HOST: break;
     }
     return real.reg_mr ? real.reg_mr(pd, addr, length, access) : (missing(), NULL);
 }
 
-struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+                               int access)
 {
     uintptr_t alias = 0;
 
@@ -119,28 +120,25 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uin
     switch (cudasim_nic_view((uintptr_t)addr, length, &alias)) {
     case CUDASIM_RANGE_DEVICE:
         return reg_device(pd, addr, alias, length, iova, (unsigned int)access);
-    case CUDASIM_RANGE_BAD:
-        return refuse(addr, length);
-    case CUDASIM_RANGE_HOST:
-        break;
+    case CUDASIM_RANGE_BAD: return refuse(addr, length);
+    case CUDASIM_RANGE_HOST: break;
     }
     return real.reg_mr_iova ? real.reg_mr_iova(pd, addr, length, iova, access) : (missing(), NULL);
 }
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+                                unsigned int access)
 {
     uintptr_t alias = 0;
 
     pthread_once(&resolved, resolve);
     switch (cudasim_nic_view((uintptr_t)addr, length, &alias)) {
-    case CUDASIM_RANGE_DEVICE:
-        return reg_device(pd, addr, alias, length, iova, access);
-    case CUDASIM_RANGE_BAD:
-        return refuse(addr, length);
-    case CUDASIM_RANGE_HOST:
-        break;
+    case CUDASIM_RANGE_DEVICE: return reg_device(pd, addr, alias, length, iova, access);
+    case CUDASIM_RANGE_BAD: return refuse(addr, length);
+    case CUDASIM_RANGE_HOST: break;
     }
-    return real.reg_mr_iova2 ? real.reg_mr_iova2(pd, addr, length, iova, access) : (missing(), NULL);
+    return real.reg_mr_iova2 ? real.reg_mr_iova2(pd, addr, length, iova, access)
+                             : (missing(), NULL);
 }
 
 /* libibverbs undoes its fork protection on mr->addr: give it back the

@@ -69,8 +69,9 @@ static int load_cuda(void)
 static int to_rts(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid, int gid_index,
                   enum ibv_mtu mtu, uint8_t port)
 {
-    struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = port,
-                             .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE };
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
+                            .port_num = port,
+                            .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE};
 
     if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
         return -1;
@@ -85,8 +86,9 @@ static int to_rts(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid
     a.ah_attr.grh.dgid = *gid;
     a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
     a.ah_attr.grh.hop_limit = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                                  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+    if (ibv_modify_qp(qp, &a,
+                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
         return -1;
     memset(&a, 0, sizeof a);
     a.qp_state = IBV_QPS_RTS;
@@ -94,8 +96,9 @@ static int to_rts(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid
     a.retry_cnt = 7;
     a.rnr_retry = 7;
     a.max_rd_atomic = 1;
-    return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                                     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+    return ibv_modify_qp(qp, &a,
+                         IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                             IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* Wait for n completions, each successful; -1 on an error or after 5 s. */
@@ -147,7 +150,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[argi], "-g"))
             gid_index = atoi(argv[argi + 1]);
         else
-            return fail(2, argv[argi], "unknown option (usage: [-d DEV] [-g GID] inline|plain send|write)");
+            return fail(2, argv[argi],
+                        "unknown option (usage: [-d DEV] [-g GID] inline|plain send|write)");
     }
     if (argc - argi != 2 || (strcmp(argv[argi], "inline") && strcmp(argv[argi], "plain")) ||
         (strcmp(argv[argi + 1], "send") && strcmp(argv[argi + 1], "write")))
@@ -169,9 +173,14 @@ int main(int argc, char **argv)
     cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
     if (!cq)
         return fail(1, "pd/cq", strerror(errno));
-    struct ibv_qp_init_attr qi = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-                                   .cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-                                            .max_recv_sge = 1, .max_inline_data = LEN } };
+    struct ibv_qp_init_attr qi = {.send_cq = cq,
+                                  .recv_cq = cq,
+                                  .qp_type = IBV_QPT_RC,
+                                  .cap = {.max_send_wr = 4,
+                                          .max_recv_wr = 4,
+                                          .max_send_sge = 1,
+                                          .max_recv_sge = 1,
+                                          .max_inline_data = LEN}};
     qa = ibv_create_qp(pd, &qi);
     qb = ibv_create_qp(pd, &qi);
     if (!qa || !qb || to_rts(qa, qb->qp_num, &gid, gid_index, port.active_mtu, 1) ||
@@ -196,11 +205,14 @@ int main(int argc, char **argv)
         return fail(1, "ibv_reg_mr of host memory", strerror(errno));
 
     /* device -> host, the SGE names the device address */
-    struct ibv_sge sge = { .addr = d, .length = LEN, .lkey = dmr->lkey };
-    struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
-                              .send_flags = IBV_SEND_SIGNALED | (inl ? IBV_SEND_INLINE : 0) }, *bad;
-    struct ibv_sge rsge = { .addr = (uintptr_t)host, .length = LEN, .lkey = hmr->lkey };
-    struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+    struct ibv_sge sge = {.addr = d, .length = LEN, .lkey = dmr->lkey};
+    struct ibv_send_wr wr = {.sg_list = &sge,
+                             .num_sge = 1,
+                             .opcode = send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
+                             .send_flags = IBV_SEND_SIGNALED | (inl ? IBV_SEND_INLINE : 0)},
+                       *bad;
+    struct ibv_sge rsge = {.addr = (uintptr_t)host, .length = LEN, .lkey = hmr->lkey};
+    struct ibv_recv_wr rwr = {.sg_list = &rsge, .num_sge = 1}, *rbad;
     wr.wr.rdma.remote_addr = (uintptr_t)host;
     wr.wr.rdma.rkey = hmr->rkey;
     if (send && ibv_post_recv(qb, &rwr, &rbad))
@@ -216,9 +228,11 @@ int main(int argc, char **argv)
     unsigned char back[LEN];
     for (int i = 0; i < LEN; i++)
         host[BUF / 2 + i] = (unsigned char)~pattern[i];
-    sge = (struct ibv_sge){ .addr = (uintptr_t)host + BUF / 2, .length = LEN, .lkey = hmr->lkey };
-    wr = (struct ibv_send_wr){ .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-                               .send_flags = IBV_SEND_SIGNALED };
+    sge = (struct ibv_sge){.addr = (uintptr_t)host + BUF / 2, .length = LEN, .lkey = hmr->lkey};
+    wr = (struct ibv_send_wr){.sg_list = &sge,
+                              .num_sge = 1,
+                              .opcode = IBV_WR_RDMA_WRITE,
+                              .send_flags = IBV_SEND_SIGNALED};
     wr.wr.rdma.remote_addr = d + BUF / 2;
     wr.wr.rdma.rkey = dmr->rkey;
     if (ibv_post_send(qa, &wr, &bad) || wait_cq(cq, 1))

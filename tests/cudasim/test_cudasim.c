@@ -32,25 +32,25 @@ static int failures;
 static int checks;
 static bool skipped;
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        checks++;                                                            \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                    \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                      \
+        }                                                                                          \
     } while (0)
 
 /* r must equal want; names both on failure */
-#define CHECK_RC(call, want)                                                 \
-    do {                                                                     \
-        CUresult got_ = (call);                                              \
-        checks++;                                                            \
-        if (got_ != (want)) {                                                \
-            failures++;                                                      \
-            fprintf(stderr, "  FAIL %s:%d: %s = %d, want %s (%d)\n", __FILE__, \
-                    __LINE__, #call, (int)got_, #want, (int)(want));        \
-        }                                                                    \
+#define CHECK_RC(call, want)                                                                       \
+    do {                                                                                           \
+        CUresult got_ = (call);                                                                    \
+        checks++;                                                                                  \
+        if (got_ != (want)) {                                                                      \
+            failures++;                                                                            \
+            fprintf(stderr, "  FAIL %s:%d: %s = %d, want %s (%d)\n", __FILE__, __LINE__, #call,    \
+                    (int)got_, #want, (int)(want));                                                \
+        }                                                                                          \
     } while (0)
 #define OK(call) CHECK_RC(call, CUDA_SUCCESS)
 
@@ -105,7 +105,7 @@ static struct {
     __typeof__(&cuFlushGPUDirectRDMAWrites) FlushGPUDirectRDMAWrites;
 } cu;
 
-static __typeof__(&cuGetProcAddress) get_proc;  /* cuGetProcAddress_v2 */
+static __typeof__(&cuGetProcAddress) get_proc; /* cuGetProcAddress_v2 */
 
 static void *sym(const char *name)
 {
@@ -126,14 +126,15 @@ static void load(const char *path)
     get_proc = (__typeof__(get_proc))sym("cuGetProcAddress_v2");
     if (!get_proc)
         exit(1);
-#define R(field, name)                                                                     \
-    do {                                                                                   \
-        CUdriverProcAddressQueryResult st_;                                                \
-        CUresult r_ = get_proc(name, (void **)&cu.field, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &st_); \
-        if (r_ != CUDA_SUCCESS || !cu.field) {                                             \
-            fprintf(stderr, "  cuGetProcAddress(%s): %d\n", name, (int)r_);                \
-            exit(1);                                                                       \
-        }                                                                                  \
+#define R(field, name)                                                                             \
+    do {                                                                                           \
+        CUdriverProcAddressQueryResult st_;                                                        \
+        CUresult r_ =                                                                              \
+            get_proc(name, (void **)&cu.field, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &st_);          \
+        if (r_ != CUDA_SUCCESS || !cu.field) {                                                     \
+            fprintf(stderr, "  cuGetProcAddress(%s): %d\n", name, (int)r_);                        \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
     R(Init, "cuInit");
     R(DriverGetVersion, "cuDriverGetVersion");
@@ -252,7 +253,7 @@ static void t_init(void)
     CHECK(n == 1);
 }
 
-static void t_devices(void)     /* GDR_CUDASIM_DEVICES=3, MEM_MB=64 */
+static void t_devices(void) /* GDR_CUDASIM_DEVICES=3, MEM_MB=64 */
 {
     int n = 0, v = -1;
     CUdevice dev = -1;
@@ -304,7 +305,8 @@ static void t_devices(void)     /* GDR_CUDASIM_DEVICES=3, MEM_MB=64 */
     OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 0));
     CHECK(v == 1);
     CHECK_RC(cu.DeviceGetAttribute(&v, (CUdevice_attribute)9999, 0), CUDA_ERROR_INVALID_VALUE);
-    CHECK_RC(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 3), CUDA_ERROR_INVALID_DEVICE);
+    CHECK_RC(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 3),
+             CUDA_ERROR_INVALID_DEVICE);
 }
 
 static void t_context(void)
@@ -356,7 +358,8 @@ static void t_memory(void)
     OK(cu.MemAlloc(&a, N));
     OK(cu.MemAlloc(&b, N));
     CHECK(a && b && a != b);
-    fprintf(stderr, "  device pointers %#llx %#llx\n", (unsigned long long)a, (unsigned long long)b);
+    fprintf(stderr, "  device pointers %#llx %#llx\n", (unsigned long long)a,
+            (unsigned long long)b);
     OK(cu.MemGetInfo(&free1, &total));
     CHECK(free1 == free0 - 2 * N);
     CHECK_RC(cu.MemAlloc(&a, 0), CUDA_ERROR_INVALID_VALUE);
@@ -385,10 +388,12 @@ static void t_memory(void)
     OK(cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a + 5));
     CHECK(mt == CU_MEMORYTYPE_DEVICE);
     OK(cu.PointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, a));
-    CHECK_RC(cu.PointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)(uintptr_t)h),
-             CUDA_ERROR_INVALID_VALUE);
-    CHECK_RC(cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)h),
-             CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(
+        cu.PointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)(uintptr_t)h),
+        CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(
+        cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)h),
+        CUDA_ERROR_INVALID_VALUE);
     OK(cu.MemGetAddressRange(&base, &size, a + 77));
     CHECK(base == a && size == N);
 
@@ -397,7 +402,8 @@ static void t_memory(void)
     CHECK_RC(cu.MemFree(a), CUDA_ERROR_INVALID_VALUE);
     CHECK_RC(cu.MemFree(b + 8), CUDA_ERROR_INVALID_VALUE);
     CHECK_RC(cu.MemcpyHtoD(a, h, 16), CUDA_ERROR_INVALID_VALUE);
-    CHECK_RC(cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a), CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a),
+             CUDA_ERROR_INVALID_VALUE);
     /* first fit reuses the hole */
     OK(cu.MemAlloc(&base, 4096));
     CHECK(base == a);
@@ -454,7 +460,8 @@ static void t_hostmem(void)
     OK(cu.MemHostAlloc((void **)&p, 3 * pg, CU_MEMHOSTALLOC_PORTABLE));
     CHECK(p != NULL);
     memset(p, 1, 3 * pg);
-    OK(cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)(p + 10)));
+    OK(cu.PointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                              (CUdeviceptr)(uintptr_t)(p + 10)));
     CHECK(mt == CU_MEMORYTYPE_HOST);
     CHECK_RC(cu.MemHostRegister(p, pg, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
     CHECK_RC(cu.MemFreeHost(p + 1), CUDA_ERROR_INVALID_VALUE);
@@ -471,7 +478,7 @@ static void t_hostmem(void)
     OK(cu.MemHostUnregister(q));
     CHECK_RC(cu.MemHostUnregister(q), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
     munmap(q + 2 * pg, 2 * pg);
-    CHECK_RC(cu.MemHostRegister(q, 4 * pg, 0), CUDA_ERROR_INVALID_VALUE);   /* half unmapped */
+    CHECK_RC(cu.MemHostRegister(q, 4 * pg, 0), CUDA_ERROR_INVALID_VALUE); /* half unmapped */
     munmap(q, 2 * pg);
     /* device memory cannot be host-registered */
     OK(cu.MemAlloc(&d, 1 << 16));
@@ -496,7 +503,7 @@ static void t_async(void)
     OK(cu.EventCreate(&e0, CU_EVENT_DEFAULT));
     OK(cu.EventCreate(&e1, CU_EVENT_DEFAULT));
     OK(cu.EventCreate(&nt, CU_EVENT_DISABLE_TIMING));
-    OK(cu.EventQuery(e1));      /* never recorded: complete */
+    OK(cu.EventQuery(e1)); /* never recorded: complete */
     fill(h, N, 3);
     OK(cu.EventRecord(e0, s));
     OK(cu.MemcpyHtoDAsync(d, h, N, s));
@@ -527,7 +534,7 @@ static void t_async(void)
     free(g);
 }
 
-static void t_async_delay(void)  /* GDR_CUDASIM_COPY_DELAY_US=20000 */
+static void t_async_delay(void) /* GDR_CUDASIM_COPY_DELAY_US=20000 */
 {
     enum { N = 64 << 10 };
     unsigned char *pin = NULL, *pageable = malloc(N);
@@ -549,7 +556,7 @@ static void t_async_delay(void)  /* GDR_CUDASIM_COPY_DELAY_US=20000 */
     fill(pin, N, 9);
     OK(cu.EventRecord(e0, s));
     OK(cu.MemcpyHtoDAsync(d, pin, N, s));
-    memset(pin, 0x55, N);               /* too early: the copy reads this */
+    memset(pin, 0x55, N); /* too early: the copy reads this */
     OK(cu.MemcpyDtoHAsync(pin, d, N, s));
     OK(cu.EventRecord(e1, s));
     CHECK_RC(cu.EventQuery(e1), CUDA_ERROR_NOT_READY);
@@ -559,7 +566,7 @@ static void t_async_delay(void)  /* GDR_CUDASIM_COPY_DELAY_US=20000 */
     OK(cu.EventSynchronize(e1));
     OK(cu.EventQuery(e1));
     OK(cu.StreamQuery(s));
-    CHECK(all(pin, N, 0x55));           /* it copied what was there when it ran */
+    CHECK(all(pin, N, 0x55)); /* it copied what was there when it ran */
     OK(cu.EventElapsedTime(&ms, e0, e1));
     CHECK(ms >= 39.0f);
     fprintf(stderr, "  2 copies with 20 ms delay: %.3f ms\n", ms);
@@ -597,8 +604,9 @@ static void t_dmabuf(void)
 
     setup();
     OK(cu.MemAlloc(&d, 1 << 21));
-    CHECK_RC(cu.MemGetHandleForAddressRange(&fd, d, 1 << 21, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
-             CUDA_ERROR_NOT_SUPPORTED);
+    CHECK_RC(
+        cu.MemGetHandleForAddressRange(&fd, d, 1 << 21, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+        CUDA_ERROR_NOT_SUPPORTED);
     CHECK(fd == -1);
     CHECK_RC(cu.MemGetHandleForAddressRange(&fd, d, 1 << 21, (CUmemRangeHandleType)7, 0),
              CUDA_ERROR_INVALID_VALUE);
@@ -631,48 +639,52 @@ static void rdma_ordering(int want_ordering, int want_options)
                                          (CUflushGPUDirectRDMAWritesScope)0),
              CUDA_ERROR_INVALID_VALUE);
     CUresult want = want_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST
-                    ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+                        ? CUDA_SUCCESS
+                        : CUDA_ERROR_NOT_SUPPORTED;
     CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER), want);
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+             want);
     CHECK_RC(cu.FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES), want);
+                                         CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES),
+             want);
     teardown();
 }
 
 static void t_rdma_ordering_default(void)
 {
-    rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE, CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
+    rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE,
+                  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
 }
 
-static void t_rdma_ordering_owner(void)  /* ..._ORDERING=owner, FLUSH_OPTIONS=2 */
+static void t_rdma_ordering_owner(void) /* ..._ORDERING=owner, FLUSH_OPTIONS=2 */
 {
     rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER,
                   CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_MEMOPS);
 }
 
-static void t_rdma_ordering_all(void)    /* ..._ORDERING=all_devices, FLUSH_OPTIONS=0 */
+static void t_rdma_ordering_all(void) /* ..._ORDERING=all_devices, FLUSH_OPTIONS=0 */
 {
     rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES, 0);
 }
 
-static void t_fail_alloc(void)  /* GDR_CUDASIM_FAIL=cuMemAlloc,cuMemcpyHtoD@2 */
+static void t_fail_alloc(void) /* GDR_CUDASIM_FAIL=cuMemAlloc,cuMemcpyHtoD@2 */
 {
     CUdeviceptr d;
     void *p;
-    char h[16] = { 0 };
+    char h[16] = {0};
 
     setup();
     CHECK_RC(cu.MemAlloc(&d, 4096), CUDA_ERROR_OUT_OF_MEMORY);
     CHECK_RC(cu.MemAlloc(&d, 4096), CUDA_ERROR_OUT_OF_MEMORY);
     OK(cu.MemHostAlloc(&p, 4096, 0));
-    CHECK_RC(cu.MemcpyHtoD((CUdeviceptr)0, h, 0), CUDA_ERROR_INVALID_VALUE);    /* 1st: a real error */
-    CHECK_RC(cu.MemcpyHtoD((CUdeviceptr)0, h, 0), CUDA_ERROR_UNKNOWN);  /* 2nd call: injected */
+    CHECK_RC(cu.MemcpyHtoD((CUdeviceptr)0, h, 0), CUDA_ERROR_INVALID_VALUE); /* 1st: a real error */
+    CHECK_RC(cu.MemcpyHtoD((CUdeviceptr)0, h, 0), CUDA_ERROR_UNKNOWN); /* 2nd call: injected */
     CHECK_RC(cu.MemcpyHtoD((CUdeviceptr)0, h, 0), CUDA_ERROR_INVALID_VALUE);
     OK(cu.MemFreeHost(p));
     teardown();
 }
 
-static void t_fail_init(void)   /* GDR_CUDASIM_FAIL=cuInit */
+static void t_fail_init(void) /* GDR_CUDASIM_FAIL=cuInit */
 {
     int n;
 
@@ -680,14 +692,14 @@ static void t_fail_init(void)   /* GDR_CUDASIM_FAIL=cuInit */
     CHECK_RC(cu.DeviceGetCount(&n), CUDA_ERROR_NOT_INITIALIZED);
 }
 
-static void t_fail_code(void)   /* GDR_CUDASIM_FAIL=cuStreamSynchronize=CUDA_ERROR_ILLEGAL_ADDRESS */
+static void t_fail_code(void) /* GDR_CUDASIM_FAIL=cuStreamSynchronize=CUDA_ERROR_ILLEGAL_ADDRESS */
 {
     setup();
     CHECK_RC(cu.StreamSynchronize(NULL), CUDA_ERROR_ILLEGAL_ADDRESS);
     teardown();
 }
 
-static void t_no_device(void)   /* GDR_CUDASIM_NO_DEVICE=1 */
+static void t_no_device(void) /* GDR_CUDASIM_NO_DEVICE=1 */
 {
     int n;
 
@@ -696,37 +708,92 @@ static void t_no_device(void)   /* GDR_CUDASIM_NO_DEVICE=1 */
 }
 
 static const char *const exported[] = {
-    "cuInit", "cuDriverGetVersion", "cuGetErrorString", "cuGetErrorName",
-    "cuGetProcAddress", "cuGetProcAddress_v2",
-    "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetName", "cuDeviceGetUuid", "cuDeviceGetUuid_v2",
-    "cuDeviceGetPCIBusId", "cuDeviceGetByPCIBusId", "cuDeviceGetAttribute",
-    "cuDeviceTotalMem", "cuDeviceTotalMem_v2",
-    "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2",
+    "cuInit",
+    "cuDriverGetVersion",
+    "cuGetErrorString",
+    "cuGetErrorName",
+    "cuGetProcAddress",
+    "cuGetProcAddress_v2",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetName",
+    "cuDeviceGetUuid",
+    "cuDeviceGetUuid_v2",
+    "cuDeviceGetPCIBusId",
+    "cuDeviceGetByPCIBusId",
+    "cuDeviceGetAttribute",
+    "cuDeviceTotalMem",
+    "cuDeviceTotalMem_v2",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease",
+    "cuDevicePrimaryCtxRelease_v2",
     "cuDevicePrimaryCtxGetState",
-    "cuCtxSetCurrent", "cuCtxGetCurrent", "cuCtxGetDevice", "cuCtxSynchronize",
-    "cuMemAlloc", "cuMemAlloc_v2", "cuMemFree", "cuMemFree_v2", "cuMemGetInfo", "cuMemGetInfo_v2",
-    "cuMemGetAddressRange", "cuMemGetAddressRange_v2",
-    "cuMemsetD8", "cuMemsetD8_v2", "cuMemsetD32", "cuMemsetD32_v2", "cuMemsetD8Async",
-    "cuMemcpy", "cuMemcpyAsync",
-    "cuMemcpyHtoD", "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyDtoH_v2", "cuMemcpyDtoD", "cuMemcpyDtoD_v2",
-    "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2",
-    "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2",
-    "cuMemHostAlloc", "cuMemAllocHost", "cuMemAllocHost_v2", "cuMemFreeHost",
-    "cuMemHostGetDevicePointer", "cuMemHostGetDevicePointer_v2",
-    "cuMemHostRegister", "cuMemHostRegister_v2", "cuMemHostUnregister",
-    "cuStreamCreate", "cuStreamDestroy", "cuStreamDestroy_v2", "cuStreamSynchronize", "cuStreamQuery",
+    "cuCtxSetCurrent",
+    "cuCtxGetCurrent",
+    "cuCtxGetDevice",
+    "cuCtxSynchronize",
+    "cuMemAlloc",
+    "cuMemAlloc_v2",
+    "cuMemFree",
+    "cuMemFree_v2",
+    "cuMemGetInfo",
+    "cuMemGetInfo_v2",
+    "cuMemGetAddressRange",
+    "cuMemGetAddressRange_v2",
+    "cuMemsetD8",
+    "cuMemsetD8_v2",
+    "cuMemsetD32",
+    "cuMemsetD32_v2",
+    "cuMemsetD8Async",
+    "cuMemcpy",
+    "cuMemcpyAsync",
+    "cuMemcpyHtoD",
+    "cuMemcpyHtoD_v2",
+    "cuMemcpyDtoH",
+    "cuMemcpyDtoH_v2",
+    "cuMemcpyDtoD",
+    "cuMemcpyDtoD_v2",
+    "cuMemcpyHtoDAsync",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyDtoHAsync",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyDtoDAsync",
+    "cuMemcpyDtoDAsync_v2",
+    "cuMemHostAlloc",
+    "cuMemAllocHost",
+    "cuMemAllocHost_v2",
+    "cuMemFreeHost",
+    "cuMemHostGetDevicePointer",
+    "cuMemHostGetDevicePointer_v2",
+    "cuMemHostRegister",
+    "cuMemHostRegister_v2",
+    "cuMemHostUnregister",
+    "cuStreamCreate",
+    "cuStreamDestroy",
+    "cuStreamDestroy_v2",
+    "cuStreamSynchronize",
+    "cuStreamQuery",
     "cuStreamWaitEvent",
-    "cuEventCreate", "cuEventRecord", "cuEventQuery", "cuEventSynchronize",
-    "cuEventDestroy", "cuEventDestroy_v2", "cuEventElapsedTime", "cuEventElapsedTime_v2",
-    "cuPointerSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
-    "cuMemGetHandleForAddressRange", "cuFlushGPUDirectRDMAWrites",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventQuery",
+    "cuEventSynchronize",
+    "cuEventDestroy",
+    "cuEventDestroy_v2",
+    "cuEventElapsedTime",
+    "cuEventElapsedTime_v2",
+    "cuPointerSetAttribute",
+    "cuPointerGetAttribute",
+    "cuPointerGetAttributes",
+    "cuMemGetHandleForAddressRange",
+    "cuFlushGPUDirectRDMAWrites",
 };
 
 static void t_procaddress(void)
 {
     CUdriverProcAddressQueryResult st;
     void *p = NULL;
-    __typeof__(CUresult (*)(const char *, void **, int, cuuint64_t)) v1 =
+    __typeof__(CUresult(*)(const char *, void **, int, cuuint64_t)) v1 =
         (__typeof__(v1))sym("cuGetProcAddress");
 
     for (size_t i = 0; i < sizeof exported / sizeof exported[0]; i++) {
@@ -737,7 +804,8 @@ static void t_procaddress(void)
         }
         if (!strstr(exported[i], "_v")) {
             p = NULL;
-            CHECK_RC(get_proc(exported[i], &p, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+            CHECK_RC(get_proc(exported[i], &p, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &st),
+                     CUDA_SUCCESS);
             CHECK(p != NULL && st == CU_GET_PROC_ADDRESS_SUCCESS);
         }
     }
@@ -781,7 +849,7 @@ static void t_procaddress(void)
     teardown();
 }
 
-static void t_strict_abi(void)  /* GDR_CUDASIM_STRICT_ABI=1 */
+static void t_strict_abi(void) /* GDR_CUDASIM_STRICT_ABI=1 */
 {
     __typeof__(&cuMemAlloc) plain_alloc = (__typeof__(plain_alloc))sym("cuMemAlloc");
     __typeof__(&cuMemAlloc) v2_alloc = (__typeof__(v2_alloc))sym("cuMemAlloc_v2");
@@ -794,11 +862,11 @@ static void t_strict_abi(void)  /* GDR_CUDASIM_STRICT_ABI=1 */
     teardown();
 }
 
-static void t_trace(void)       /* GDR_CUDASIM_TRACE=1 */
+static void t_trace(void) /* GDR_CUDASIM_TRACE=1 */
 {
     char path[] = "/tmp/cudasim-trace-XXXXXX";
     int fd = mkstemp(path), saved = dup(2);
-    char buf[4096] = { 0 };
+    char buf[4096] = {0};
     unsigned char h[64];
     CUdeviceptr d;
 
@@ -837,7 +905,8 @@ static void *worker(void *p)
     for (int i = 0; i < 200; i++) {
         fill(h, sizeof h, (unsigned)(a->seed + i));
         if (cu.MemAlloc(&d, sizeof h) || cu.MemcpyHtoD(d, h, sizeof h) ||
-            cu.MemcpyDtoH(g, d, sizeof g) || cu.MemFree(d) || !filled(g, sizeof g, (unsigned)(a->seed + i)))
+            cu.MemcpyDtoH(g, d, sizeof g) || cu.MemFree(d) ||
+            !filled(g, sizeof g, (unsigned)(a->seed + i)))
             a->bad++;
     }
     return NULL;
@@ -850,7 +919,7 @@ static void t_threads(void)
     CUcontext ctx = setup(), cur = NULL;
 
     for (int i = 0; i < 4; i++) {
-        a[i] = (struct thread_arg){ .ctx = ctx, .seed = i * 1000 };
+        a[i] = (struct thread_arg){.ctx = ctx, .seed = i * 1000};
         CHECK(pthread_create(&t[i], NULL, worker, &a[i]) == 0);
     }
     for (int i = 0; i < 4; i++) {
@@ -896,7 +965,8 @@ static void t_ibv_reg_mr(void)
         errno = 0;
         mr = ibv_reg_mr(pd, (void *)(uintptr_t)d, N,
                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-        fprintf(stderr, "  ibv_reg_mr on %s: %s\n", ibv_get_device_name(list[0]), mr ? "registered" : strerror(errno));
+        fprintf(stderr, "  ibv_reg_mr on %s: %s\n", ibv_get_device_name(list[0]),
+                mr ? "registered" : strerror(errno));
         CHECK(mr == NULL && errno == EFAULT);
     }
     if (mr)
@@ -1018,7 +1088,7 @@ static void t_preload_child(void)
     mr = ibv_reg_mr(NULL, (void *)(uintptr_t)(d + 4000), 4096, IBV_ACCESS_LOCAL_WRITE);
     CHECK(mr == NULL && errno == EFAULT);
     errno = 0;
-    mr = ibv_reg_mr(NULL, (void *)(uintptr_t)(d + 4000), 4096, access);   /* -> ibv_reg_mr_iova2 */
+    mr = ibv_reg_mr(NULL, (void *)(uintptr_t)(d + 4000), 4096, access); /* -> ibv_reg_mr_iova2 */
     CHECK(mr == NULL && errno == EFAULT);
     OK(cu.MemFree(d));
     teardown();
@@ -1076,39 +1146,57 @@ static void t_soname(void)
 struct scenario {
     const char *name;
     void (*fn)(void);
-    const char *env[4];     /* NAME=VALUE */
+    const char *env[4]; /* NAME=VALUE */
     bool no_load;
 };
 
 static const struct scenario scenarios[] = {
-    { "init", t_init, { NULL }, false },
-    { "devices", t_devices, { "GDR_CUDASIM_DEVICES=3", "GDR_CUDASIM_MEM_MB=64" }, false },
-    { "context", t_context, { NULL }, false },
-    { "memory", t_memory, { NULL }, false },
-    { "host/device mix-ups and bounds", t_mixups, { NULL }, false },
-    { "pinned and registered host memory", t_hostmem, { NULL }, false },
-    { "async copies, streams, events", t_async, { NULL }, false },
-    { "async with GDR_CUDASIM_COPY_DELAY_US", t_async_delay, { "GDR_CUDASIM_COPY_DELAY_US=20000" }, false },
-    { "dma-buf export not supported", t_dmabuf, { NULL }, false },
-    { "RDMA write ordering and flush (defaults)", t_rdma_ordering_default, { NULL }, false },
-    { "GDR_CUDASIM_RDMA_WRITES_ORDERING=owner", t_rdma_ordering_owner,
-      { "GDR_CUDASIM_RDMA_WRITES_ORDERING=owner", "GDR_CUDASIM_FLUSH_OPTIONS=2" }, false },
-    { "GDR_CUDASIM_RDMA_WRITES_ORDERING=all_devices", t_rdma_ordering_all,
-      { "GDR_CUDASIM_RDMA_WRITES_ORDERING=all_devices", "GDR_CUDASIM_FLUSH_OPTIONS=0" }, false },
-    { "GDR_CUDASIM_FAIL cuMemAlloc", t_fail_alloc, { "GDR_CUDASIM_FAIL=cuMemAlloc,cuMemcpyHtoD_v2@2" }, false },
-    { "GDR_CUDASIM_FAIL cuInit", t_fail_init, { "GDR_CUDASIM_FAIL=cuInit" }, false },
-    { "GDR_CUDASIM_FAIL with a code", t_fail_code,
-      { "GDR_CUDASIM_FAIL=cuStreamSynchronize=CUDA_ERROR_ILLEGAL_ADDRESS" }, false },
-    { "GDR_CUDASIM_NO_DEVICE", t_no_device, { "GDR_CUDASIM_NO_DEVICE=1" }, false },
-    { "cuGetProcAddress and exports", t_procaddress, { NULL }, false },
-    { "GDR_CUDASIM_STRICT_ABI", t_strict_abi, { "GDR_CUDASIM_STRICT_ABI=1" }, false },
-    { "GDR_CUDASIM_TRACE", t_trace, { "GDR_CUDASIM_TRACE=1" }, false },
-    { "threads", t_threads, { NULL }, false },
-    { "dlopen by soname via LD_LIBRARY_PATH", t_soname, { NULL }, true },
-    { "strict: a CPU load or store on device memory faults, copies work", t_strict, { NULL }, false },
-    { "GDR_CUDASIM_STRICT=0: the CPU reaches device memory", t_strict_off, { "GDR_CUDASIM_STRICT=0" }, false },
-    { "LD_PRELOAD: dlopen gets the preloaded double, ibv_reg_mr binds to it", t_preload, { NULL }, true },
-    { "ibv_reg_mr of device memory without the preload: EFAULT", t_ibv_reg_mr, { NULL }, false },
+    {"init", t_init, {NULL}, false},
+    {"devices", t_devices, {"GDR_CUDASIM_DEVICES=3", "GDR_CUDASIM_MEM_MB=64"}, false},
+    {"context", t_context, {NULL}, false},
+    {"memory", t_memory, {NULL}, false},
+    {"host/device mix-ups and bounds", t_mixups, {NULL}, false},
+    {"pinned and registered host memory", t_hostmem, {NULL}, false},
+    {"async copies, streams, events", t_async, {NULL}, false},
+    {"async with GDR_CUDASIM_COPY_DELAY_US",
+     t_async_delay,
+     {"GDR_CUDASIM_COPY_DELAY_US=20000"},
+     false},
+    {"dma-buf export not supported", t_dmabuf, {NULL}, false},
+    {"RDMA write ordering and flush (defaults)", t_rdma_ordering_default, {NULL}, false},
+    {"GDR_CUDASIM_RDMA_WRITES_ORDERING=owner",
+     t_rdma_ordering_owner,
+     {"GDR_CUDASIM_RDMA_WRITES_ORDERING=owner", "GDR_CUDASIM_FLUSH_OPTIONS=2"},
+     false},
+    {"GDR_CUDASIM_RDMA_WRITES_ORDERING=all_devices",
+     t_rdma_ordering_all,
+     {"GDR_CUDASIM_RDMA_WRITES_ORDERING=all_devices", "GDR_CUDASIM_FLUSH_OPTIONS=0"},
+     false},
+    {"GDR_CUDASIM_FAIL cuMemAlloc",
+     t_fail_alloc,
+     {"GDR_CUDASIM_FAIL=cuMemAlloc,cuMemcpyHtoD_v2@2"},
+     false},
+    {"GDR_CUDASIM_FAIL cuInit", t_fail_init, {"GDR_CUDASIM_FAIL=cuInit"}, false},
+    {"GDR_CUDASIM_FAIL with a code",
+     t_fail_code,
+     {"GDR_CUDASIM_FAIL=cuStreamSynchronize=CUDA_ERROR_ILLEGAL_ADDRESS"},
+     false},
+    {"GDR_CUDASIM_NO_DEVICE", t_no_device, {"GDR_CUDASIM_NO_DEVICE=1"}, false},
+    {"cuGetProcAddress and exports", t_procaddress, {NULL}, false},
+    {"GDR_CUDASIM_STRICT_ABI", t_strict_abi, {"GDR_CUDASIM_STRICT_ABI=1"}, false},
+    {"GDR_CUDASIM_TRACE", t_trace, {"GDR_CUDASIM_TRACE=1"}, false},
+    {"threads", t_threads, {NULL}, false},
+    {"dlopen by soname via LD_LIBRARY_PATH", t_soname, {NULL}, true},
+    {"strict: a CPU load or store on device memory faults, copies work", t_strict, {NULL}, false},
+    {"GDR_CUDASIM_STRICT=0: the CPU reaches device memory",
+     t_strict_off,
+     {"GDR_CUDASIM_STRICT=0"},
+     false},
+    {"LD_PRELOAD: dlopen gets the preloaded double, ibv_reg_mr binds to it",
+     t_preload,
+     {NULL},
+     true},
+    {"ibv_reg_mr of device memory without the preload: EFAULT", t_ibv_reg_mr, {NULL}, false},
 };
 
 static int run(const struct scenario *sc)
@@ -1183,8 +1271,8 @@ int main(int argc, char **argv)
 
         snprintf(lib_path, sizeof lib_path, "%s", self_path);
         slash = strrchr(lib_path, '/');
-        snprintf(slash ? slash + 1 : lib_path, sizeof lib_path - (size_t)(slash ? slash + 1 - lib_path : 0),
-                 "libcuda.so.1");
+        snprintf(slash ? slash + 1 : lib_path,
+                 sizeof lib_path - (size_t)(slash ? slash + 1 - lib_path : 0), "libcuda.so.1");
     }
     printf("cudasim tests, library %s\n", lib_path);
     for (int i = 0; i < total; i++) {
@@ -1195,6 +1283,7 @@ int main(int argc, char **argv)
         failed += bad > 0;
         skips += bad < 0;
     }
-    printf("%d of %d scenarios passed, %d skipped, %d failed\n", total - failed - skips, total, skips, failed);
+    printf("%d of %d scenarios passed, %d skipped, %d failed\n", total - failed - skips, total,
+           skips, failed);
     return failed ? 1 : 0;
 }

@@ -23,200 +23,204 @@
  * tarball's tests/fixtures/doctor-fixtures.tar before the tests run). */
 static const char *fixtures_dir(void)
 {
-	return access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
+    return access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
 }
 
 static const char *sys_root(const char *fixture)
 {
-	static char buf[4096];
-	snprintf(buf, sizeof(buf), "%s/%s/sys", fixtures_dir(), fixture);
-	return buf;
+    static char buf[4096];
+    snprintf(buf, sizeof(buf), "%s/%s/sys", fixtures_dir(), fixture);
+    return buf;
 }
 
 static const char *proc_root(const char *fixture)
 {
-	static char buf[4096];
-	snprintf(buf, sizeof(buf), "%s/%s/proc", fixtures_dir(), fixture);
-	return buf;
+    static char buf[4096];
+    snprintf(buf, sizeof(buf), "%s/%s/proc", fixtures_dir(), fixture);
+    return buf;
 }
 
 static enum gdr_path_class classify(const char *fixture, const char *ibdev, const char *gpu)
 {
-	enum gdr_path_class c = GDR_PATH_UNKNOWN;
-	char err[256] = "";
-	int rc = gdr_topo_path_class(sys_root(fixture), ibdev, gpu, &c, err, sizeof(err));
-	if (rc != 0)
-		fail_msg("%s: %s", fixture, err);
-	return c;
+    enum gdr_path_class c = GDR_PATH_UNKNOWN;
+    char err[256] = "";
+    int rc = gdr_topo_path_class(sys_root(fixture), ibdev, gpu, &c, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("%s: %s", fixture, err);
+    return c;
 }
 
 static void test_path_classes(void **state)
 {
-	(void)state;
-	assert_int_equal(classify("pix", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
-	assert_int_equal(classify("smallbar", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
-	assert_int_equal(classify("pxb", "mlx5_0", "0000:05:00.0"), GDR_PATH_PXB);
-	assert_int_equal(classify("phb", "mlx5_0", "0000:01:00.0"), GDR_PATH_PHB);
-	assert_int_equal(classify("node", "mlx5_0", "0000:01:00.0"), GDR_PATH_NODE);
-	assert_int_equal(classify("sys", "mlx5_0", "0000:01:00.0"), GDR_PATH_SYS);
+    (void)state;
+    assert_int_equal(classify("pix", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
+    assert_int_equal(classify("smallbar", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
+    assert_int_equal(classify("pxb", "mlx5_0", "0000:05:00.0"), GDR_PATH_PXB);
+    assert_int_equal(classify("phb", "mlx5_0", "0000:01:00.0"), GDR_PATH_PHB);
+    assert_int_equal(classify("node", "mlx5_0", "0000:01:00.0"), GDR_PATH_NODE);
+    assert_int_equal(classify("sys", "mlx5_0", "0000:01:00.0"), GDR_PATH_SYS);
 }
 
 static void test_software_devices(void **state)
 {
-	struct gdr_ibdev_info info;
-	(void)state;
-	/* device link to a virtual netdev */
-	assert_int_equal(gdr_topo_ibdev_info(sys_root("rxe"), "rxe0", &info, NULL, 0), 0);
-	assert_true(info.software);
-	assert_string_equal(info.parent_netdev, "veth0");
-	assert_string_equal(info.pci_bdf, "");
-	/* no device link at all */
-	assert_true(gdr_topo_is_software(sys_root("rxe-gpu"), "rxe0"));
-	assert_int_equal(classify("rxe-gpu", "rxe0", "0000:01:00.0"), GDR_PATH_NONE);
-	/* a hardware NIC is not software, and has its BDF and NUMA node */
-	assert_int_equal(gdr_topo_ibdev_info(sys_root("sys"), "mlx5_0", &info, NULL, 0), 0);
-	assert_false(info.software);
-	assert_string_equal(info.pci_bdf, "0000:81:00.0");
-	assert_string_equal(info.driver, "mlx5_core");
-	assert_int_equal(info.numa_node, 1);
+    struct gdr_ibdev_info info;
+    (void)state;
+    /* device link to a virtual netdev */
+    assert_int_equal(gdr_topo_ibdev_info(sys_root("rxe"), "rxe0", &info, NULL, 0), 0);
+    assert_true(info.software);
+    assert_string_equal(info.parent_netdev, "veth0");
+    assert_string_equal(info.pci_bdf, "");
+    /* no device link at all */
+    assert_true(gdr_topo_is_software(sys_root("rxe-gpu"), "rxe0"));
+    assert_int_equal(classify("rxe-gpu", "rxe0", "0000:01:00.0"), GDR_PATH_NONE);
+    /* a hardware NIC is not software, and has its BDF and NUMA node */
+    assert_int_equal(gdr_topo_ibdev_info(sys_root("sys"), "mlx5_0", &info, NULL, 0), 0);
+    assert_false(info.software);
+    assert_string_equal(info.pci_bdf, "0000:81:00.0");
+    assert_string_equal(info.driver, "mlx5_core");
+    assert_int_equal(info.numa_node, 1);
 }
 
 static void test_errors_name_the_thing(void **state)
 {
-	enum gdr_path_class c;
-	char err[256] = "";
-	(void)state;
-	assert_int_equal(gdr_topo_path_class(sys_root("pix"), "mlx5_9", "0000:03:00.0", &c, err,
-					     sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "mlx5_9"));
-	assert_int_equal(gdr_topo_path_class(sys_root("pix"), "mlx5_0", "0000:aa:00.0", &c, err,
-					     sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "0000:aa:00.0"));
-	assert_int_equal(c, GDR_PATH_UNKNOWN);
+    enum gdr_path_class c;
+    char err[256] = "";
+    (void)state;
+    assert_int_equal(
+        gdr_topo_path_class(sys_root("pix"), "mlx5_9", "0000:03:00.0", &c, err, sizeof(err)),
+        -ENOENT);
+    assert_non_null(strstr(err, "mlx5_9"));
+    assert_int_equal(
+        gdr_topo_path_class(sys_root("pix"), "mlx5_0", "0000:aa:00.0", &c, err, sizeof(err)),
+        -ENOENT);
+    assert_non_null(strstr(err, "0000:aa:00.0"));
+    assert_int_equal(c, GDR_PATH_UNKNOWN);
 }
 
 static void test_lists(void **state)
 {
-	char gpus[8][GDR_BDF_LEN], devs[8][64];
-	size_t n = 99;
-	(void)state;
-	/* bridges and the NIC are PCI devices too; only the GPU may be listed */
-	assert_int_equal(gdr_topo_list_gpus(sys_root("pix"), gpus, 8, &n), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(gpus[0], "0000:03:00.0");
-	assert_int_equal(gdr_topo_list_ibdevs(sys_root("pix"), devs, 8, &n), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(devs[0], "mlx5_0");
-	assert_int_equal(gdr_topo_list_gpus(sys_root("empty"), gpus, 8, &n), 0);
-	assert_int_equal(n, 0);
-	assert_int_equal(gdr_topo_list_ibdevs(sys_root("empty"), devs, 8, &n), 0);
-	assert_int_equal(n, 0);
+    char gpus[8][GDR_BDF_LEN], devs[8][64];
+    size_t n = 99;
+    (void)state;
+    /* bridges and the NIC are PCI devices too; only the GPU may be listed */
+    assert_int_equal(gdr_topo_list_gpus(sys_root("pix"), gpus, 8, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(gpus[0], "0000:03:00.0");
+    assert_int_equal(gdr_topo_list_ibdevs(sys_root("pix"), devs, 8, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(devs[0], "mlx5_0");
+    assert_int_equal(gdr_topo_list_gpus(sys_root("empty"), gpus, 8, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(gdr_topo_list_ibdevs(sys_root("empty"), devs, 8, &n), 0);
+    assert_int_equal(n, 0);
 }
 
 static void test_path_bridges(void **state)
 {
-	char b[8][GDR_BDF_LEN];
-	size_t n = 0;
-	(void)state;
-	assert_int_equal(gdr_topo_path_bridges(sys_root("pix"), "mlx5_0", "0000:03:00.0", b, 8, &n,
-					       NULL, 0), 0);
-	assert_int_equal(n, 3);
-	assert_string_equal(b[0], "0000:02:01.0"); /* NIC's downstream port */
-	assert_string_equal(b[1], "0000:01:00.0"); /* switch upstream port */
-	assert_string_equal(b[2], "0000:02:00.0"); /* GPU's downstream port */
-	assert_int_equal(gdr_topo_path_bridges(sys_root("pxb"), "mlx5_0", "0000:05:00.0", b, 8, &n,
-					       NULL, 0), 0);
-	assert_int_equal(n, 5);
-	assert_int_equal(gdr_topo_path_bridges(sys_root("rxe-gpu"), "rxe0", "0000:01:00.0", b, 8, &n,
-					       NULL, 0), 0);
-	assert_int_equal(n, 0);
+    char b[8][GDR_BDF_LEN];
+    size_t n = 0;
+    (void)state;
+    assert_int_equal(
+        gdr_topo_path_bridges(sys_root("pix"), "mlx5_0", "0000:03:00.0", b, 8, &n, NULL, 0), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(b[0], "0000:02:01.0"); /* NIC's downstream port */
+    assert_string_equal(b[1], "0000:01:00.0"); /* switch upstream port */
+    assert_string_equal(b[2], "0000:02:00.0"); /* GPU's downstream port */
+    assert_int_equal(
+        gdr_topo_path_bridges(sys_root("pxb"), "mlx5_0", "0000:05:00.0", b, 8, &n, NULL, 0), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(
+        gdr_topo_path_bridges(sys_root("rxe-gpu"), "rxe0", "0000:01:00.0", b, 8, &n, NULL, 0), 0);
+    assert_int_equal(n, 0);
 }
 
 static void test_reg_caps(void **state)
 {
-	struct gdr_reg_caps c;
-	(void)state;
-	assert_int_equal(gdr_topo_reg_caps(sys_root("pix"), proc_root("pix"), &c), 0);
-	assert_int_equal(c.peermem, 1);
-	assert_int_equal(c.nvidia_open, 0);
-	assert_int_equal(c.driver_major, 535);
-	assert_string_equal(c.nvidia_version, "535.129.03");
-	assert_false(gdr_reg_caps_dmabuf(&c)); /* proprietary module */
+    struct gdr_reg_caps c;
+    (void)state;
+    assert_int_equal(gdr_topo_reg_caps(sys_root("pix"), proc_root("pix"), &c), 0);
+    assert_int_equal(c.peermem, 1);
+    assert_int_equal(c.nvidia_open, 0);
+    assert_int_equal(c.driver_major, 535);
+    assert_string_equal(c.nvidia_version, "535.129.03");
+    assert_false(gdr_reg_caps_dmabuf(&c)); /* proprietary module */
 
-	assert_int_equal(gdr_topo_reg_caps(sys_root("dmabuf"), proc_root("dmabuf"), &c), 0);
-	assert_int_equal(c.peermem, 0);
-	assert_int_equal(c.kernel_dmabuf, 1);
-	assert_int_equal(c.nvidia_open, 1);
-	assert_string_equal(c.nvidia_version, "550.54.14");
-	assert_true(gdr_reg_caps_dmabuf(&c));
+    assert_int_equal(gdr_topo_reg_caps(sys_root("dmabuf"), proc_root("dmabuf"), &c), 0);
+    assert_int_equal(c.peermem, 0);
+    assert_int_equal(c.kernel_dmabuf, 1);
+    assert_int_equal(c.nvidia_open, 1);
+    assert_string_equal(c.nvidia_version, "550.54.14");
+    assert_true(gdr_reg_caps_dmabuf(&c));
 
-	assert_int_equal(gdr_topo_reg_caps(sys_root("noreg"), proc_root("noreg"), &c), 0);
-	assert_int_equal(c.peermem, 0);
-	assert_int_equal(c.kernel_dmabuf, 0);
-	assert_false(gdr_reg_caps_dmabuf(&c));
+    assert_int_equal(gdr_topo_reg_caps(sys_root("noreg"), proc_root("noreg"), &c), 0);
+    assert_int_equal(c.peermem, 0);
+    assert_int_equal(c.kernel_dmabuf, 0);
+    assert_false(gdr_reg_caps_dmabuf(&c));
 
-	assert_int_equal(gdr_topo_reg_caps(sys_root("empty"), proc_root("empty"), &c), 0);
-	assert_int_equal(c.nvidia_loaded, 0);
-	assert_int_equal(c.driver_major, -1);
+    assert_int_equal(gdr_topo_reg_caps(sys_root("empty"), proc_root("empty"), &c), 0);
+    assert_int_equal(c.nvidia_loaded, 0);
+    assert_int_equal(c.driver_major, -1);
 }
 
 static void test_nccl_level_parse(void **state)
 {
-	static const struct { const char *s; enum gdr_path_class c; } ok[] = {
-		{ "LOC", GDR_PATH_LOC }, { "pix", GDR_PATH_PIX }, { "PXB", GDR_PATH_PXB },
-		{ "Phb", GDR_PATH_PHB }, { "SYS", GDR_PATH_SYS }, { "0", GDR_PATH_LOC },
-		{ "1", GDR_PATH_PIX }, { "2", GDR_PATH_PXB }, { "3", GDR_PATH_PHB },
-		{ "4", GDR_PATH_SYS }, { "5", GDR_PATH_SYS }, { "17", GDR_PATH_SYS },
-	};
-	static const char *bad[] = { "", "NODE", "-1", "3x", "PXB ", "phb2", "x" };
-	enum gdr_path_class c;
-	(void)state;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		c = GDR_PATH_UNKNOWN;
-		assert_int_equal(gdr_nccl_gdr_level_parse(ok[i].s, &c), 0);
-		assert_int_equal(c, ok[i].c);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(gdr_nccl_gdr_level_parse(bad[i], &c), -EINVAL);
-	assert_int_equal(gdr_nccl_gdr_level_parse(NULL, &c), -EINVAL);
+    static const struct {
+        const char *s;
+        enum gdr_path_class c;
+    } ok[] = {
+        {"LOC", GDR_PATH_LOC}, {"pix", GDR_PATH_PIX}, {"PXB", GDR_PATH_PXB}, {"Phb", GDR_PATH_PHB},
+        {"SYS", GDR_PATH_SYS}, {"0", GDR_PATH_LOC},   {"1", GDR_PATH_PIX},   {"2", GDR_PATH_PXB},
+        {"3", GDR_PATH_PHB},   {"4", GDR_PATH_SYS},   {"5", GDR_PATH_SYS},   {"17", GDR_PATH_SYS},
+    };
+    static const char *bad[] = {"", "NODE", "-1", "3x", "PXB ", "phb2", "x"};
+    enum gdr_path_class c;
+    (void)state;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        c = GDR_PATH_UNKNOWN;
+        assert_int_equal(gdr_nccl_gdr_level_parse(ok[i].s, &c), 0);
+        assert_int_equal(c, ok[i].c);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(gdr_nccl_gdr_level_parse(bad[i], &c), -EINVAL);
+    assert_int_equal(gdr_nccl_gdr_level_parse(NULL, &c), -EINVAL);
 }
 
 static void test_nccl_gdr_used(void **state)
 {
-	(void)state;
-	assert_true(gdr_nccl_gdr_used(GDR_PATH_PIX, GDR_NCCL_GDR_LEVEL_DEFAULT));
-	assert_true(gdr_nccl_gdr_used(GDR_PATH_PXB, GDR_NCCL_GDR_LEVEL_DEFAULT));
-	assert_false(gdr_nccl_gdr_used(GDR_PATH_PHB, GDR_NCCL_GDR_LEVEL_DEFAULT));
-	assert_false(gdr_nccl_gdr_used(GDR_PATH_PXB, GDR_PATH_PIX));
-	assert_true(gdr_nccl_gdr_used(GDR_PATH_NODE, GDR_PATH_PHB)); /* NCCL PHB = same NUMA */
-	assert_false(gdr_nccl_gdr_used(GDR_PATH_SYS, GDR_PATH_PHB));
-	assert_true(gdr_nccl_gdr_used(GDR_PATH_SYS, GDR_PATH_SYS));
-	assert_false(gdr_nccl_gdr_used(GDR_PATH_PIX, GDR_PATH_LOC));
-	assert_false(gdr_nccl_gdr_used(GDR_PATH_NONE, GDR_PATH_SYS));
-	assert_false(gdr_nccl_gdr_used(GDR_PATH_UNKNOWN, GDR_PATH_SYS));
+    (void)state;
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_PIX, GDR_NCCL_GDR_LEVEL_DEFAULT));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_PXB, GDR_NCCL_GDR_LEVEL_DEFAULT));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_PHB, GDR_NCCL_GDR_LEVEL_DEFAULT));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_PXB, GDR_PATH_PIX));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_NODE, GDR_PATH_PHB)); /* NCCL PHB = same NUMA */
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_SYS, GDR_PATH_PHB));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_SYS, GDR_PATH_SYS));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_PIX, GDR_PATH_LOC));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_NONE, GDR_PATH_SYS));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_UNKNOWN, GDR_PATH_SYS));
 }
 
 static void test_names(void **state)
 {
-	(void)state;
-	assert_string_equal(gdr_path_class_name(GDR_PATH_PIX), "PIX");
-	assert_string_equal(gdr_path_class_name(GDR_PATH_NODE), "NODE");
-	assert_string_equal(gdr_path_class_name(GDR_PATH_NONE), "NONE");
-	assert_string_equal(gdr_path_class_name((enum gdr_path_class)42), "UNKNOWN");
+    (void)state;
+    assert_string_equal(gdr_path_class_name(GDR_PATH_PIX), "PIX");
+    assert_string_equal(gdr_path_class_name(GDR_PATH_NODE), "NODE");
+    assert_string_equal(gdr_path_class_name(GDR_PATH_NONE), "NONE");
+    assert_string_equal(gdr_path_class_name((enum gdr_path_class)42), "UNKNOWN");
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_path_classes),
-		cmocka_unit_test(test_software_devices),
-		cmocka_unit_test(test_errors_name_the_thing),
-		cmocka_unit_test(test_lists),
-		cmocka_unit_test(test_path_bridges),
-		cmocka_unit_test(test_reg_caps),
-		cmocka_unit_test(test_nccl_level_parse),
-		cmocka_unit_test(test_nccl_gdr_used),
-		cmocka_unit_test(test_names),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_path_classes),
+        cmocka_unit_test(test_software_devices),
+        cmocka_unit_test(test_errors_name_the_thing),
+        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_path_bridges),
+        cmocka_unit_test(test_reg_caps),
+        cmocka_unit_test(test_nccl_level_parse),
+        cmocka_unit_test(test_nccl_gdr_used),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,9 +50,7 @@ static void read_body(unsigned type, const cJSON *body)
     uint64_t u;
     double d;
     switch (type) {
-    case GDR_MSG_ENDPOINT:
-        gdr_endpoint_from_json(body, &ep, "ENDPOINT from fuzz");
-        break;
+    case GDR_MSG_ENDPOINT: gdr_endpoint_from_json(body, &ep, "ENDPOINT from fuzz"); break;
     case GDR_MSG_SIZE_START:
         if (gdr_json_str(body, "phase", phase, sizeof(phase), "fuzz") ||
             gdr_json_u64(body, "size", GDR_SIZE_MAX, &u, "fuzz") ||
@@ -60,9 +58,7 @@ static void read_body(unsigned type, const cJSON *body)
             gdr_json_double(body, "expect_s", &d, "fuzz"))
             break;
         break;
-    case GDR_MSG_SIZE_DONE:
-        read_measure(body);
-        break;
+    case GDR_MSG_SIZE_DONE: read_measure(body); break;
     case GDR_MSG_SIZE_RESULT:
         read_measure(cJSON_GetObjectItemCaseSensitive(body, "measure"));
         gdr_json_u64(body, "bad_bytes", UINT64_MAX, &u, "fuzz");
@@ -79,8 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct gdr_msg_header h;
         const char *why;
         if (!gdr_oob_check_header(data, &h)) {
-            size_t len = size - GDR_OOB_HEADER_LEN < h.length ? size - GDR_OOB_HEADER_LEN
-                                                               : h.length;
+            size_t len =
+                size - GDR_OOB_HEADER_LEN < h.length ? size - GDR_OOB_HEADER_LEN : h.length;
             cJSON *body = gdr_oob_parse_payload(data + GDR_OOB_HEADER_LEN, len, &why);
             cJSON_Delete(body);
         }
@@ -97,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (off < size) {
         ssize_t n = write(sv[1], data + off, size - off);
         if (n <= 0)
-            break;      /* more than the socket holds: fuzz what fitted */
+            break; /* more than the socket holds: fuzz what fitted */
         off += (size_t)n;
     }
     close(sv[1]);

@@ -14,8 +14,8 @@ static void test_ns_per_tick(void **state)
 {
     (void)state;
     /* 3 GHz: 3e9 ticks in 1e9 ns. */
-    assert_near(gdr_ns_per_tick(1000, 5000, 1000 + 3000000000ull, 5000 + 1000000000ull),
-                1.0 / 3, 1e-12);
+    assert_near(gdr_ns_per_tick(1000, 5000, 1000 + 3000000000ull, 5000 + 1000000000ull), 1.0 / 3,
+                1e-12);
     assert_near(gdr_ns_per_tick(0, 0, 100, 250), 2.5, 0);
     /* No interval, or a clock that went backwards: 1, never a division by
      * zero or a negative rate. */
@@ -53,7 +53,7 @@ static void test_interval(void **state)
     setenv("GDR_CLOCK", "monotonic", 1);
     interval_agrees(false);
 #if defined(__x86_64__) || defined(__i386__)
-    setenv("GDR_CLOCK", "tsc", 1);      /* forced, invariant or not */
+    setenv("GDR_CLOCK", "tsc", 1); /* forced, invariant or not */
     interval_agrees(true);
 #endif
     unsetenv("GDR_CLOCK");

@@ -94,7 +94,7 @@ static void test_round_trip_infiniband(void **state)
     struct gdr_endpoint in, out;
     sample(&in);
     snprintf(in.link_layer, sizeof(in.link_layer), "InfiniBand");
-    in.gid_index = -1;   /* LID routing: no GID, and the text is not checked */
+    in.gid_index = -1; /* LID routing: no GID, and the text is not checked */
     in.gid[0] = '\0';
     in.lid = 0xbeef;
     in.num_qps = 64;
@@ -110,8 +110,9 @@ static void test_large_addresses(void **state)
 {
     (void)state;
     static const uint64_t addrs[] = {
-        0x7ffff7a00000ull, 999999999999999ull, 1000000000000001ull, 4503599627370497ull,
-        (1ull << 53) - 1, 1ull << 53, (1ull << 53) + 1, 0xffff800012345679ull, UINT64_MAX,
+        0x7ffff7a00000ull,   999999999999999ull,    1000000000000001ull,
+        4503599627370497ull, (1ull << 53) - 1,      1ull << 53,
+        (1ull << 53) + 1,    0xffff800012345679ull, UINT64_MAX,
     };
     for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
         struct gdr_endpoint in, out;
@@ -133,8 +134,9 @@ static void test_large_addresses(void **state)
 }
 
 static const char *const all_keys[] = {
-    "host", "device", "port", "link_layer", "active_mtu", "speed_bps", "gid_index", "gid",
-    "lid", "placement", "registration", "buffer_bytes", "qpn", "psn", "addr", "rkey",
+    "host",      "device", "port", "link_layer", "active_mtu",   "speed_bps",
+    "gid_index", "gid",    "lid",  "placement",  "registration", "buffer_bytes",
+    "qpn",       "psn",    "addr", "rkey",
 };
 
 static void test_missing_field(void **state)
@@ -190,8 +192,9 @@ static void test_wrong_types_and_ranges(void **state)
 {
     (void)state;
     expect_rejected("host", cJSON_CreateNumber(1), "field 'host' is not a string");
-    expect_rejected("host", cJSON_CreateString("a-host-name-that-is-longer-than-the-sixty-"
-                                               "three-bytes-the-struct-holds"),
+    expect_rejected("host",
+                    cJSON_CreateString("a-host-name-that-is-longer-than-the-sixty-"
+                                       "three-bytes-the-struct-holds"),
                     "field 'host' is longer than 63 bytes");
     expect_rejected("port", cJSON_CreateString("one"), "field 'port'");
     expect_rejected("port", cJSON_CreateNumber(256), "field 'port'");
@@ -221,7 +224,7 @@ static void test_qpn_list(void **state)
     expect_rejected("qpn", qpn_list(65, 100), "field 'qpn' must list 1..64");
     expect_rejected("qpn", cJSON_CreateNumber(17), "field 'qpn' must list 1..64");
     expect_rejected("qpn", qpn_list(1, 0), "qpn[0] is not a QP number");
-    expect_rejected("qpn", qpn_list(3, 16777214), "qpn[2] is not a QP number");   /* 2^24 */
+    expect_rejected("qpn", qpn_list(3, 16777214), "qpn[2] is not a QP number"); /* 2^24 */
     expect_rejected("qpn", qpn_list(1, 1.5), "qpn[0] is not a QP number");
     expect_rejected("qpn", qpn_list(1, -1), "qpn[0] is not a QP number");
     cJSON *strs = cJSON_CreateArray();

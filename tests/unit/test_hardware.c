@@ -12,19 +12,19 @@ static void test_link_rates(void **state)
 {
     (void)state;
     /* width codes: 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x */
-    assert_near(gdr_port_speed_bps(2, 1), 10e9, 0);        /* 4x SDR */
-    assert_near(gdr_port_speed_bps(2, 2), 20e9, 0);        /* 4x DDR */
-    assert_near(gdr_port_speed_bps(2, 4), 40e9, 0);        /* 4x QDR */
-    assert_near(gdr_port_speed_bps(2, 8), 40e9, 0);        /* 4x FDR10 */
-    assert_near(gdr_port_speed_bps(2, 16), 56e9, 0);       /* 4x FDR */
-    assert_near(gdr_port_speed_bps(2, 32), 100e9, 0);      /* 4x EDR */
-    assert_near(gdr_port_speed_bps(2, 64), 200e9, 0);      /* 4x HDR */
-    assert_near(gdr_port_speed_bps(2, 128), 400e9, 0);     /* 4x NDR: ConnectX-7 */
-    assert_near(gdr_port_speed_bps(2, 256), 800e9, 0);     /* 4x XDR: ConnectX-8 */
-    assert_near(gdr_port_speed_bps(16, 256), 400e9, 0);    /* 2x XDR */
-    assert_near(gdr_port_speed_bps(1, 32), 25e9, 0);       /* 1x EDR (25G Ethernet) */
-    assert_near(gdr_port_speed_bps(4, 128), 800e9, 0);     /* 8x NDR */
-    assert_near(gdr_port_speed_bps(8, 4), 120e9, 0);       /* 12x QDR */
+    assert_near(gdr_port_speed_bps(2, 1), 10e9, 0);     /* 4x SDR */
+    assert_near(gdr_port_speed_bps(2, 2), 20e9, 0);     /* 4x DDR */
+    assert_near(gdr_port_speed_bps(2, 4), 40e9, 0);     /* 4x QDR */
+    assert_near(gdr_port_speed_bps(2, 8), 40e9, 0);     /* 4x FDR10 */
+    assert_near(gdr_port_speed_bps(2, 16), 56e9, 0);    /* 4x FDR */
+    assert_near(gdr_port_speed_bps(2, 32), 100e9, 0);   /* 4x EDR */
+    assert_near(gdr_port_speed_bps(2, 64), 200e9, 0);   /* 4x HDR */
+    assert_near(gdr_port_speed_bps(2, 128), 400e9, 0);  /* 4x NDR: ConnectX-7 */
+    assert_near(gdr_port_speed_bps(2, 256), 800e9, 0);  /* 4x XDR: ConnectX-8 */
+    assert_near(gdr_port_speed_bps(16, 256), 400e9, 0); /* 2x XDR */
+    assert_near(gdr_port_speed_bps(1, 32), 25e9, 0);    /* 1x EDR (25G Ethernet) */
+    assert_near(gdr_port_speed_bps(4, 128), 800e9, 0);  /* 8x NDR */
+    assert_near(gdr_port_speed_bps(8, 4), 120e9, 0);    /* 12x QDR */
     /* unknown codes read 0, never a made-up rate */
     assert_near(gdr_port_speed_bps(0, 32), 0, 0);
     assert_near(gdr_port_speed_bps(3, 32), 0, 0);

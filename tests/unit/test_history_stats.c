@@ -37,7 +37,7 @@ static void test_median(void **state)
     double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2};
     assert_near(hist_median(odd, 3), 3, 0);
     assert_near(hist_median(even, 4), 2.5, 0);
-    assert_near(odd[0], 5, 0);    /* the input is left alone */
+    assert_near(odd[0], 5, 0); /* the input is left alone */
     assert_true(isnan(hist_median(odd, 0)));
 }
 
@@ -47,7 +47,7 @@ static void test_noise_ignores_a_step(void **state)
     double v[200];
     noisy(v, 200, 0.02, 1);
     double before = hist_noise(v, 200);
-    assert_near(before, 2.0, 0.4);             /* the planted sd, 2 at level 100 */
+    assert_near(before, 2.0, 0.4); /* the planted sd, 2 at level 100 */
     for (size_t i = 100; i < 200; i++)
         v[i] *= 0.7;
     assert_near(hist_noise(v, 200), before, 0.4);
@@ -67,7 +67,7 @@ static void test_step_dated(void **state)
         size_t n = hist_steps(v, 60, &o, s, 4);
         assert_int_equal(n, 1);
         assert_in_range(s[0].at, 39, 41);
-        assert_near(s[0].rel, 0.10, 0.03);    /* worse by 10% */
+        assert_near(s[0].rel, 0.10, 0.03); /* worse by 10% */
         /* Ten nights on, the step still decides the newest night. */
         struct hist_step s50[4];
         size_t n50 = hist_steps(v, 50, &o, s50, 4);
@@ -90,7 +90,7 @@ static void test_latency_step_direction(void **state)
     double v[60];
     noisy(v, 60, 0.02, 7);
     for (size_t i = 50; i < 60; i++)
-        v[i] *= 0.8;                           /* lower latency: better */
+        v[i] *= 0.8; /* lower latency: better */
     struct hist_step s[4];
     size_t n = hist_steps(v, 60, &o, s, 4);
     assert_int_equal(n, 1);
@@ -180,7 +180,7 @@ static void test_flat_series(void **state)
     hist_judge_series(v, 20, &o, s, 0, p);
     assert_int_equal(p[0].verdict, HV_NEW);
     assert_int_equal(p[19].verdict, HV_OK);
-    assert_near(p[19].sigma, 0.05, 1e-12);    /* the 0.1% floor */
+    assert_near(p[19].sigma, 0.05, 1e-12); /* the 0.1% floor */
 }
 
 int main(void)

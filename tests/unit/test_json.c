@@ -104,7 +104,7 @@ static void test_write_read_round_trip(void **state)
     assert_int_equal(gdr_json_write_atomic(doc, path), 0);
     assert_no_error();
     listing(d, names, sizeof(names));
-    assert_string_equal(names, "sweep.json");   /* no temporary left behind */
+    assert_string_equal(names, "sweep.json"); /* no temporary left behind */
 
     /* Parsed independently of the harness reader. */
     FILE *f = fopen(path, "r");
@@ -248,8 +248,8 @@ static void test_u64_bounds(void **state)
     assert_int_equal(gdr_json_u64(o, "s", UINT64_MAX, &v, "doc"), 0);
     assert_int_equal(v, UINT64_MAX);
 
-    static const char *const bad[] = {"over", "neg", "frac", "s_over", "s_neg", "s_junk",
-                                      "s_space", "b"};
+    static const char *const bad[] = {"over",  "neg",    "frac",    "s_over",
+                                      "s_neg", "s_junk", "s_space", "b"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         gdr_error_clear();
         v = 777;
@@ -279,9 +279,18 @@ static void test_add_u64(void **state)
 {
     (void)state;
     static const uint64_t values[] = {
-        0, 1, 4096, 999999999999999ull, 1000000000000000ull, 1000000000000001ull,
-        4503599627370497ull, 9007199254740991ull, 1ull << 53, (1ull << 53) + 1,
-        12345678901234567890ull, UINT64_MAX,
+        0,
+        1,
+        4096,
+        999999999999999ull,
+        1000000000000000ull,
+        1000000000000001ull,
+        4503599627370497ull,
+        9007199254740991ull,
+        1ull << 53,
+        (1ull << 53) + 1,
+        12345678901234567890ull,
+        UINT64_MAX,
     };
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         cJSON *o = cJSON_CreateObject();
@@ -296,9 +305,8 @@ static void test_add_u64(void **state)
         cJSON *back = cJSON_Parse(text);
         uint64_t v = 0;
         if (gdr_json_u64(back, "v", UINT64_MAX, &v, "doc") || v != values[i])
-            fail_msg("%llu printed as %s reads back as %llu (%s)",
-                     (unsigned long long)values[i], text, (unsigned long long)v,
-                     gdr_error_message());
+            fail_msg("%llu printed as %s reads back as %llu (%s)", (unsigned long long)values[i],
+                     text, (unsigned long long)v, gdr_error_message());
         cJSON_Delete(back);
         free(text);
         cJSON_Delete(o);
@@ -348,12 +356,9 @@ static void test_other_getters(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        dir_test(test_write_read_round_trip),
-        dir_test(test_write_missing_directory),
-        dir_test(test_write_over_directory),
-        dir_test(test_read_rejects),
-        gdr_unit_test(test_u64_bounds),
-        gdr_unit_test(test_add_u64),
+        dir_test(test_write_read_round_trip), dir_test(test_write_missing_directory),
+        dir_test(test_write_over_directory),  dir_test(test_read_rejects),
+        gdr_unit_test(test_u64_bounds),       gdr_unit_test(test_add_u64),
         gdr_unit_test(test_other_getters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,7 +67,7 @@ static void test_header_rejects(void **state)
     assert_non_null(strstr(why, "bad magic"));
 
     gdr_oob_encode_header(buf, GDR_MSG_HELLO, 10);
-    buf[5] = 2;   /* version 2 */
+    buf[5] = 2; /* version 2 */
     why = gdr_oob_check_header(buf, &h);
     assert_non_null(why);
     assert_non_null(strstr(why, "version mismatch"));
@@ -248,7 +248,7 @@ static void test_wrong_type(void **state)
 {
     struct pair *p = *state;
     assert_int_equal(gdr_oob_send(&p->b, GDR_MSG_READY, NULL), 0);
-    cJSON *got = (cJSON *)&got;   /* must be reset */
+    cJSON *got = (cJSON *)&got; /* must be reset */
     assert_int_equal(gdr_oob_recv(&p->a, GDR_MSG_HELLO_ACK, 0, &got), -1);
     assert_null(got);
     assert_error(GDR_EXIT_RUN, "expected HELLO_ACK, got READY");
@@ -263,8 +263,7 @@ static void test_peer_error_usage(void **state)
     cJSON *got = NULL;
     assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_SIZE_START, 0, &got), -1);
     assert_null(got);
-    assert_error(GDR_EXIT_USAGE,
-                 "peer client:40000: --size differs: client 4096, server 65536");
+    assert_error(GDR_EXIT_USAGE, "peer client:40000: --size differs: client 4096, server 65536");
 }
 
 static void test_peer_error_run(void **state)
@@ -410,7 +409,7 @@ static void test_refuse_others(void **state)
     assert_int_equal(gdr_oob_connect("127.0.0.1", port, 2.0, &other), 0);
     gdr_oob_refuse_pending(&r);
     assert_int_equal(gdr_oob_readable(&other), 0);
-    gdr_oob_refuse_pending(NULL);       /* a client has nothing to refuse */
+    gdr_oob_refuse_pending(NULL); /* a client has nothing to refuse */
     gdr_oob_close(&other);
     close(lfd);
 }

@@ -8,16 +8,25 @@
 #include "test.h"
 
 static const struct gdr_test bw_test = {
-    .name = "write_bw", .binary = "gdr_write_bw", .summary = "RDMA write bandwidth",
-    .verb = GDR_VERB_WRITE, .metric = GDR_METRIC_BW,
+    .name = "write_bw",
+    .binary = "gdr_write_bw",
+    .summary = "RDMA write bandwidth",
+    .verb = GDR_VERB_WRITE,
+    .metric = GDR_METRIC_BW,
 };
 static const struct gdr_test lat_test = {
-    .name = "read_lat", .binary = "gdr_read_lat", .summary = "RDMA read latency",
-    .verb = GDR_VERB_READ, .metric = GDR_METRIC_LAT,
+    .name = "read_lat",
+    .binary = "gdr_read_lat",
+    .summary = "RDMA read latency",
+    .verb = GDR_VERB_READ,
+    .metric = GDR_METRIC_LAT,
 };
 static const struct gdr_test send_test = {
-    .name = "send_bw", .binary = "gdr_send_bw", .summary = "send bandwidth",
-    .verb = GDR_VERB_SEND, .metric = GDR_METRIC_BW,
+    .name = "send_bw",
+    .binary = "gdr_send_bw",
+    .summary = "send bandwidth",
+    .verb = GDR_VERB_SEND,
+    .metric = GDR_METRIC_BW,
 };
 
 #define MAX_ARGS 24
@@ -91,9 +100,9 @@ static void test_perftest_flags(void **state)
 {
     (void)state;
     struct gdr_config cfg;
-    assert_run(PARSE(&cfg, &bw_test, "-d", "mlx5_0", "-i", "2", "-x", "3", "-s", "4K",
-                     "-n", "77", "-q", "4", "-t", "64", "-p", "20000", "-I", "128",
-                     "-F", "--report_gbits", "198.18.0.2"));
+    assert_run(PARSE(&cfg, &bw_test, "-d", "mlx5_0", "-i", "2", "-x", "3", "-s", "4K", "-n", "77",
+                     "-q", "4", "-t", "64", "-p", "20000", "-I", "128", "-F", "--report_gbits",
+                     "198.18.0.2"));
     assert_string_equal(cfg.ib_dev, "mlx5_0");
     assert_int_equal(cfg.ib_port, 2);
     assert_int_equal(cfg.gid_index, 3);
@@ -114,7 +123,7 @@ static void test_all_flag(void **state)
     (void)state;
     struct gdr_config cfg;
     assert_run(PARSE(&cfg, &bw_test, "-a"));
-    assert_int_equal(cfg.sizes.count, 23);  /* 2^1 .. 2^23 */
+    assert_int_equal(cfg.sizes.count, 23); /* 2^1 .. 2^23 */
     assert_int_equal(cfg.sizes.size[0], 2);
     assert_int_equal(cfg.sizes.size[22], 8u << 20);
     assert_int_equal(cfg.iters, 5000);
@@ -126,7 +135,7 @@ static void test_duration_flags(void **state)
     struct gdr_config cfg;
     assert_run(PARSE(&cfg, &bw_test, "-D", "2.5"));
     assert_near(cfg.time_per_size, 2.5, 0);
-    assert_int_equal(cfg.iters, 0);   /* calibrated, not the default count */
+    assert_int_equal(cfg.iters, 0); /* calibrated, not the default count */
 
     assert_run(PARSE(&cfg, &lat_test, "--time-per-size=0.25"));
     assert_near(cfg.time_per_size, 0.25, 0);
@@ -138,8 +147,7 @@ static void test_long_options(void **state)
     (void)state;
     struct gdr_config cfg;
     assert_run(PARSE(&cfg, &bw_test, "--sizes=1K:1M:4", "--warmup=0", "--json=out.json",
-                     "--validate", "--quiet", "--timeout=1.5", "--bind=127.0.0.1",
-                     "--mtu=1024"));
+                     "--validate", "--quiet", "--timeout=1.5", "--bind=127.0.0.1", "--mtu=1024"));
     static const uint64_t want[] = {1024, 4096, 16384, 65536, 262144, 1048576};
     assert_int_equal(cfg.sizes.count, 6);
     for (size_t i = 0; i < 6; i++)
@@ -156,8 +164,8 @@ static void test_long_options(void **state)
 
     /* The long spellings of the perftest flags, with separate values. */
     assert_run(PARSE(&cfg, &bw_test, "--ib-dev", "rxe0", "--ib-port", "3", "--gid-index", "1",
-                     "--size", "1M", "--iters", "9", "--qp", "2", "--tx-depth", "16",
-                     "--port", "4000", "--inline_size", "64", "--warmup", "12"));
+                     "--size", "1M", "--iters", "9", "--qp", "2", "--tx-depth", "16", "--port",
+                     "4000", "--inline_size", "64", "--warmup", "12"));
     assert_string_equal(cfg.ib_dev, "rxe0");
     assert_int_equal(cfg.ib_port, 3);
     assert_int_equal(cfg.gid_index, 1);
@@ -176,8 +184,8 @@ static void test_boundaries_accepted(void **state)
 {
     (void)state;
     struct gdr_config cfg;
-    assert_run(PARSE(&cfg, &bw_test, "-s", "1G", "-q", "64", "-t", "8192", "-p", "65535",
-                     "-x", "0", "-i", "255", "-I", "4096", "-m", "4096", "-n", "100000000"));
+    assert_run(PARSE(&cfg, &bw_test, "-s", "1G", "-q", "64", "-t", "8192", "-p", "65535", "-x", "0",
+                     "-i", "255", "-I", "4096", "-m", "4096", "-n", "100000000"));
     assert_int_equal(cfg.sizes.size[0], 1ull << 30);
     assert_int_equal(cfg.num_qps, 64);
     assert_int_equal(cfg.tx_depth, 8192);
@@ -188,8 +196,8 @@ static void test_boundaries_accepted(void **state)
     assert_int_equal(cfg.mtu, 4096);
     assert_int_equal(cfg.iters, 100000000);
 
-    assert_run(PARSE(&cfg, &bw_test, "-s", "1", "-q", "1", "-t", "1", "-p", "1", "-m", "256",
-                     "-n", "1"));
+    assert_run(
+        PARSE(&cfg, &bw_test, "-s", "1", "-q", "1", "-t", "1", "-p", "1", "-m", "256", "-n", "1"));
     assert_int_equal(cfg.sizes.size[0], 1);
     assert_int_equal(cfg.tcp_port, 1);
     assert_int_equal(cfg.mtu, 256);
@@ -329,7 +337,7 @@ static void test_bidirectional_and_ring(void **state)
 struct bad_case {
     const struct gdr_test *test;
     const char *args[6];
-    const char *fragment;   /* the message must contain this */
+    const char *fragment; /* the message must contain this */
 };
 
 #define BW &bw_test
@@ -396,7 +404,7 @@ static const struct bad_case bad_cases[] = {
     {BW, {"-D", "1", "--time-per-size=1"}, "choose one of --iters, --duration"},
     {LAT, {"-t", "4"}, "--tx-depth"},
     {LAT, {"-q", "2"}, "--qp"},
-    {LAT, {"-I", "64"}, "--inline_size"},          /* lat_test is the read test */
+    {LAT, {"-I", "64"}, "--inline_size"}, /* lat_test is the read test */
     {BW, {"--bind=127.0.0.1", "server1"}, "--bind"},
     {SEND, {"-n", "1"}, "--iters 1"},
     /* malformed command lines */
@@ -423,14 +431,14 @@ static void test_bad_values_table(void **state)
         enum gdr_parse_result r = parse_argv(&cfg, bc->test, bc->args);
         const char *msg = gdr_error_message();
         if (r != GDR_PARSE_ERROR)
-            fail_msg("case %zu (%s %s): parse returned %d, expected an error", i,
-                     bc->test->binary, bc->args[0], (int)r);
+            fail_msg("case %zu (%s %s): parse returned %d, expected an error", i, bc->test->binary,
+                     bc->args[0], (int)r);
         if (gdr_error_code() != GDR_EXIT_USAGE)
             fail_msg("case %zu (%s %s): exit code %d, expected %d; message '%s'", i,
                      bc->test->binary, bc->args[0], (int)gdr_error_code(), GDR_EXIT_USAGE, msg);
         if (!strstr(msg, bc->fragment))
-            fail_msg("case %zu (%s %s): message '%s' does not contain '%s'", i,
-                     bc->test->binary, bc->args[0], msg, bc->fragment);
+            fail_msg("case %zu (%s %s): message '%s' does not contain '%s'", i, bc->test->binary,
+                     bc->args[0], msg, bc->fragment);
     }
     gdr_error_clear();
 }

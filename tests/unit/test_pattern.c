@@ -47,7 +47,7 @@ static void test_fill_check_1mib(void **state)
     size_t zeros = 0;
     for (size_t i = 0; i < len; i++)
         zeros += buf[i] == 0;
-    assert_true(zeros < len / 128);   /* about len / 256 for random bytes */
+    assert_true(zeros < len / 128); /* about len / 256 for random bytes */
     assert_true(memcmp(buf, buf + 4096, 4096) != 0);
     assert_true(memcmp(buf, buf + 8, 8) != 0);
 
@@ -72,8 +72,7 @@ static void test_one_flipped_byte(void **state)
         size_t first = NO_BAD;
         uint64_t bad = gdr_pattern_check(buf, len, seed, &first);
         if (bad != 1 || first != off)
-            fail_msg("flip at %zu: %llu bad bytes, first %zu", off, (unsigned long long)bad,
-                     first);
+            fail_msg("flip at %zu: %llu bad bytes, first %zu", off, (unsigned long long)bad, first);
         buf[off] ^= 0x01;
     }
     /* Two changed bytes: both counted, the first one reported. */
@@ -108,11 +107,7 @@ static void test_seeds_differ(void **state)
     static uint8_t a[LEN], b[LEN];
     static const uint64_t pairs[][4] = {
         /* size, slot vs size, slot */
-        {4096, 0, 4096, 1},
-        {4096, 1, 8192, 1},
-        {2, 0, 4, 0},
-        {1, 0, 0, 1},
-        {0, 1, 1, 0},
+        {4096, 0, 4096, 1}, {4096, 1, 8192, 1}, {2, 0, 4, 0}, {1, 0, 0, 1}, {0, 1, 1, 0},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         uint64_t s1 = gdr_pattern_seed(pairs[i][0], pairs[i][1]);
@@ -169,10 +164,8 @@ static void test_sweep_seeds_distinct(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_fill_check_small),
-        gdr_unit_test(test_fill_check_1mib),
-        gdr_unit_test(test_one_flipped_byte),
-        gdr_unit_test(test_seeds_differ),
+        gdr_unit_test(test_fill_check_small),     gdr_unit_test(test_fill_check_1mib),
+        gdr_unit_test(test_one_flipped_byte),     gdr_unit_test(test_seeds_differ),
         gdr_unit_test(test_sweep_seeds_distinct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

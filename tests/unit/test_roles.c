@@ -29,17 +29,20 @@ enum { BW = GDR_METRIC_BW, LAT = GDR_METRIC_LAT };
 
 struct row {
     int verb, metric;
-    bool cs, ss;                        /* client staged, server staged */
+    bool cs, ss; /* client staged, server staged */
     bool ok;
     unsigned poster, receiver, source, dest, counter, prestager;
     enum gdr_loop client_loop, server_loop;
     enum ibv_wr_opcode opcode;
     bool staged, recv_has_data, one;
     unsigned recv_per_tx, min_iters;
-    bool on_arrival;                    /* counted where it arrives */
+    bool on_arrival; /* counted where it arrives */
 };
 
-#define REJECT(v, m, c, s) {v, m, c, s, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define REJECT(v, m, c, s)                                                                         \
+    {                                                                                              \
+        v, m, c, s, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0                             \
+    }
 
 static const struct row rows[] = {
     /* verb, metric, client/server staged, ok,
@@ -50,10 +53,14 @@ static const struct row rows[] = {
     {W, BW, 0, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1, 0},
     {W, BW, 1, 1, true, C, N, C, S, C, N, SSRC, SDST, OWI, 1, 0, 0, 0, 1, 0},
     {W, LAT, 0, 0, true, C, N, C, S, C, N, LTCY, NONE, OW, 0, 0, 1, 0, 1, 0},
-    REJECT(W, LAT, 1, 0), REJECT(W, LAT, 0, 1), REJECT(W, LAT, 1, 1),
+    REJECT(W, LAT, 1, 0),
+    REJECT(W, LAT, 0, 1),
+    REJECT(W, LAT, 1, 1),
 
     {R, BW, 0, 0, true, C, N, S, C, C, N, SNDR, NONE, OR, 0, 0, 0, 0, 1, 0},
-    REJECT(R, BW, 1, 0), REJECT(R, BW, 0, 1), REJECT(R, BW, 1, 1),
+    REJECT(R, BW, 1, 0),
+    REJECT(R, BW, 0, 1),
+    REJECT(R, BW, 1, 1),
     {R, LAT, 0, 0, true, C, N, S, C, C, N, LTCY, NONE, OR, 0, 0, 1, 0, 1, 0},
     /* A staged requester copies each message on inside its sample; a
      * staged responder pre-stages its data before the reads. */
@@ -68,7 +75,9 @@ static const struct row rows[] = {
     {SD, BW, 0, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0},
     {SD, BW, 1, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0},
     {SD, LAT, 0, 0, true, C, S, C, S, C, N, LTCY, RCVR, OS, 0, 0, 1, 4, 2, 0},
-    REJECT(SD, LAT, 1, 0), REJECT(SD, LAT, 0, 1), REJECT(SD, LAT, 1, 1),
+    REJECT(SD, LAT, 1, 0),
+    REJECT(SD, LAT, 0, 1),
+    REJECT(SD, LAT, 1, 1),
 };
 
 /* Bidirectional (-b): both ends post, receive, fill, check and count one
@@ -82,16 +91,31 @@ static const struct row bi_rows[] = {
     {SD, BW, 1, 0, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0},
     {SD, BW, 0, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0},
     {SD, BW, 1, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0},
-    REJECT(W, LAT, 0, 0), REJECT(W, LAT, 1, 0), REJECT(W, LAT, 0, 1), REJECT(W, LAT, 1, 1),
-    REJECT(R, BW, 0, 0), REJECT(R, BW, 1, 0), REJECT(R, BW, 0, 1), REJECT(R, BW, 1, 1),
-    REJECT(R, LAT, 0, 0), REJECT(R, LAT, 1, 0), REJECT(R, LAT, 0, 1), REJECT(R, LAT, 1, 1),
-    REJECT(SD, LAT, 0, 0), REJECT(SD, LAT, 1, 0), REJECT(SD, LAT, 0, 1), REJECT(SD, LAT, 1, 1),
+    REJECT(W, LAT, 0, 0),
+    REJECT(W, LAT, 1, 0),
+    REJECT(W, LAT, 0, 1),
+    REJECT(W, LAT, 1, 1),
+    REJECT(R, BW, 0, 0),
+    REJECT(R, BW, 1, 0),
+    REJECT(R, BW, 0, 1),
+    REJECT(R, BW, 1, 1),
+    REJECT(R, LAT, 0, 0),
+    REJECT(R, LAT, 1, 0),
+    REJECT(R, LAT, 0, 1),
+    REJECT(R, LAT, 1, 1),
+    REJECT(SD, LAT, 0, 0),
+    REJECT(SD, LAT, 1, 0),
+    REJECT(SD, LAT, 0, 1),
+    REJECT(SD, LAT, 1, 1),
 };
 
 static void check_row(const struct row *w, bool bi)
 {
-    struct gdr_role_input in = {.verb = w->verb, .metric = w->metric, .client_staged = w->cs,
-                                .server_staged = w->ss, .bidirectional = bi};
+    struct gdr_role_input in = {.verb = w->verb,
+                                .metric = w->metric,
+                                .client_staged = w->cs,
+                                .server_staged = w->ss,
+                                .bidirectional = bi};
     struct gdr_roles r;
     const char *why = "unset";
     char name[64];
@@ -99,16 +123,17 @@ static void check_row(const struct row *w, bool bi)
              w->metric == LAT ? "lat" : "bw", bi ? " -b" : "", w->cs, w->ss);
     int rc = gdr_roles_for(&in, &r, &why);
     if (!w->ok) {
-        if (rc != -1 || !why || (!strstr(why, "not implemented") && !strstr(why, "only") &&
-                                 !(bi && strstr(why, "bidirectional"))))
+        if (rc != -1 || !why ||
+            (!strstr(why, "not implemented") && !strstr(why, "only") &&
+             !(bi && strstr(why, "bidirectional"))))
             fail_msg("%s: accepted (rc %d), expected a rejection", name, rc);
         return;
     }
     if (rc != 0)
         fail_msg("%s: rejected: %s", name, why);
-#define SAME(field, want)                                                                  \
-    if ((long)r.field != (long)(want))                                                     \
-        fail_msg("%s: " #field " = %ld, expected %ld", name, (long)r.field, (long)(want))
+#define SAME(field, want)                                                                          \
+    if ((long)r.field != (long)(want))                                                             \
+    fail_msg("%s: " #field " = %ld, expected %ld", name, (long)r.field, (long)(want))
     SAME(poster, w->poster);
     SAME(receiver, w->receiver);
     SAME(source, w->source);
@@ -140,8 +165,8 @@ static void test_every_combination(void **state)
                 for (int ss = 0; ss < 2; ss++) {
                     size_t found = 0;
                     for (size_t i = 0; i < n; i++)
-                        found += rows[i].verb == v && rows[i].metric == m &&
-                                 rows[i].cs == cs && rows[i].ss == ss;
+                        found += rows[i].verb == v && rows[i].metric == m && rows[i].cs == cs &&
+                                 rows[i].ss == ss;
                     if (found != 1)
                         fail_msg("verb %d metric %d staged %d%d: %zu rows", v, m, cs, ss, found);
                 }

@@ -8,7 +8,10 @@
 static void test_parse_bytes_accepts(void **state)
 {
     (void)state;
-    static const struct { const char *text; uint64_t want; } ok[] = {
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } ok[] = {
         {"0", 0},
         {"7", 7},
         {"64K", 65536},
@@ -20,7 +23,7 @@ static void test_parse_bytes_accepts(void **state)
         {"2MB", 2097152},
         {"3gib", 3221225472ull},
         {"18446744073709551615", UINT64_MAX},
-        {"17179869183G", 17179869183ull << 30},   /* the largest G value that fits */
+        {"17179869183G", 17179869183ull << 30}, /* the largest G value that fits */
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         uint64_t v = 12345;
@@ -36,8 +39,22 @@ static void test_parse_bytes_rejects(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "", "K", "1X", "1KB2", "-1", "+1", " 1", "1 K", "1Ki", "1KiBB", "1T", "0x10",
-        "1.5K", "17179869184G", "18446744073709551616", "99999999999999999999",
+        "",
+        "K",
+        "1X",
+        "1KB2",
+        "-1",
+        "+1",
+        " 1",
+        "1 K",
+        "1Ki",
+        "1KiBB",
+        "1T",
+        "0x10",
+        "1.5K",
+        "17179869184G",
+        "18446744073709551616",
+        "99999999999999999999",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         uint64_t v = 12345;
@@ -149,7 +166,9 @@ static void test_sizes_parse(void **state)
 static void test_sizes_parse_rejects(void **state)
 {
     (void)state;
-    static const struct { const char *spec, *fragment; } bad[] = {
+    static const struct {
+        const char *spec, *fragment;
+    } bad[] = {
         {"", "expected MIN:MAX"},
         {"8", "expected MIN:MAX"},
         {"1:2:3:4", "expected MIN:MAX"},
@@ -167,7 +186,8 @@ static void test_sizes_parse_rejects(void **state)
         {"0:2", "--sizes '0:2'"},
         {"1:2G", "--sizes '1:2G'"},
         {"1111111111111111111111111111111111111111111111111111111111111111:"
-         "2222222222222222222222222222222222222222222222222222222222222222", "too long"},
+         "2222222222222222222222222222222222222222222222222222222222222222",
+         "too long"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct gdr_size_list l;
@@ -193,16 +213,11 @@ static void test_sizes_max(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_parse_bytes_accepts),
-        gdr_unit_test(test_parse_bytes_rejects),
-        gdr_unit_test(test_range_powers_of_two),
-        gdr_unit_test(test_range_non_power_max_is_last),
-        gdr_unit_test(test_range_factor_three),
-        gdr_unit_test(test_range_edges),
-        gdr_unit_test(test_range_rejects),
-        gdr_unit_test(test_sizes_parse),
-        gdr_unit_test(test_sizes_parse_rejects),
-        gdr_unit_test(test_sizes_max),
+        gdr_unit_test(test_parse_bytes_accepts), gdr_unit_test(test_parse_bytes_rejects),
+        gdr_unit_test(test_range_powers_of_two), gdr_unit_test(test_range_non_power_max_is_last),
+        gdr_unit_test(test_range_factor_three),  gdr_unit_test(test_range_edges),
+        gdr_unit_test(test_range_rejects),       gdr_unit_test(test_sizes_parse),
+        gdr_unit_test(test_sizes_parse_rejects), gdr_unit_test(test_sizes_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,12 +23,12 @@ static void test_slots(void **state)
     struct gdr_roles lat = roles_of(GDR_VERB_READ, GDR_METRIC_LAT);
     assert_int_equal(gdr_slots_wanted(&bw, 128, 4), 512);
     assert_int_equal(gdr_slots_wanted(&lat, 128, 4), 1);
-    assert_int_equal(gdr_slot_count(1000, 8, 1), 8);        /* 1 B: all wanted fit */
-    assert_int_equal(gdr_slot_count(1000, 8, 125), 8);      /* exactly 8 fit */
-    assert_int_equal(gdr_slot_count(1000, 8, 126), 7);      /* one byte more: 7 */
-    assert_int_equal(gdr_slot_count(100, 8, 1000), 1);      /* none fits: still 1 */
+    assert_int_equal(gdr_slot_count(1000, 8, 1), 8);   /* 1 B: all wanted fit */
+    assert_int_equal(gdr_slot_count(1000, 8, 125), 8); /* exactly 8 fit */
+    assert_int_equal(gdr_slot_count(1000, 8, 126), 7); /* one byte more: 7 */
+    assert_int_equal(gdr_slot_count(100, 8, 1000), 1); /* none fits: still 1 */
     assert_int_equal(gdr_slot_count(100, 0, 10), 1);
-    assert_int_equal(gdr_slot_count(100, 8, 0), 8);         /* no division by zero */
+    assert_int_equal(gdr_slot_count(100, 8, 0), 8); /* no division by zero */
     assert_int_equal(gdr_slot_count(UINT64_MAX, UINT64_MAX, 1), UINT64_MAX);
 }
 
@@ -60,7 +60,7 @@ static void test_share_of(void **state)
     assert_int_equal(gdr_share_of(1, 64, 1), 0);
     assert_int_equal(gdr_share_of(GDR_MAX_ITERS, 1, 0), GDR_MAX_ITERS);
     assert_int_equal(gdr_share_of(UINT64_MAX, 64, 63), UINT64_MAX / 64);
-    assert_int_equal(gdr_share_of(5, 0, 0), 0);     /* no QP: nothing, no division */
+    assert_int_equal(gdr_share_of(5, 0, 0), 0); /* no QP: nothing, no division */
 }
 
 static void test_units(void **state)
@@ -73,7 +73,7 @@ static void test_units(void **state)
     assert_int_equal(gdr_units_per_msg(slot + 1, slot), 2);
     assert_int_equal(gdr_units_per_msg(GDR_SIZE_MAX, 4096), GDR_SIZE_MAX / 4096);
     assert_int_equal(gdr_units_per_msg(0, slot), 0);
-    assert_int_equal(gdr_units_per_msg(100, 0), 1);         /* no slot size: one unit */
+    assert_int_equal(gdr_units_per_msg(100, 0), 1); /* no slot size: one unit */
 
     /* One byte past a slot: a full unit, then a 1-byte tail. */
     struct gdr_unit x = gdr_unit_at(slot + 1, slot, 4, 0);
@@ -99,7 +99,7 @@ static void test_units(void **state)
     /* The largest run's unit count cannot overflow. */
     assert_true(GDR_MAX_ITERS * gdr_units_per_msg(GDR_SIZE_MAX, 4096) / GDR_MAX_ITERS ==
                 gdr_units_per_msg(GDR_SIZE_MAX, 4096));
-    x = gdr_unit_at(100, slot, 0, 5);                       /* 0 buffer slots: as 1 */
+    x = gdr_unit_at(100, slot, 0, 5); /* 0 buffer slots: as 1 */
     assert_int_equal(x.off, 0);
 }
 
@@ -120,15 +120,15 @@ static void test_warmup_iters(void **state)
     struct gdr_roles send = roles_of(GDR_VERB_SEND, GDR_METRIC_BW);
     struct gdr_roles lat = roles_of(GDR_VERB_READ, GDR_METRIC_LAT);
     struct gdr_config cfg = config();
-    assert_int_equal(gdr_warmup_iters(&cfg, &write, 1), 256);          /* two pipelines */
+    assert_int_equal(gdr_warmup_iters(&cfg, &write, 1), 256); /* two pipelines */
     assert_int_equal(gdr_warmup_iters(&cfg, &lat, 1), 100);
-    assert_int_equal(gdr_warmup_iters(&cfg, &write, 1u << 20), 16);    /* 16 MiB of traffic */
+    assert_int_equal(gdr_warmup_iters(&cfg, &write, 1u << 20), 16); /* 16 MiB of traffic */
     assert_int_equal(gdr_warmup_iters(&cfg, &write, 16u << 20), 1);
-    assert_int_equal(gdr_warmup_iters(&cfg, &write, GDR_SIZE_MAX), 0);  /* none at 1 GiB... */
+    assert_int_equal(gdr_warmup_iters(&cfg, &write, GDR_SIZE_MAX), 0); /* none at 1 GiB... */
     assert_int_equal(gdr_warmup_iters(&cfg, &send, GDR_SIZE_MAX), 0);
-    cfg.time_per_size = 1;                                              /* ...unless calibrating */
+    cfg.time_per_size = 1; /* ...unless calibrating */
     assert_int_equal(gdr_warmup_iters(&cfg, &write, GDR_SIZE_MAX), 1);
-    assert_int_equal(gdr_warmup_iters(&cfg, &send, GDR_SIZE_MAX), 2);   /* two arrivals */
+    assert_int_equal(gdr_warmup_iters(&cfg, &send, GDR_SIZE_MAX), 2); /* two arrivals */
     cfg = config();
     cfg.warmup_auto = false;
     cfg.warmup = 1;
@@ -145,10 +145,10 @@ static void test_calibrated_iters(void **state)
     (void)state;
     /* 1000 iterations in 1 ms: 1 s takes a million. */
     assert_int_equal(gdr_calibrated_iters(1000, 1000000, 1.0, 1), 1000000);
-    assert_int_equal(gdr_calibrated_iters(1, 2000000000, 1.0, 2), 2);    /* slower: the floor */
-    assert_int_equal(gdr_calibrated_iters(1, 1, 86400.0, 1), GDR_MAX_ITERS);   /* the cap */
-    assert_int_equal(gdr_calibrated_iters(0, 0, 1.0, 1), GDR_MAX_ITERS);  /* no probe */
-    assert_int_equal(gdr_calibrated_iters(10, 0, 1.0, 1), GDR_MAX_ITERS); /* probe took 0 ns */
+    assert_int_equal(gdr_calibrated_iters(1, 2000000000, 1.0, 2), 2);        /* slower: the floor */
+    assert_int_equal(gdr_calibrated_iters(1, 1, 86400.0, 1), GDR_MAX_ITERS); /* the cap */
+    assert_int_equal(gdr_calibrated_iters(0, 0, 1.0, 1), GDR_MAX_ITERS);     /* no probe */
+    assert_int_equal(gdr_calibrated_iters(10, 0, 1.0, 1), GDR_MAX_ITERS);    /* probe took 0 ns */
     assert_int_equal(gdr_calibrated_iters(UINT64_MAX, UINT64_MAX, 1e-9, 1), 1);
 }
 
@@ -190,18 +190,18 @@ static void test_ring_slots(void **state)
 {
     (void)state;
     uint64_t mib = 1u << 20;
-    assert_int_equal(gdr_ring_slots(4096, mib, 128), GDR_RING_MIN_SLOTS);   /* 1 slot would do */
-    assert_int_equal(gdr_ring_slots(65536, mib, 128), 8);                   /* 16 a slot */
-    assert_int_equal(gdr_ring_slots(65536, mib, 512), 32);                  /* -q 4 */
-    assert_int_equal(gdr_ring_slots(mib / 2, mib, 128), 64);                /* 2 a slot */
-    assert_int_equal(gdr_ring_slots(mib, mib, 128), GDR_RING_CAP_BYTES / mib);  /* capped */
-    assert_int_equal(gdr_ring_slots(4 * mib, mib, 1), 8);                   /* latency: 4 units */
+    assert_int_equal(gdr_ring_slots(4096, mib, 128), GDR_RING_MIN_SLOTS);      /* 1 slot would do */
+    assert_int_equal(gdr_ring_slots(65536, mib, 128), 8);                      /* 16 a slot */
+    assert_int_equal(gdr_ring_slots(65536, mib, 512), 32);                     /* -q 4 */
+    assert_int_equal(gdr_ring_slots(mib / 2, mib, 128), 64);                   /* 2 a slot */
+    assert_int_equal(gdr_ring_slots(mib, mib, 128), GDR_RING_CAP_BYTES / mib); /* capped */
+    assert_int_equal(gdr_ring_slots(4 * mib, mib, 1), 8); /* latency: 4 units */
     assert_int_equal(gdr_ring_slots(32 * mib, mib, 1), 32);
-    assert_int_equal(gdr_ring_slots(1, 4096, 8192 * 64), 128);              /* 4096 a slot */
+    assert_int_equal(gdr_ring_slots(1, 4096, 8192 * 64), 128); /* 4096 a slot */
     assert_int_equal(gdr_ring_slots(GDR_SIZE_MAX, 4096, 8192 * 64), GDR_STAGE_SLOTS_MAX);
     /* A slot larger than the cap: two of them, not none. */
     assert_int_equal(gdr_ring_slots(mib, 256 * mib, 128), 2);
-    assert_int_equal(gdr_ring_slots(mib, 0, 128), GDR_RING_MIN_SLOTS);      /* no division */
+    assert_int_equal(gdr_ring_slots(mib, 0, 128), GDR_RING_MIN_SLOTS); /* no division */
 }
 
 static void test_stage_plan(void **state)
@@ -280,11 +280,11 @@ static void test_stage_items(void **state)
     assert_int_equal(x.group, 1);
     assert_int_equal(x.slot, 1);
     assert_int_equal(x.ring_off, 4096);
-    x = gdr_stage_item(&p, 128, 128 + 16 * 8 + 3);      /* group 16: slot 0 again */
+    x = gdr_stage_item(&p, 128, 128 + 16 * 8 + 3); /* group 16: slot 0 again */
     assert_int_equal(x.group, 16);
     assert_int_equal(x.slot, 0);
     assert_int_equal(x.ring_off, 3 * 4096);
-    assert_int_equal(x.off, 3 * 4096);                   /* buffer slot 256 % 128 + 3 */
+    assert_int_equal(x.off, 3 * 4096); /* buffer slot 256 % 128 + 3 */
     /* A run of 20 messages: 2 groups, the second of 4. */
     assert_int_equal(gdr_stage_items(&p, 20), 20);
     assert_int_equal(gdr_stage_groups(&p, 20), 2);
@@ -296,7 +296,7 @@ static void test_stage_items(void **state)
     /* 1.5 slots a message: units of a slot then half; messages count from
      * their first unit. */
     gdr_stage_plan(&p, mib + mib / 2, mib, 8, 128);
-    x = gdr_stage_item(&p, 4, 3);                        /* message 1, its tail */
+    x = gdr_stage_item(&p, 4, 3); /* message 1, its tail */
     assert_int_equal(x.off, mib + mib / 2 + mib);
     assert_int_equal(x.len, mib / 2);
     assert_int_equal(x.slot, 3);

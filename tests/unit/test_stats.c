@@ -21,7 +21,7 @@ static void test_four_samples(void **state)
     assert_int_equal(st.count, 4);
     assert_near(st.min, 1 * NS, TOL);
     assert_near(st.max, 4 * NS, TOL);
-    assert_near(st.median, 2.5 * NS, TOL);   /* mean of the middle pair */
+    assert_near(st.median, 2.5 * NS, TOL); /* mean of the middle pair */
     assert_near(st.mean, 2.5 * NS, TOL);
     /* squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5, over n - 1 = 3 */
     assert_near(st.stdev, sqrt(5.0 / 3.0) * NS, TOL);
@@ -36,7 +36,7 @@ static void test_ramp_percentiles(void **state)
     enum { N = 1000 };
     uint64_t s[N];
     for (size_t i = 0; i < N; i++)
-        s[i] = N - i;   /* 1000 .. 1 (descending: the function must sort) */
+        s[i] = N - i; /* 1000 .. 1 (descending: the function must sort) */
     struct gdr_lat_stats st;
     assert_int_equal(gdr_lat_stats_compute(s, N, &st), 0);
     /* position 0.99 * 999 = 989.01: sorted[989] = 990, sorted[990] = 991 */
@@ -129,7 +129,7 @@ static void test_invariants_random(void **state)
         for (size_t i = 0; i < n; i++) {
             s[i] = 1000 + (uint64_t)(rand() % 5000);
             if (rand() % 100 == 0)
-                s[i] *= 100;   /* a tail */
+                s[i] *= 100; /* a tail */
             lo = s[i] < lo ? s[i] : lo;
             hi = s[i] > hi ? s[i] : hi;
             sum += (double)s[i];
@@ -190,7 +190,7 @@ static void test_peak_tracker(void **state)
         now += window == 5 ? 500 : 1000;
         gdr_peak_update(&t, count, now);
         if (count < 20)
-            assert_near(t.peak, 0, 0);   /* fewer than two segments yet */
+            assert_near(t.peak, 0, 0); /* fewer than two segments yet */
         if (count >= 20 && count < 60)
             assert_near(t.peak, 1e9, 1);
     }
@@ -206,16 +206,16 @@ static void test_peak_tracker_batches(void **state)
 {
     (void)state;
     struct gdr_peak_tracker t;
-    gdr_peak_start(&t, 4096, 1600, 100, 0);   /* 100 completions before the timed run */
-    gdr_peak_update(&t, 150, 1000);            /* below the first mark (200) */
+    gdr_peak_start(&t, 4096, 1600, 100, 0); /* 100 completions before the timed run */
+    gdr_peak_update(&t, 150, 1000);         /* below the first mark (200) */
     assert_near(t.peak, 0, 0);
-    gdr_peak_update(&t, 250, 100000);          /* one segment: no peak yet */
+    gdr_peak_update(&t, 250, 100000); /* one segment: no peak yet */
     assert_near(t.peak, 0, 0);
-    gdr_peak_update(&t, 400, 100000);          /* same instant: ignored */
+    gdr_peak_update(&t, 400, 100000); /* same instant: ignored */
     assert_near(t.peak, 0, 0);
-    gdr_peak_update(&t, 400, 150000);          /* two segments: 300 msgs in 150 us */
+    gdr_peak_update(&t, 400, 150000); /* two segments: 300 msgs in 150 us */
     assert_near(t.peak, 300 * 4096 / 150e-6, 1);
-    gdr_peak_update(&t, 1700, 10150000);       /* slow tail: the peak stays */
+    gdr_peak_update(&t, 1700, 10150000); /* slow tail: the peak stays */
     assert_near(t.peak, 300 * 4096 / 150e-6, 1);
     assert_false(isinf(t.peak) || isnan(t.peak));
 }
@@ -223,18 +223,12 @@ static void test_peak_tracker_batches(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_four_samples),
-        gdr_unit_test(test_ramp_percentiles),
-        gdr_unit_test(test_single_sample),
-        gdr_unit_test(test_unsorted_input_is_sorted),
-        gdr_unit_test(test_empty),
-        gdr_unit_test(test_stdev_large_offset),
-        gdr_unit_test(test_quantile_ends),
-        gdr_unit_test(test_invariants_random),
-        gdr_unit_test(test_median_inplace),
-        gdr_unit_test(test_bandwidth),
-        gdr_unit_test(test_peak_tracker),
-        gdr_unit_test(test_peak_tracker_batches),
+        gdr_unit_test(test_four_samples),   gdr_unit_test(test_ramp_percentiles),
+        gdr_unit_test(test_single_sample),  gdr_unit_test(test_unsorted_input_is_sorted),
+        gdr_unit_test(test_empty),          gdr_unit_test(test_stdev_large_offset),
+        gdr_unit_test(test_quantile_ends),  gdr_unit_test(test_invariants_random),
+        gdr_unit_test(test_median_inplace), gdr_unit_test(test_bandwidth),
+        gdr_unit_test(test_peak_tracker),   gdr_unit_test(test_peak_tracker_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

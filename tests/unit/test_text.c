@@ -23,13 +23,14 @@ static void test_utf8_valid_kept(void **state)
 {
     (void)state;
     static const char *const ok[] = {
-        "", "plain ASCII \"quoted\" \\ \t\n\x01\x7f",
-        "caf\xC3\xA9",                    /* U+00E9 */
-        "\xE2\x82\xAC",                   /* U+20AC, three bytes */
-        "\xED\x9F\xBF",                   /* U+D7FF, just below the surrogates */
-        "\xEE\x80\x80",                   /* U+E000, just above them */
-        "\xF0\x9F\x98\x80",               /* U+1F600, four bytes */
-        "\xF4\x8F\xBF\xBF",               /* U+10FFFF, the last code point */
+        "",
+        "plain ASCII \"quoted\" \\ \t\n\x01\x7f",
+        "caf\xC3\xA9",      /* U+00E9 */
+        "\xE2\x82\xAC",     /* U+20AC, three bytes */
+        "\xED\x9F\xBF",     /* U+D7FF, just below the surrogates */
+        "\xEE\x80\x80",     /* U+E000, just above them */
+        "\xF0\x9F\x98\x80", /* U+1F600, four bytes */
+        "\xF4\x8F\xBF\xBF", /* U+10FFFF, the last code point */
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
         check_clean(ok[i], ok[i]);
@@ -38,26 +39,39 @@ static void test_utf8_valid_kept(void **state)
 static void test_utf8_invalid_replaced(void **state)
 {
     (void)state;
-    check_clean("a\xFF" "b", "a" FFFD "b");                  /* never valid */
-    check_clean("\x80", FFFD);                               /* stray continuation */
-    check_clean("\xC0\x80", FFFD FFFD);                      /* overlong NUL */
-    check_clean("\xC1\xBF", FFFD FFFD);                      /* overlong ASCII */
-    check_clean("\xE0\x9F\xBF", FFFD FFFD FFFD);             /* overlong below U+0800 */
-    check_clean("\xED\xA0\x80", FFFD FFFD FFFD);             /* surrogate U+D800 */
-    check_clean("\xF0\x8F\xBF\xBF", FFFD FFFD FFFD FFFD);    /* overlong below U+10000 */
-    check_clean("\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD);    /* above U+10FFFF */
-    check_clean("\xF5\x80\x80\x80", FFFD FFFD FFFD FFFD);    /* lead byte past F4 */
-    check_clean("end\xE2\x82", "end" FFFD FFFD);             /* truncated at the end */
-    check_clean("\xC3" "A", FFFD "A");                       /* continuation missing */
+    check_clean("a\xFF"
+                "b",
+                "a" FFFD "b");                            /* never valid */
+    check_clean("\x80", FFFD);                            /* stray continuation */
+    check_clean("\xC0\x80", FFFD FFFD);                   /* overlong NUL */
+    check_clean("\xC1\xBF", FFFD FFFD);                   /* overlong ASCII */
+    check_clean("\xE0\x9F\xBF", FFFD FFFD FFFD);          /* overlong below U+0800 */
+    check_clean("\xED\xA0\x80", FFFD FFFD FFFD);          /* surrogate U+D800 */
+    check_clean("\xF0\x8F\xBF\xBF", FFFD FFFD FFFD FFFD); /* overlong below U+10000 */
+    check_clean("\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD); /* above U+10FFFF */
+    check_clean("\xF5\x80\x80\x80", FFFD FFFD FFFD FFFD); /* lead byte past F4 */
+    check_clean("end\xE2\x82", "end" FFFD FFFD);          /* truncated at the end */
+    check_clean("\xC3"
+                "A",
+                FFFD "A"); /* continuation missing */
 }
 
 static void test_fmt_size(void **state)
 {
     (void)state;
-    static const struct { uint64_t b; const char *want; } cases[] = {
-        {0, "0 B"}, {1, "1 B"}, {1023, "1023 B"}, {1024, "1 KiB"}, {1536, "1536 B"},
-        {65536, "64 KiB"}, {1048576, "1 MiB"}, {1073741824, "1 GiB"},
-        {1099511627776ull, "1024 GiB"},                    /* GiB is the largest unit */
+    static const struct {
+        uint64_t b;
+        const char *want;
+    } cases[] = {
+        {0, "0 B"},
+        {1, "1 B"},
+        {1023, "1023 B"},
+        {1024, "1 KiB"},
+        {1536, "1536 B"},
+        {65536, "64 KiB"},
+        {1048576, "1 MiB"},
+        {1073741824, "1 GiB"},
+        {1099511627776ull, "1024 GiB"}, /* GiB is the largest unit */
         {UINT64_MAX, "18446744073709551615 B"},
     };
     char buf[64];

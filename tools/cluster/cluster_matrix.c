@@ -37,8 +37,8 @@ static bool same_test(const struct gdr_test_mode *a, const struct gdr_test_mode 
            !strcmp(a->gdr, b->gdr);
 }
 
-struct gdr_matrix *gdr_matrix_get(struct gdr_matrix_set *s, const struct gdr_test_mode *t,
-                                  int rail, uint64_t size, bool latency)
+struct gdr_matrix *gdr_matrix_get(struct gdr_matrix_set *s, const struct gdr_test_mode *t, int rail,
+                                  uint64_t size, bool latency)
 {
     for (size_t i = 0; i < s->count; i++)
         if (same_test(&s->m[i].test, t) && s->m[i].rail == rail && s->m[i].size == size)
@@ -169,7 +169,8 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir)
         FILE *f = fopen(path, "w");
         if (!f)
             return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write", path);
-        fprintf(f, "%s", m->latency ? "client\\server median_latency_s" : "client\\server bw_bytes_per_s");
+        fprintf(f, "%s",
+                m->latency ? "client\\server median_latency_s" : "client\\server bw_bytes_per_s");
         for (size_t j = 0; j < s->n; j++)
             fprintf(f, ",%s", s->nodes[j]);
         fputc('\n', f);
@@ -216,8 +217,7 @@ static FILE *open_fig(const char *dir, const char *kind, const struct gdr_matrix
     return f;
 }
 
-int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference,
-                          const char *dir)
+int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir)
 {
     for (size_t k = 0; k < s->count; k++) {
         const struct gdr_matrix *m = &s->m[k];

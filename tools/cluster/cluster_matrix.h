@@ -16,10 +16,10 @@ enum gdr_cell_state { GDR_CELL_NONE = 0, GDR_CELL_OK, GDR_CELL_FAILED };
 
 struct gdr_cell {
     enum gdr_cell_state state;
-    double value;          /* bytes/s, or seconds for latency tests */
-    size_t round;          /* the plan's round (1-based); 0 unknown */
-    double rate_bytes;     /* slower port of the two ends, bytes/s; 0 unknown */
-    bool gdr_off[2];       /* [0] client, [1] server: GDR asked for, not in effect */
+    double value;      /* bytes/s, or seconds for latency tests */
+    size_t round;      /* the plan's round (1-based); 0 unknown */
+    double rate_bytes; /* slower port of the two ends, bytes/s; 0 unknown */
+    bool gdr_off[2];   /* [0] client, [1] server: GDR asked for, not in effect */
 };
 
 struct gdr_matrix {
@@ -32,7 +32,7 @@ struct gdr_matrix {
 };
 
 struct gdr_matrix_set {
-    size_t n;                       /* nodes */
+    size_t n; /* nodes */
     char (*nodes)[GDR_NODE_NAME_LEN];
     size_t count;
     struct gdr_matrix *m;
@@ -42,8 +42,8 @@ struct gdr_matrix_set {
 int gdr_matrix_set_init(struct gdr_matrix_set *s, size_t n, const char (*nodes)[GDR_NODE_NAME_LEN]);
 /* The matrix for (test, rail, size), created (all cells NONE) when absent;
  * NULL on out of memory. */
-struct gdr_matrix *gdr_matrix_get(struct gdr_matrix_set *s, const struct gdr_test_mode *t,
-                                  int rail, uint64_t size, bool latency);
+struct gdr_matrix *gdr_matrix_get(struct gdr_matrix_set *s, const struct gdr_test_mode *t, int rail,
+                                  uint64_t size, bool latency);
 void gdr_matrix_set_free(struct gdr_matrix_set *s);
 
 static inline struct gdr_cell *gdr_cell_at(const struct gdr_matrix *m, size_t c, size_t s)
@@ -58,7 +58,7 @@ int gdr_matrix_load(const struct gdr_plan *p, const char *dir, struct gdr_matrix
 
 /* What one client document says, for the matrix and for retests. */
 struct gdr_run_result {
-    bool ok;               /* a readable, complete document */
+    bool ok; /* a readable, complete document */
     bool latency;
     size_t nrows;
     uint64_t sizes[64];
@@ -84,8 +84,7 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
  * reference[k] is matrix k's reference in its own unit (the detector's:
  * with few nodes the median would be one of a slow node's links); 0 or a
  * NULL array means the matrix's median. */
-int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference,
-                          const char *dir);
+int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir);
 
 /* Median of the OK cells of m (0 when none). */
 double gdr_matrix_median(const struct gdr_matrix *m);

@@ -66,10 +66,10 @@ static void set_end(struct gdr_plan_end *e, const struct gdr_plan_opts *o, size_
 
 static int make_schedule(const struct gdr_plan_opts *o, struct gdr_schedule *s)
 {
-    int rc = o->pairing == GDR_PAIRING_FULL    ? gdr_sched_full(o->nnodes, s)
-             : o->pairing == GDR_PAIRING_QUICK ? gdr_sched_quick(o->nnodes, s)
-                                               : gdr_sched_from_pairs(o->nnodes, o->pairs,
-                                                                      o->npairs, s);
+    int rc = o->pairing == GDR_PAIRING_FULL ? gdr_sched_full(o->nnodes, s)
+             : o->pairing == GDR_PAIRING_QUICK
+                 ? gdr_sched_quick(o->nnodes, s)
+                 : gdr_sched_from_pairs(o->nnodes, o->pairs, o->npairs, s);
     if (rc)
         return -1;
     return gdr_sched_split(s, o->max_concurrent);
@@ -91,8 +91,7 @@ static int check_opts(const struct gdr_plan_opts *o)
         return gdr_fail(GDR_EXIT_USAGE, "no test to run");
     for (size_t k = 0; k < o->nrail_sel; k++)
         for (size_t i = 0; i < o->nnodes; i++)
-            if (!o->rails || o->rail_sel[k] < 0 ||
-                (size_t)o->rail_sel[k] >= o->rails[i].nrails)
+            if (!o->rails || o->rail_sel[k] < 0 || (size_t)o->rail_sel[k] >= o->rails[i].nrails)
                 return gdr_fail(GDR_EXIT_USAGE, "node '%s' has no rail %d", o->nodes[i],
                                 o->rail_sel[k]);
     return 0;
@@ -155,8 +154,8 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
         p->nsteps += steps_per_round;
     }
     gdr_sched_free(&s);
-    p->estimated_s = (double)p->nsteps *
-                     ((double)o->nsizes * o->time_per_size_s + o->run_overhead_s);
+    p->estimated_s =
+        (double)p->nsteps * ((double)o->nsizes * o->time_per_size_s + o->run_overhead_s);
     p->meta = cJSON_CreateObject();
     cJSON_AddStringToObject(p->meta, "pairing",
                             o->pairing == GDR_PAIRING_FULL    ? "full"

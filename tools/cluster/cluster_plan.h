@@ -31,17 +31,17 @@ struct gdr_test_mode {
 };
 
 struct gdr_plan_end {
-    size_t node;        /* index into the plan's nodes */
-    char device[64];    /* "" = the benchmark's default device */
-    int gpu;            /* -1 = the benchmark's default (or host placement) */
+    size_t node;     /* index into the plan's nodes */
+    char device[64]; /* "" = the benchmark's default device */
+    int gpu;         /* -1 = the benchmark's default (or host placement) */
 };
 
 struct gdr_plan_run {
-    char id[3 * GDR_NODE_NAME_LEN];  /* TEST.rRAIL.CLIENT_SERVER, also the file name */
+    char id[3 * GDR_NODE_NAME_LEN]; /* TEST.rRAIL.CLIENT_SERVER, also the file name */
     struct gdr_test_mode test;
     int rail;
     unsigned port;
-    size_t round, step;  /* 1-based */
+    size_t round, step; /* 1-based */
     struct gdr_plan_end client, server;
 };
 
@@ -52,7 +52,7 @@ struct gdr_plan {
     struct gdr_plan_run *runs;
     size_t nrounds, nsteps;
     double estimated_s;
-    cJSON *meta;         /* pairing, rails, sizes...: kept as read/written */
+    cJSON *meta; /* pairing, rails, sizes...: kept as read/written */
 };
 
 enum gdr_pairing { GDR_PAIRING_FULL, GDR_PAIRING_QUICK, GDR_PAIRING_FILE };
@@ -60,12 +60,12 @@ enum gdr_pairing { GDR_PAIRING_FULL, GDR_PAIRING_QUICK, GDR_PAIRING_FILE };
 struct gdr_plan_opts {
     size_t nnodes;
     const char (*nodes)[GDR_NODE_NAME_LEN];
-    const struct gdr_rail_map *rails;   /* per node, or NULL: default rail only */
+    const struct gdr_rail_map *rails; /* per node, or NULL: default rail only */
     enum gdr_pairing pairing;
-    const struct gdr_pair *pairs;       /* GDR_PAIRING_FILE */
+    const struct gdr_pair *pairs; /* GDR_PAIRING_FILE */
     size_t npairs;
-    size_t max_concurrent;              /* 0: no limit; 1 = serial */
-    size_t nrail_sel;                   /* 0: the default rail (no -d, no GPU index) */
+    size_t max_concurrent; /* 0: no limit; 1 = serial */
+    size_t nrail_sel;      /* 0: the default rail (no -d, no GPU index) */
     int rail_sel[GDR_RAILS_MAX];
     bool rails_serial;
     size_t ntests;

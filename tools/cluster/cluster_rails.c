@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-__attribute__((format(printf, 2, 3)))
-static void warn(struct gdr_rail_map *m, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void warn(struct gdr_rail_map *m, const char *fmt, ...)
 {
     if (m->nwarnings >= GDR_RAILS_WARN_MAX)
         return;
@@ -25,7 +24,7 @@ static void warn(struct gdr_rail_map *m, const char *fmt, ...)
 /* Classes in the order a GPU looks for its NIC: nearest first, software
  * and undeterminable last. */
 static const enum gdr_path_class search_order[] = {
-    GDR_PATH_LOC, GDR_PATH_PIX, GDR_PATH_PXB, GDR_PATH_PHB,
+    GDR_PATH_LOC,  GDR_PATH_PIX, GDR_PATH_PXB,  GDR_PATH_PHB,
     GDR_PATH_NODE, GDR_PATH_SYS, GDR_PATH_NONE, GDR_PATH_UNKNOWN,
 };
 #define NORDER (sizeof(search_order) / sizeof(search_order[0]))

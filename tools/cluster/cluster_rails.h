@@ -16,16 +16,16 @@
 #define GDR_RAILS_WARN_MAX 8
 
 struct gdr_rail {
-    int gpu;                      /* GPU index (CUDA order by PCI address); -1 none */
-    char gpu_bdf[GDR_BDF_LEN];    /* "" when gpu < 0 */
-    char device[64];              /* RDMA device, "" for the default */
-    enum gdr_path_class path;     /* GPU <-> NIC; UNKNOWN when gpu < 0 */
+    int gpu;                   /* GPU index (CUDA order by PCI address); -1 none */
+    char gpu_bdf[GDR_BDF_LEN]; /* "" when gpu < 0 */
+    char device[64];           /* RDMA device, "" for the default */
+    enum gdr_path_class path;  /* GPU <-> NIC; UNKNOWN when gpu < 0 */
 };
 
 struct gdr_rail_map {
     size_t nrails;
     struct gdr_rail rails[GDR_RAILS_MAX];
-    size_t nunused;               /* NICs no GPU took (storage, management) */
+    size_t nunused; /* NICs no GPU took (storage, management) */
     char unused[GDR_RAILS_MAX][64];
     size_t nwarnings;
     char warnings[GDR_RAILS_WARN_MAX][200];

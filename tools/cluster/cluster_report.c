@@ -126,8 +126,7 @@ static void sw_firmware(const cJSON *sw, const char *key, char *o, size_t n)
     }
     o[0] = '\0';
     cJSON_ArrayForEach(it, fw) {
-        int k = snprintf(o + used, n - used, "%s%s %s", used ? ", " : "", it->string,
-                         fw_text(it));
+        int k = snprintf(o + used, n - used, "%s%s %s", used ? ", " : "", it->string, fw_text(it));
         if (k < 0 || (size_t)k >= n - used)
             break;
         used += (size_t)k;
@@ -137,10 +136,8 @@ static void sw_firmware(const cJSON *sw, const char *key, char *o, size_t n)
 }
 
 static const struct sw_column sw_columns[] = {
-    {"gdrbench", "gdrbench", sw_string},
-    {"kernel", "kernel", sw_string},
-    {"NVIDIA driver", "nvidia_driver", sw_string},
-    {"nvidia_peermem", "nvidia_peermem", sw_loaded},
+    {"gdrbench", "gdrbench", sw_string},           {"kernel", "kernel", sw_string},
+    {"NVIDIA driver", "nvidia_driver", sw_string}, {"nvidia_peermem", "nvidia_peermem", sw_loaded},
     {"NIC firmware", "nic_firmware", sw_firmware},
 };
 #define NSWCOL (sizeof(sw_columns) / sizeof(sw_columns[0]))
@@ -166,7 +163,7 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
         snprintf(path, sizeof(path), "%s/%s.json", rails_dir, p->nodes[i]);
         cJSON *doc = gdr_json_read_file(path, 1 << 20);
         if (!doc)
-            gdr_error_clear();  /* a node without the file: "?" in its row */
+            gdr_error_clear(); /* a node without the file: "?" in its row */
         const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
         for (size_t c = 0; c < NSWCOL; c++) {
             if (cJSON_IsObject(sw))
@@ -278,17 +275,22 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
     const cJSON *opt = p->meta;
     fprintf(f, "\n- plan: %s pairing, %zu rounds, %zu steps, %zu runs, directions: %s%s\n",
             jstr(opt, "pairing"), p->nrounds, p->nsteps, p->nruns, jstr(opt, "directions"),
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(opt, "rails_serial")) ? ", rails one at a time" : "");
-    fprintf(f, "- judged: the %s size of each test and rail; low = under the threshold "
-               "(reference - max(%.0f MAD, %.0f %%))%s\n\n",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(opt, "rails_serial"))
+                ? ", rails one at a time"
+                : "");
+    fprintf(f,
+            "- judged: the %s size of each test and rail; low = under the threshold "
+            "(reference - max(%.0f MAD, %.0f %%))%s\n\n",
             o->size ? "given" : "largest (latency: smallest)", o->mad_k, o->tolerance * 100,
             o->min_link_frac > 0 ? ", or a link under the port-rate floor" : "");
 
     if (in->rails_dir)
         software_table(f, p, in->rails_dir);
 
-    fprintf(f, "## Per rail\n\n| test | rail | size | median | reference | threshold | cells | low | failed |\n"
-               "|------|------|------|-----|-----|-----|-----|-----|-----|\n");
+    fprintf(
+        f,
+        "## Per rail\n\n| test | rail | size | median | reference | threshold | cells | low | failed |\n"
+        "|------|------|------|-----|-----|-----|-----|-----|-----|\n");
     for (size_t k = 0; k < d->nstats; k++) {
         const struct gdr_mstats *st = &d->stats[k];
         const struct gdr_matrix *m = &s->m[st->matrix];
@@ -304,7 +306,8 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
     rail_panels(f, s, d, in);
 
     fprintf(f, "\n## Suspects\n\n");
-    const cJSON *ss = in->suspects ? cJSON_GetObjectItemCaseSensitive(in->suspects, "suspects") : NULL;
+    const cJSON *ss =
+        in->suspects ? cJSON_GetObjectItemCaseSensitive(in->suspects, "suspects") : NULL;
     if (cJSON_GetArraySize(ss) == 0) {
         fprintf(f, "None.\n");
     } else {
@@ -328,7 +331,8 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
         snprintf(base, sizeof(base), "%s-%llu-r%d", tn, (unsigned long long)m->size, m->rail);
         fprintf(f, "\n## %s, %llu B, rail %d\n\n", tn, (unsigned long long)m->size, m->rail);
         for (int h = 0; in->figures_dir && h < 2; h++) {
-            snprintf(path, sizeof(path), "%s/%s-%s.png", in->figures_dir, h ? "hist" : "heat", base);
+            snprintf(path, sizeof(path), "%s/%s-%s.png", in->figures_dir, h ? "hist" : "heat",
+                     base);
             if (!access(path, F_OK))
                 fprintf(f, "![%s %s](%s/%s-%s.png)\n", h ? "histogram" : "heatmap", base,
                         in->figures_rel, h ? "hist" : "heat", base);

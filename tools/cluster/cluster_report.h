@@ -10,12 +10,12 @@
 #include <stdio.h>
 
 struct gdr_report_input {
-    const char *title;                /* "" for none */
-    const cJSON *manifest;            /* manifest.json, or NULL */
-    const cJSON *suspects;            /* suspects.json, or NULL */
-    const char *figures_dir;          /* where heat/hist PNGs are, or NULL */
-    const char *figures_rel;          /* the same, relative to report.md */
-    const char *rails_dir;            /* NODE.json from `rails` (software), or NULL */
+    const char *title;       /* "" for none */
+    const cJSON *manifest;   /* manifest.json, or NULL */
+    const cJSON *suspects;   /* suspects.json, or NULL */
+    const char *figures_dir; /* where heat/hist PNGs are, or NULL */
+    const char *figures_rel; /* the same, relative to report.md */
+    const char *rails_dir;   /* NODE.json from `rails` (software), or NULL */
 };
 
 /* Write the report to f. d holds the statistics of the analysed matrices. */

@@ -13,12 +13,12 @@
 
 struct gdr_node_software {
     char gdrbench[64];
-    char kernel[64];             /* "" when procfs does not say */
-    char nvidia_driver[32];      /* "" when no NVIDIA driver is loaded */
-    bool peermem;                /* nvidia_peermem (or nv_peer_mem) loaded */
-    size_t nfw;                  /* one entry per distinct rail NIC */
+    char kernel[64];        /* "" when procfs does not say */
+    char nvidia_driver[32]; /* "" when no NVIDIA driver is loaded */
+    bool peermem;           /* nvidia_peermem (or nv_peer_mem) loaded */
+    size_t nfw;             /* one entry per distinct rail NIC */
     char fw_device[GDR_RAILS_MAX][64];
-    char fw[GDR_RAILS_MAX][64];  /* "" when sysfs has no fw_ver (rxe) */
+    char fw[GDR_RAILS_MAX][64]; /* "" when sysfs has no fw_ver (rxe) */
 };
 
 /* Read it from sysfs_root and procfs_root (NULL: /sys, /proc) for the NICs

@@ -210,7 +210,8 @@ static bool gdr_missing(const struct gdr_matrix *m, size_t i)
 static bool node_has_cells(const struct gdr_matrix *m, size_t i)
 {
     for (size_t p = 0; p < m->n; p++)
-        if (gdr_cell_at(m, i, p)->state == GDR_CELL_OK || gdr_cell_at(m, p, i)->state == GDR_CELL_OK)
+        if (gdr_cell_at(m, i, p)->state == GDR_CELL_OK ||
+            gdr_cell_at(m, p, i)->state == GDR_CELL_OK)
             return true;
     return false;
 }
@@ -415,14 +416,14 @@ static void end_for(const struct gdr_plan *p, size_t node, int rail, struct gdr_
     }
 }
 
-static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, size_t k,
-                         size_t j, size_t c, size_t sv, const char *role, unsigned port)
+static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, size_t k, size_t j,
+                         size_t c, size_t sv, const char *role, unsigned port)
 {
     cJSON *o = cJSON_CreateObject();
     char tn[64], id[3 * GDR_NODE_NAME_LEN + 32];
     gdr_test_mode_name(&m->test, tn, sizeof(tn));
-    snprintf(id, sizeof(id), "retest%zu.%zu.%s.r%d.%s_%s", k + 1, j + 1, tn, m->rail,
-             p->nodes[c], p->nodes[sv]);
+    snprintf(id, sizeof(id), "retest%zu.%zu.%s.r%d.%s_%s", k + 1, j + 1, tn, m->rail, p->nodes[c],
+             p->nodes[sv]);
     struct gdr_plan_end ce, se;
     end_for(p, c, m->rail, &ce);
     end_for(p, sv, m->rail, &se);
@@ -512,8 +513,8 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
                             ? (a == sp->a && b == sp->b) || (a == sp->b && b == sp->a)
                             : a == sp->a || b == sp->a;
             if (mine && gdr_cell_at(m, a, b)->state == GDR_CELL_OK)
-                cJSON_AddItemToArray(cells, cell_json(s, m, a, b,
-                                                      gdr_cell_low(m, st, o, gdr_cell_at(m, a, b))));
+                cJSON_AddItemToArray(
+                    cells, cell_json(s, m, a, b, gdr_cell_low(m, st, o, gdr_cell_at(m, a, b))));
         }
     /* Retest: the suspect's low pairs (at most two), serially, and a third
      * node that is no suspect (its link to the suspect for a node, rail or
@@ -528,8 +529,10 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
         cJSON_AddItemToArray(rt, retest_run(p, m, k, nr, c, sv, "suspect", base_port));
         nr++;
         if (t >= 0) {
-            cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, sp->a, (size_t)t, "control", base_port));
-            cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, sp->b, (size_t)t, "control", base_port));
+            cJSON_AddItemToArray(rt,
+                                 retest_run(p, m, k, nr++, sp->a, (size_t)t, "control", base_port));
+            cJSON_AddItemToArray(rt,
+                                 retest_run(p, m, k, nr++, sp->b, (size_t)t, "control", base_port));
         }
     } else {
         for (size_t q = 0; q < lim; q++) {
@@ -539,8 +542,8 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
                                                 "suspect", base_port));
         }
         if (t >= 0)
-            cJSON_AddItemToArray(rt, retest_run(p, m, k, nr++, sp->a, (size_t)t, "suspect",
-                                                base_port));
+            cJSON_AddItemToArray(rt,
+                                 retest_run(p, m, k, nr++, sp->a, (size_t)t, "suspect", base_port));
     }
     cJSON_AddStringToObject(j, "third_node", t >= 0 ? s->nodes[t] : "");
     return j;
@@ -617,9 +620,10 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
             struct gdr_retest_value v;
             memset(&v, 0, sizeof(v));
             lookup(r, size, &v, ctx);
-            bool is_low = v.found && (latency ? v.value > thr
-                                              : v.value < thr || (floor_frac > 0 && v.rate_bytes > 0 &&
-                                                                  v.value < floor_frac * v.rate_bytes));
+            bool is_low =
+                v.found && (latency ? v.value > thr
+                                    : v.value < thr || (floor_frac > 0 && v.rate_bytes > 0 &&
+                                                        v.value < floor_frac * v.rate_bytes));
             set_item(r, "value", v.found ? cJSON_CreateNumber(v.value) : cJSON_CreateNull());
             set_item(r, "low", v.found ? cJSON_CreateBool(is_low) : cJSON_CreateNull());
             if (!strcmp(str(r, "role"), "control")) {
@@ -636,7 +640,7 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
             counts->unresolved++;
         } else if (link ? low > 0 : 2 * low > found || gdr_off > 0) {
             status = "confirmed";
-            why = gdr_off ? "GDR still not in effect on the retest"
+            why = gdr_off           ? "GDR still not in effect on the retest"
                   : link && ctl_low ? "low again on the serial retest; a control through the "
                                       "third node is low too: one end may be the cause"
                   : link ? "low again on the serial retest; the controls through a third node "
@@ -644,7 +648,8 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
                          : "low again on most serial retests";
             counts->confirmed++;
         } else {
-            status = "cleared", why = "fine on the serial retest (contention in the parallel round?)";
+            status = "cleared",
+            why = "fine on the serial retest (contention in the parallel round?)";
             counts->cleared++;
         }
         set_item(sp, "status", cJSON_CreateString(status));

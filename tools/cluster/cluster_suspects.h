@@ -34,10 +34,10 @@
 #define GDR_SUSPECT_MAX_PARTNERS 8
 
 struct gdr_detect_opts {
-    double tolerance;      /* fraction of the reference; default 0.10 */
-    double mad_k;          /* default 4 */
-    double min_link_frac;  /* default 0.90; 0 = no absolute floor */
-    uint64_t size;         /* 0 = largest (bandwidth) / smallest (latency) */
+    double tolerance;     /* fraction of the reference; default 0.10 */
+    double mad_k;         /* default 4 */
+    double min_link_frac; /* default 0.90; 0 = no absolute floor */
+    uint64_t size;        /* 0 = largest (bandwidth) / smallest (latency) */
 };
 void gdr_detect_opts_default(struct gdr_detect_opts *o);
 
@@ -47,12 +47,12 @@ struct gdr_round_stats {
 };
 
 struct gdr_mstats {
-    size_t matrix;         /* index in the set */
+    size_t matrix; /* index in the set */
     double reference, median, mad, threshold_score;
     size_t nvalid, nlow, nfailed;
     size_t nrounds;
     struct gdr_round_stats *rounds;
-    bool *node_flag;       /* per node */
+    bool *node_flag; /* per node */
 };
 
 enum gdr_suspect_kind { GDR_SUSPECT_NODE, GDR_SUSPECT_RAIL, GDR_SUSPECT_GDR, GDR_SUSPECT_LINK };
@@ -60,8 +60,8 @@ const char *gdr_suspect_kind_name(enum gdr_suspect_kind k);
 
 struct gdr_suspect {
     enum gdr_suspect_kind kind;
-    size_t a, b;           /* b == a except for links */
-    size_t stats;          /* index into the detection's stats: the evidence */
+    size_t a, b;  /* b == a except for links */
+    size_t stats; /* index into the detection's stats: the evidence */
     size_t nlow_partners;
     size_t low_partners[GDR_SUSPECT_MAX_PARTNERS];
     size_t npartners;
@@ -95,7 +95,7 @@ cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_mat
 struct gdr_retest_value {
     bool found;
     double value, rate_bytes;
-    bool gdr_off;          /* GDR asked for, not in effect on an end */
+    bool gdr_off; /* GDR asked for, not in effect on an end */
 };
 typedef void (*gdr_retest_lookup)(const cJSON *run, uint64_t size, struct gdr_retest_value *v,
                                   void *ctx);

@@ -72,8 +72,7 @@ static const char usage_text[] =
     "  --help, --version\n"
     "exit: 0 ok, 1 suspects confirmed or unresolved, 2 bad input, 3 environment\n";
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -179,8 +178,8 @@ static int names_from_list(struct names *ns, const char *list)
 }
 
 /* A file of WORDS per line; '#' starts a comment. Calls fn per line. */
-static int read_lines(const char *path, int (*fn)(char **w, size_t nw, void *ctx, const char *where),
-                      void *ctx)
+static int read_lines(const char *path,
+                      int (*fn)(char **w, size_t nw, void *ctx, const char *where), void *ctx)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -361,22 +360,36 @@ static int cmd_plan(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     for (int i = 0; i < argc; i++) {
         int rc = 0;
-        if (opt(argc, argv, &i, "--hosts", &v)) hosts = v;
-        else if (opt(argc, argv, &i, "--hostfile", &v)) hostfile = v;
-        else if (opt(argc, argv, &i, "-o", &v)) out = v;
-        else if (opt(argc, argv, &i, "--pairing", &v)) pairing = v;
-        else if (opt(argc, argv, &i, "--pairs", &v)) pairs = v;
+        if (opt(argc, argv, &i, "--hosts", &v))
+            hosts = v;
+        else if (opt(argc, argv, &i, "--hostfile", &v))
+            hostfile = v;
+        else if (opt(argc, argv, &i, "-o", &v))
+            out = v;
+        else if (opt(argc, argv, &i, "--pairing", &v))
+            pairing = v;
+        else if (opt(argc, argv, &i, "--pairs", &v))
+            pairs = v;
         else if (opt(argc, argv, &i, "--max-concurrent", &v))
             rc = parse_count("--max-concurrent", v, 1u << 20, &maxc);
-        else if (!strcmp(argv[i], "--serial")) maxc = 1;
-        else if (opt(argc, argv, &i, "--rails-dir", &v)) rails_dir = v;
-        else if (!strcmp(argv[i], "--rails-serial")) o.rails_serial = true;
-        else if (opt(argc, argv, &i, "--rails", &v)) rails = v;
-        else if (opt(argc, argv, &i, "--tools", &v)) tools = v;
-        else if (opt(argc, argv, &i, "--placements", &v)) placements = v;
-        else if (opt(argc, argv, &i, "--gdr", &v)) gdrs = v;
-        else if (!strcmp(argv[i], "--one-direction")) o.one_direction = true;
-        else if (opt(argc, argv, &i, "--sizes", &v)) sizes = v;
+        else if (!strcmp(argv[i], "--serial"))
+            maxc = 1;
+        else if (opt(argc, argv, &i, "--rails-dir", &v))
+            rails_dir = v;
+        else if (!strcmp(argv[i], "--rails-serial"))
+            o.rails_serial = true;
+        else if (opt(argc, argv, &i, "--rails", &v))
+            rails = v;
+        else if (opt(argc, argv, &i, "--tools", &v))
+            tools = v;
+        else if (opt(argc, argv, &i, "--placements", &v))
+            placements = v;
+        else if (opt(argc, argv, &i, "--gdr", &v))
+            gdrs = v;
+        else if (!strcmp(argv[i], "--one-direction"))
+            o.one_direction = true;
+        else if (opt(argc, argv, &i, "--sizes", &v))
+            sizes = v;
         else if (opt(argc, argv, &i, "--time-per-size", &v)) {
             rc = parse_real("--time-per-size", v, 3600, &tps);
             tps_given = true;
@@ -496,9 +509,12 @@ static int cmd_rails(int argc, char **argv)
     const char *root = NULL, *proc = NULL, *node = NULL, *v;
     char host[256];
     for (int i = 0; i < argc; i++) {
-        if (opt(argc, argv, &i, "--sysfs-root", &v)) root = v;
-        else if (opt(argc, argv, &i, "--procfs-root", &v)) proc = v;
-        else if (opt(argc, argv, &i, "--node", &v)) node = v;
+        if (opt(argc, argv, &i, "--sysfs-root", &v))
+            root = v;
+        else if (opt(argc, argv, &i, "--procfs-root", &v))
+            proc = v;
+        else if (opt(argc, argv, &i, "--node", &v))
+            node = v;
         else
             return usage_error("rails: unknown argument '%s'", argv[i]);
         if (missing_value)
@@ -553,14 +569,22 @@ static int parse_common(int argc, char **argv, const char *cmd, bool want_file,
     a->port = 18515;
     for (int i = 0; i < argc; i++) {
         int rc = 0;
-        if (opt(argc, argv, &i, "--plan", &v)) a->plan = v;
-        else if (opt(argc, argv, &i, "--dir", &v)) a->dir = v;
-        else if (opt(argc, argv, &i, "-o", &v)) a->out = v;
-        else if (opt(argc, argv, &i, "--heat", &v)) a->heat = v;
-        else if (opt(argc, argv, &i, "--suspects", &v)) a->suspects = v;
-        else if (opt(argc, argv, &i, "--manifest", &v)) a->manifest = v;
-        else if (opt(argc, argv, &i, "--figures", &v)) a->figures = v;
-        else if (opt(argc, argv, &i, "--title", &v)) a->title = v;
+        if (opt(argc, argv, &i, "--plan", &v))
+            a->plan = v;
+        else if (opt(argc, argv, &i, "--dir", &v))
+            a->dir = v;
+        else if (opt(argc, argv, &i, "-o", &v))
+            a->out = v;
+        else if (opt(argc, argv, &i, "--heat", &v))
+            a->heat = v;
+        else if (opt(argc, argv, &i, "--suspects", &v))
+            a->suspects = v;
+        else if (opt(argc, argv, &i, "--manifest", &v))
+            a->manifest = v;
+        else if (opt(argc, argv, &i, "--figures", &v))
+            a->figures = v;
+        else if (opt(argc, argv, &i, "--title", &v))
+            a->title = v;
         else if (opt(argc, argv, &i, "--min-link-pct", &v)) {
             rc = parse_real("--min-link-pct", v, 100, &pct);
             a->det.min_link_frac = pct / 100;
@@ -813,7 +837,7 @@ static int cmd_report(int argc, char **argv)
             const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
             char rails_dir[4096];
             snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
-            struct gdr_report_input in = {a.title ? a.title : "", man, sus, a.figures,
+            struct gdr_report_input in = {a.title ? a.title : "",    man,      sus, a.figures,
                                           rel ? rel + 1 : a.figures, rails_dir};
             gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
             if (f != stdout && fclose(f))
@@ -921,10 +945,14 @@ static int cmd_manifest(int argc, char **argv)
     cJSON_AddStringToObject(m, "manifest_version", "gdrbench.cluster/1");
     int rc = 0;
     for (int i = 0; i < argc && !rc; i++) {
-        if (opt(argc, argv, &i, "--plan", &v)) plan = v;
-        else if (opt(argc, argv, &i, "--status", &v)) status = v;
-        else if (opt(argc, argv, &i, "-o", &v)) out = v;
-        else if (opt(argc, argv, &i, "--args-file", &v)) args_file = v;
+        if (opt(argc, argv, &i, "--plan", &v))
+            plan = v;
+        else if (opt(argc, argv, &i, "--status", &v))
+            status = v;
+        else if (opt(argc, argv, &i, "-o", &v))
+            out = v;
+        else if (opt(argc, argv, &i, "--args-file", &v))
+            args_file = v;
         else if (opt(argc, argv, &i, "--arg", &v)) {
             if (v)
                 cJSON_AddItemToArray(cmd, cJSON_CreateString(v));
@@ -1046,10 +1074,9 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        {"plan", cmd_plan},         {"plan-runs", cmd_plan_runs},     {"rails", cmd_rails},
-        {"matrix", cmd_matrix},     {"suspects", cmd_suspects},       {"retest-runs", cmd_retest_runs},
-        {"confirm", cmd_confirm},   {"manifest", cmd_manifest},
-        {"report", cmd_report},
+        {"plan", cmd_plan},       {"plan-runs", cmd_plan_runs}, {"rails", cmd_rails},
+        {"matrix", cmd_matrix},   {"suspects", cmd_suspects},   {"retest-runs", cmd_retest_runs},
+        {"confirm", cmd_confirm}, {"manifest", cmd_manifest},   {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))

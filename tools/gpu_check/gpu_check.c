@@ -33,9 +33,9 @@ static const char *const bench_names[NBENCH] = {"write_bw", "send_bw"};
 
 struct check_cfg {
     int gpu;
-    uint64_t total;         /* bytes copied per measurement */
+    uint64_t total; /* bytes copied per measurement */
     unsigned nslots;
-    const char *staged;     /* results of the soft-RoCE runs, or NULL */
+    const char *staged; /* results of the soft-RoCE runs, or NULL */
 };
 
 static void usage(const char *msg)
@@ -101,8 +101,8 @@ struct gpu {
 /* Copy `total` bytes between GPU memory and the ring, slot by slot, each
  * slot reused only once its previous copy finished (as staged.c does);
  * returns bytes/s or -1. */
-static double ring_copy(struct gpu *g, bool to_host, size_t slot, unsigned nslots,
-                        uint64_t total, size_t dev_len)
+static double ring_copy(struct gpu *g, bool to_host, size_t slot, unsigned nslots, uint64_t total,
+                        size_t dev_len)
 {
     const struct gdr_cuda_api *cu = g->cu;
     uint64_t units = total / slot;
@@ -139,8 +139,8 @@ static double pinned_copy(struct gpu *g, bool to_host, size_t slot, uint64_t tot
     uint64_t t0 = gdr_now_ns();
     for (uint64_t u = 0; u < units; u++) {
         CUdeviceptr d = g->dptr + (u * slot) % (dev_len - dev_len % slot);
-        CUresult rc = to_host ? cu->cuMemcpyDtoH(g->ring, d, slot)
-                              : cu->cuMemcpyHtoD(d, g->ring, slot);
+        CUresult rc =
+            to_host ? cu->cuMemcpyDtoH(g->ring, d, slot) : cu->cuMemcpyHtoD(d, g->ring, slot);
         if (gdr_cuda_check(rc, to_host ? "cuMemcpyDtoH" : "cuMemcpyHtoD"))
             return -1;
     }
@@ -167,8 +167,10 @@ static int read_staged(const char *path, double bw[NBENCH][NSIZES])
         if (line[0] == '#' || line[0] == '\n')
             continue;
         if (sscanf(line, "%31s %llu %lf", name, &slot, &rate) != 3 || rate < 0) {
-            rc = gdr_fail(GDR_EXIT_USAGE, "--staged %s line %d: expected 'TEST SLOT_BYTES "
-                          "BYTES_PER_S'", path, n);
+            rc = gdr_fail(GDR_EXIT_USAGE,
+                          "--staged %s line %d: expected 'TEST SLOT_BYTES "
+                          "BYTES_PER_S'",
+                          path, n);
             break;
         }
         int b = -1, i = -1;
@@ -204,7 +206,8 @@ static int write_ordering(struct gpu *g)
 {
     const struct gdr_cuda_api *cu = g->cu;
     int ordering = -1, options = -1;
-    cu->cuDeviceGetAttribute(&ordering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, g->dev);
+    cu->cuDeviceGetAttribute(&ordering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
+                             g->dev);
     cu->cuDeviceGetAttribute(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
                              g->dev);
     CUresult rc = cu->cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
@@ -213,13 +216,15 @@ static int write_ordering(struct gpu *g)
     if (rc != CUDA_SUCCESS)
         cu->cuGetErrorString(rc, &msg);
     printf("rdma writes   ORDERING=%d (0 none, 100 owner, 200 all devices) FLUSH_OPTIONS=0x%x; "
-           "cuFlushGPUDirectRDMAWrites: %s%s\n", ordering, (unsigned)options,
-           rc == CUDA_SUCCESS ? "ok" : "", msg);
+           "cuFlushGPUDirectRDMAWrites: %s%s\n",
+           ordering, (unsigned)options, rc == CUDA_SUCCESS ? "ok" : "", msg);
     /* The flush must work exactly where the options say it does. */
     bool expect_ok = options > 0 && (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
     if (expect_ok != (rc == CUDA_SUCCESS))
-        return gdr_fail(GDR_EXIT_RUN, "cuFlushGPUDirectRDMAWrites returned %d with flush options "
-                        "0x%x", (int)rc, (unsigned)options);
+        return gdr_fail(GDR_EXIT_RUN,
+                        "cuFlushGPUDirectRDMAWrites returned %d with flush options "
+                        "0x%x",
+                        (int)rc, (unsigned)options);
     return 0;
 }
 
@@ -262,8 +267,9 @@ static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_
     const char *msg = "";
     if (rc != CUDA_SUCCESS)
         cu->cuGetErrorString(rc, &msg);
-    printf("dma-buf       %s%s\n", rc == CUDA_SUCCESS ? "exported (GDR can use dma-buf)" :
-           "not available: ", rc == CUDA_SUCCESS ? "" : msg);
+    printf("dma-buf       %s%s\n",
+           rc == CUDA_SUCCESS ? "exported (GDR can use dma-buf)" : "not available: ",
+           rc == CUDA_SUCCESS ? "" : msg);
     if (fd >= 0)
         close(fd);
     void *ring;
@@ -294,9 +300,10 @@ int main(int argc, char **argv)
     struct gpu g = {0};
     int rc = (g.cu = gdr_cuda_load()) ? setup(&g, &c, dev_len, max_slot * c.nslots) : -1;
     if (!rc) {
-        printf("\nper slot size, GB/s: plain cuMemcpy to/from pinned memory; staged copies through\n"
-               "%u pinned slots (%llu MiB per measurement); benchmarks --gdr=off over soft-RoCE\n",
-               c.nslots, (unsigned long long)(c.total >> 20));
+        printf(
+            "\nper slot size, GB/s: plain cuMemcpy to/from pinned memory; staged copies through\n"
+            "%u pinned slots (%llu MiB per measurement); benchmarks --gdr=off over soft-RoCE\n",
+            c.nslots, (unsigned long long)(c.total >> 20));
         printf(" %10s %10s %10s %10s %10s %10s %10s\n", "slot", "pinned-D2H", "pinned-H2D",
                "ring-D2H", "ring-H2D", "write_bw", "send_bw");
         for (size_t i = 0; i < NSIZES && !rc; i++) {

@@ -61,8 +61,7 @@ static const char usage_text[] =
     "-h, --help  this text;  --version  print the version\n"
     "exit: 0 ok, 1 regression or failed run, 2 bad usage or input, 3 no gnuplot\n";
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -111,8 +110,21 @@ struct common {
     struct hist_opts stats;
 };
 
-enum { O_TESTBED = 256, O_RUN, O_WINDOW, O_Z, O_REL, O_MINSEG, O_MARKDOWN, O_JUNIT, O_JSON,
-       O_FROM, O_SIZES, O_CSV, O_DB };
+enum {
+    O_TESTBED = 256,
+    O_RUN,
+    O_WINDOW,
+    O_Z,
+    O_REL,
+    O_MINSEG,
+    O_MARKDOWN,
+    O_JUNIT,
+    O_JSON,
+    O_FROM,
+    O_SIZES,
+    O_CSV,
+    O_DB
+};
 
 static const struct option long_opts[] = {
     {"db", required_argument, NULL, O_DB},
@@ -201,7 +213,7 @@ static int pick_testbed(struct hdb *h, const struct common *c, char *out, size_t
     }
     if (c->run)
         return hdb_testbed_of_run(h, c->run, out, len);
-    char (*names)[256];
+    char(*names)[256];
     size_t n;
     if (hdb_testbeds(h, &names, &n))
         return -1;
@@ -242,9 +254,9 @@ static int cmd_ingest(struct common *c, int argc, char **argv)
             return report_error();
         }
         printf("gdr-history: %s: run %s on %s: %s, %zu points added, %zu already there, "
-               "%zu failed run%s\n", argv[i], r.run_id, r.testbed,
-               r.run_added ? "new run" : "run already there", r.points_added, r.points_present,
-               r.failures, r.failures == 1 ? "" : "s");
+               "%zu failed run%s\n",
+               argv[i], r.run_id, r.testbed, r.run_added ? "new run" : "run already there",
+               r.points_added, r.points_present, r.failures, r.failures == 1 ? "" : "s");
     }
     hdb_close(h);
     return GDR_EXIT_OK;
@@ -348,7 +360,7 @@ static int cmd_annotate(struct common *c, int argc, char **argv)
     if (c->testbed) {
         snprintf(testbed, sizeof(testbed), "%s", c->testbed);
     } else {
-        char (*names)[256];
+        char(*names)[256];
         size_t n;
         rc = hdb_testbeds(h, &names, &n);
         if (rc == 0 && n != 1)
@@ -368,8 +380,8 @@ static int cmd_annotate(struct common *c, int argc, char **argv)
     hdb_close(h);
     if (rc)
         return report_error();
-    printf("gdr-history: %s %s: %s\n", testbed, date, added ? "annotation added"
-                                                            : "annotation already there");
+    printf("gdr-history: %s %s: %s\n", testbed, date,
+           added ? "annotation added" : "annotation already there");
     return GDR_EXIT_OK;
 }
 
@@ -405,8 +417,8 @@ static int cmd_trend(struct common *c, int argc, char **argv)
     uint64_t sizes[HIST_TREND_MAX_SIZES];
     size_t nsizes = 0;
     if (c->sizes && parse_sizes(c->sizes, sizes, HIST_TREND_MAX_SIZES, &nsizes))
-        return usage_error("trend: --sizes '%s': want up to %d sizes (1K, 65536, ...)",
-                           c->sizes, HIST_TREND_MAX_SIZES);
+        return usage_error("trend: --sizes '%s': want up to %d sizes (1K, 65536, ...)", c->sizes,
+                           HIST_TREND_MAX_SIZES);
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -419,7 +431,8 @@ static int cmd_trend(struct common *c, int argc, char **argv)
     rc = hist_trend(&t, &c->stats, out, sizes, nsizes);
     if (rc == 0)
         printf("gdr-history: trend figures of %s (%zu runs) in %s (index: "
-               "trend-figures.tsv)\n", t.name, t.nruns, out);
+               "trend-figures.tsv)\n",
+               t.name, t.nruns, out);
     hdb_testbed_free(&t);
     return rc ? report_error() : GDR_EXIT_OK;
 }
@@ -435,7 +448,7 @@ static int cmd_export(struct common *c, int argc, char **argv)
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
-    char (*names)[256] = NULL;
+    char(*names)[256] = NULL;
     size_t n = 0;
     int rc = 0;
     if (c->testbed) {
@@ -477,7 +490,7 @@ static int cmd_list(struct common *c, int argc, char **argv)
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
-    char (*names)[256];
+    char(*names)[256];
     size_t n;
     int rc = hdb_testbeds(h, &names, &n);
     for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -520,10 +533,11 @@ int main(int argc, char **argv)
     if (i >= argc)
         return usage_error("%s", "no command given");
     static const int ingest_opts[] = {O_TESTBED, 0};
-    static const int check_opts[] = {O_TESTBED, O_RUN, O_WINDOW, O_Z, O_REL, O_MINSEG,
-                                     O_MARKDOWN, O_JUNIT, O_JSON, 0};
+    static const int check_opts[] = {O_TESTBED, O_RUN,      O_WINDOW, O_Z,    O_REL,
+                                     O_MINSEG,  O_MARKDOWN, O_JUNIT,  O_JSON, 0};
     static const int annotate_opts[] = {O_TESTBED, O_FROM, 0};
-    static const int trend_opts[] = {O_TESTBED, O_RUN, O_WINDOW, O_Z, O_REL, O_MINSEG, O_SIZES, 'o', 0};
+    static const int trend_opts[] = {O_TESTBED, O_RUN,   O_WINDOW, O_Z, O_REL,
+                                     O_MINSEG,  O_SIZES, 'o',      0};
     static const int export_opts[] = {O_TESTBED, O_CSV, O_WINDOW, O_Z, O_REL, O_MINSEG, 'o', 0};
     static const int list_opts[] = {0};
     static const struct {
@@ -531,9 +545,9 @@ int main(int argc, char **argv)
         const int *opts;
         int (*fn)(struct common *, int, char **);
     } cmds[] = {
-        {"ingest", ingest_opts, cmd_ingest},   {"check", check_opts, cmd_check},
+        {"ingest", ingest_opts, cmd_ingest},       {"check", check_opts, cmd_check},
         {"annotate", annotate_opts, cmd_annotate}, {"trend", trend_opts, cmd_trend},
-        {"export", export_opts, cmd_export},   {"list", list_opts, cmd_list},
+        {"export", export_opts, cmd_export},       {"list", list_opts, cmd_list},
     };
     const char *cmd = argv[i];
     for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {

@@ -27,7 +27,7 @@ static const char *const migrations[] = {
     "  id INTEGER PRIMARY KEY,"
     "  testbed TEXT NOT NULL, run_id TEXT NOT NULL, date TEXT NOT NULL,"
     "  version TEXT NOT NULL, mode TEXT NOT NULL,"
-    "  planned INTEGER, ok INTEGER, failed INTEGER,"     /* NULL: no manifest */
+    "  planned INTEGER, ok INTEGER, failed INTEGER," /* NULL: no manifest */
     "  source TEXT NOT NULL, ingested TEXT NOT NULL,"
     "  UNIQUE (testbed, run_id));"
     "CREATE TABLE series ("
@@ -120,16 +120,20 @@ static int inspect(const char *path, bool *fresh)
      * application_id 68 (sqlite.org/fileformat.html). */
     uint32_t cookie = be32(head + 40), version = be32(head + 60), app = be32(head + 68);
     if (app != HDB_APPLICATION_ID) {
-        if (app == 0 && cookie == 0) {   /* no table was ever made in it */
+        if (app == 0 && cookie == 0) { /* no table was ever made in it */
             *fresh = true;
             return 0;
         }
-        return gdr_fail(GDR_EXIT_USAGE, "%s: not a gdr-history database (application_id "
-                        "0x%x, schema cookie %u)", path, (unsigned)app, (unsigned)cookie);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: not a gdr-history database (application_id "
+                        "0x%x, schema cookie %u)",
+                        path, (unsigned)app, (unsigned)cookie);
     }
     if (version > HDB_SCHEMA_VERSION)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: schema version %u is newer than this "
-                        "gdr-history's %d", path, (unsigned)version, HDB_SCHEMA_VERSION);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: schema version %u is newer than this "
+                        "gdr-history's %d",
+                        path, (unsigned)version, HDB_SCHEMA_VERSION);
     return 0;
 }
 
@@ -185,9 +189,10 @@ static int wal(struct hdb *h)
         if (rc == SQLITE_OK)
             return 0;
         if ((rc & 0xff) == SQLITE_IOERR)
-            return gdr_fail(GDR_EXIT_USAGE, "%s: cannot use WAL here (%s): keep the database "
-                            "on a local file system (docs/nightly.md)", h->path,
-                            sqlite3_errmsg(h->db));
+            return gdr_fail(GDR_EXIT_USAGE,
+                            "%s: cannot use WAL here (%s): keep the database "
+                            "on a local file system (docs/nightly.md)",
+                            h->path, sqlite3_errmsg(h->db));
         if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
             return db_fail(h, "switching to WAL");
         if (waited_ms >= HDB_BUSY_TIMEOUT_MS)
@@ -226,8 +231,7 @@ struct hdb *hdb_open(const char *path, bool create)
     sqlite3_extended_result_codes(h->db, 1);
     if (!fresh && sound(h))
         goto fail;
-    if (wal(h) || exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;") ||
-        migrate(h))
+    if (wal(h) || exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;") || migrate(h))
         goto fail;
     return h;
 fail:
@@ -335,7 +339,8 @@ static int series_id(struct hdb *h, const struct hdb_key *k, int64_t *id)
     bool added;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 0)
-            snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO series (testbed, test, "
+            snprintf(sql, sizeof(sql),
+                     "INSERT OR IGNORE INTO series (testbed, test, "
                      "client_placement, client_registration, server_placement, "
                      "server_registration, bidirectional, size, metric) VALUES "
                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -368,8 +373,8 @@ static int series_id(struct hdb *h, const struct hdb_key *k, int64_t *id)
     return 0;
 }
 
-int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run,
-                  const struct hdb_point_in *p, bool *added)
+int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const struct hdb_point_in *p,
+                  bool *added)
 {
     int64_t sid;
     if (series_id(h, k, &sid))
@@ -391,8 +396,7 @@ int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run,
     return insert(h, st, "adding a point", added);
 }
 
-int hdb_add_failure(struct hdb *h, int64_t run, const char *name, const char *reason,
-                    bool *added)
+int hdb_add_failure(struct hdb *h, int64_t run, const char *name, const char *reason, bool *added)
 {
     sqlite3_stmt *st = prepare(h, "INSERT OR IGNORE INTO failures (run, name, reason) "
                                   "VALUES (?, ?, ?)");
@@ -455,7 +459,7 @@ int hdb_testbeds(struct hdb *h, char (**names)[256], size_t *n)
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        char (*p)[256] = grow(*names, *n, &cap, sizeof(**names));
+        char(*p)[256] = grow(*names, *n, &cap, sizeof(**names));
         if (!p) {
             sqlite3_finalize(st);
             return gdr_fail(GDR_EXIT_RUN, "out of memory");
@@ -531,8 +535,9 @@ static void fill_run(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
 static int load_runs(struct hdb *h, struct hdb_testbed *t)
 {
     void *rows = NULL;
-    int rc = load_rows(h, "SELECT id, run_id, date, version, mode, planned, ok, failed "
-                          "FROM runs WHERE testbed = ? ORDER BY date, run_id",
+    int rc = load_rows(h,
+                       "SELECT id, run_id, date, version, mode, planned, ok, failed "
+                       "FROM runs WHERE testbed = ? ORDER BY date, run_id",
                        t, &rows, &t->nruns, sizeof(*t->runs), fill_run, "reading the runs");
     t->runs = rows;
     return rc;
@@ -560,13 +565,13 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
         idx[i] = SIZE_MAX;
     for (size_t i = 0; i < t->nruns; i++)
         idx[t->runs[i].id] = i;
-    sqlite3_stmt *st = prepare(h,
-        "SELECT s.id, s.test, s.client_placement, s.client_registration, s.server_placement, "
-        "s.server_registration, s.bidirectional, s.size, s.metric, p.run, p.value, p.spread, "
-        "p.simulated, p.soft_roce FROM series s JOIN points p ON p.series = s.id "
-        "JOIN runs r ON r.id = p.run WHERE s.testbed = ? "
-        "ORDER BY s.test, s.client_placement, s.client_registration, s.server_placement, "
-        "s.server_registration, s.bidirectional, s.metric, s.size, r.date, r.run_id");
+    sqlite3_stmt *st = prepare(
+        h, "SELECT s.id, s.test, s.client_placement, s.client_registration, s.server_placement, "
+           "s.server_registration, s.bidirectional, s.size, s.metric, p.run, p.value, p.spread, "
+           "p.simulated, p.soft_roce FROM series s JOIN points p ON p.series = s.id "
+           "JOIN runs r ON r.id = p.run WHERE s.testbed = ? "
+           "ORDER BY s.test, s.client_placement, s.client_registration, s.server_placement, "
+           "s.server_registration, s.bidirectional, s.metric, s.size, r.date, r.run_id");
     if (!st) {
         free(idx);
         return -1;
@@ -604,8 +609,8 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
         int64_t run = sqlite3_column_int64(st, 9);
         p->run = run >= 0 && run <= maxid ? idx[run] : SIZE_MAX;
         p->value = sqlite3_column_double(st, 10);
-        p->spread = sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN
-                                                               : sqlite3_column_double(st, 11);
+        p->spread =
+            sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 11);
         p->simulated = sqlite3_column_int(st, 12);
         p->soft_roce = sqlite3_column_int(st, 13);
     }
@@ -636,14 +641,15 @@ static void fill_failure(sqlite3_stmt *st, void *row, const struct hdb_testbed *
 static int load_notes(struct hdb *h, struct hdb_testbed *t)
 {
     void *notes = NULL, *failures = NULL;
-    int rc = load_rows(h, "SELECT date, text FROM annotations WHERE testbed = ? ORDER BY date, id",
-                       t, &notes, &t->nnotes, sizeof(*t->notes), fill_note,
-                       "reading the annotations");
+    int rc =
+        load_rows(h, "SELECT date, text FROM annotations WHERE testbed = ? ORDER BY date, id", t,
+                  &notes, &t->nnotes, sizeof(*t->notes), fill_note, "reading the annotations");
     t->notes = notes;
     if (rc)
         return rc;
-    rc = load_rows(h, "SELECT f.run, f.name, f.reason FROM failures f JOIN runs r "
-                      "ON r.id = f.run WHERE r.testbed = ? ORDER BY r.date, f.name",
+    rc = load_rows(h,
+                   "SELECT f.run, f.name, f.reason FROM failures f JOIN runs r "
+                   "ON r.id = f.run WHERE r.testbed = ? ORDER BY r.date, f.name",
                    t, &failures, &t->nfailures, sizeof(*t->failures), fill_failure,
                    "reading the failed runs");
     t->failures = failures;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HDB_APPLICATION_ID 0x47445248   /* "GDRH" */
+#define HDB_APPLICATION_ID 0x47445248 /* "GDRH" */
 #define HDB_SCHEMA_VERSION 1
 #define HDB_BUSY_TIMEOUT_MS 30000
 
@@ -33,7 +33,7 @@ void hdb_rollback(struct hdb *h);
 
 struct hdb_run {
     const char *testbed, *run_id, *date, *version, *mode, *source;
-    long planned, ok, failed;   /* -1: not known (no manifest) */
+    long planned, ok, failed; /* -1: not known (no manifest) */
 };
 /* Insert the run unless (testbed, run_id) is there; *id is its row. */
 int hdb_add_run(struct hdb *h, const struct hdb_run *r, int64_t *id, bool *added);
@@ -46,14 +46,13 @@ struct hdb_key {
     char metric[16];
 };
 struct hdb_point_in {
-    double value, spread;       /* spread: NAN when the run has none */
+    double value, spread; /* spread: NAN when the run has none */
     bool simulated, soft_roce;
     const char *document;
 };
-int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run,
-                  const struct hdb_point_in *p, bool *added);
-int hdb_add_failure(struct hdb *h, int64_t run, const char *name, const char *reason,
-                    bool *added);
+int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const struct hdb_point_in *p,
+                  bool *added);
+int hdb_add_failure(struct hdb *h, int64_t run, const char *name, const char *reason, bool *added);
 int hdb_add_annotation(struct hdb *h, const char *testbed, const char *date, const char *text,
                        bool *added);
 
@@ -65,14 +64,14 @@ struct hdb_run_row {
     long planned, ok, failed;
 };
 struct hdb_point {
-    size_t run;                 /* index into hdb_testbed.runs */
+    size_t run; /* index into hdb_testbed.runs */
     double value, spread;
     bool simulated, soft_roce;
 };
 struct hdb_series {
     struct hdb_key key;
     size_t npoints;
-    struct hdb_point *points;   /* by run date */
+    struct hdb_point *points; /* by run date */
 };
 struct hdb_note {
     char date[40], text[512];
@@ -84,9 +83,9 @@ struct hdb_failure {
 struct hdb_testbed {
     char name[256];
     size_t nruns, nseries, nnotes, nfailures;
-    struct hdb_run_row *runs;   /* oldest first (date, then run id) */
+    struct hdb_run_row *runs; /* oldest first (date, then run id) */
     struct hdb_series *series;
-    struct hdb_note *notes;     /* oldest first */
+    struct hdb_note *notes; /* oldest first */
     struct hdb_failure *failures;
 };
 

@@ -131,8 +131,10 @@ static int read_manifest(const char *dir, const char *path, struct run_in *r)
         if (!strcmp(status, "ok")) {
             char doc[2048];
             if (!client[0] || strchr(client, '/')) {
-                gdr_fail(GDR_EXIT_USAGE, "%s: an ok run without a client document in the run "
-                         "directory", what);
+                gdr_fail(GDR_EXIT_USAGE,
+                         "%s: an ok run without a client document in the run "
+                         "directory",
+                         what);
                 goto out;
             }
             snprintf(doc, sizeof(doc), "%s/%s", dir, client);
@@ -146,8 +148,7 @@ static int read_manifest(const char *dir, const char *path, struct run_in *r)
             }
             r->failed_runs = f;
             snprintf(f[r->nfailed].name, sizeof(f->name), "%s", name);
-            snprintf(f[r->nfailed].reason, sizeof(f->reason), "%s",
-                     reason[0] ? reason : status);
+            snprintf(f[r->nfailed].reason, sizeof(f->reason), "%s", reason[0] ? reason : status);
             r->nfailed++;
         }
     }
@@ -191,8 +192,10 @@ static int read_documents(const char *dir, struct run_in *r)
     if (rc)
         return -1;
     if (r->ndocs == 0)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: no manifest.json and no complete client result "
-                        "document", dir);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: no manifest.json and no complete client result "
+                        "document",
+                        dir);
     const char *base = strrchr(dir, '/');
     base = base && base[1] ? base + 1 : dir;
     snprintf(r->run_id, sizeof(r->run_id), "%s", base);
@@ -283,14 +286,22 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
     else if (r.ndocs)
         default_testbed(&r, res->testbed, sizeof(res->testbed));
     else {
-        gdr_fail(GDR_EXIT_USAGE, "%s: no complete run to name the testbed after: give "
-                 "--testbed", dir);
+        gdr_fail(GDR_EXIT_USAGE,
+                 "%s: no complete run to name the testbed after: give "
+                 "--testbed",
+                 dir);
         goto out;
     }
     snprintf(res->run_id, sizeof(res->run_id), "%s", r.run_id);
-    struct hdb_run run = {.testbed = res->testbed, .run_id = r.run_id, .date = r.date,
-                          .version = r.version, .mode = r.mode, .source = dir,
-                          .planned = r.planned, .ok = r.ok, .failed = r.failed};
+    struct hdb_run run = {.testbed = res->testbed,
+                          .run_id = r.run_id,
+                          .date = r.date,
+                          .version = r.version,
+                          .mode = r.mode,
+                          .source = dir,
+                          .planned = r.planned,
+                          .ok = r.ok,
+                          .failed = r.failed};
     int64_t id;
     if (hdb_begin(h))
         goto out;

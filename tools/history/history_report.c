@@ -82,14 +82,13 @@ void hist_view_free(struct hist_view *v)
     v->pts = NULL;
 }
 
-static void run_date(const struct hdb_testbed *t, const struct hist_view *v, size_t i,
-                     char *buf, size_t len)
+static void run_date(const struct hdb_testbed *t, const struct hist_view *v, size_t i, char *buf,
+                     size_t len)
 {
     snprintf(buf, len, "%s", t->runs[v->s->points[i].run].date);
 }
 
-static void fill_row(const struct hdb_testbed *t, const struct hist_view *v,
-                     struct check_row *row)
+static void fill_row(const struct hdb_testbed *t, const struct hist_view *v, struct check_row *row)
 {
     const struct hist_point *p = &v->pts[v->n - 1];
     row->verdict = p->verdict;
@@ -222,7 +221,8 @@ static double change_pct(const struct check_row *row)
 static void summary_line(FILE *f, const struct check_report *r, const char *lead)
 {
     const struct hdb_run_row *run = &r->t->runs[r->run];
-    fprintf(f, "%stestbed %s, run %s (%s, gdrbench %s): %zu series: %zu regression%s, "
+    fprintf(f,
+            "%stestbed %s, run %s (%s, gdrbench %s): %zu series: %zu regression%s, "
             "%zu improvement%s, %zu noise, %zu ok, %zu new, %zu missing; %zu failed run%s\n",
             lead, r->t->name, run->run_id, run->date, run->version, r->nrows,
             r->counts[HV_REGRESSION], r->counts[HV_REGRESSION] == 1 ? "" : "s",
@@ -258,9 +258,9 @@ void hist_report_text(FILE *f, const struct check_report *r)
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
         row_cells(row, &c);
-        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %12s %8s %7s  %-14s %s\n", k->test,
-                c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.base,
-                c.change, c.z,
+        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %12s %8s %7s  %-14s %s\n", k->test, c.pair,
+                c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.base, c.change,
+                c.z,
                 row->verdict == HV_REGRESSION && !row->missing ? "REGRESSION" : verdict_text(row),
                 c.notes);
     }
@@ -280,7 +280,8 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
 {
     const struct hist_opts *o = &r->opts;
     summary_line(f, r, "");
-    fprintf(f, "\nVerdict: %s. Baseline: median of the last %zu good nights; a regression is "
+    fprintf(f,
+            "\nVerdict: %s. Baseline: median of the last %zu good nights; a regression is "
             "at least %.1f%% worse and %.1f noise sigmas (robust z) away, or a step of that "
             "size in the last %zu nights.\n\n",
             hist_check_status(r) ? "**FAIL**" : "pass", o->window, o->rel_min * 100, o->z_min,
@@ -288,13 +289,12 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
     size_t shown = 0;
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
-        if (!row->missing && (row->verdict == HV_OK || row->verdict == HV_NEW) &&
-            !row->has_step)
+        if (!row->missing && (row->verdict == HV_OK || row->verdict == HV_NEW) && !row->has_step)
             continue;
         if (shown++ == 0)
             fprintf(f, "| test | placement | registration | size [B] | metric | value | "
-                    "baseline | change | z | verdict | notes |\n"
-                    "|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
+                       "baseline | change | z | verdict | notes |\n"
+                       "|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
         row_cells(row, &c);
@@ -341,13 +341,16 @@ void hist_report_junit(FILE *f, const struct check_report *r)
     size_t tests = r->nrows + r->nfailed;
     size_t failures = r->counts[HV_REGRESSION] + r->nfailed;
     size_t skipped = r->counts[HV_NEW + 1];
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gdr-history\" "
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gdr-history\" "
             "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
             tests, failures, skipped);
     fprintf(f, "  <testsuite name=\"");
     xml(f, r->t->name);
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\" "
-            "timestamp=\"", tests, failures, skipped);
+    fprintf(f,
+            "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\" "
+            "timestamp=\"",
+            tests, failures, skipped);
     /* JUnit's timestamp has no zone designator. */
     char ts[40];
     snprintf(ts, sizeof(ts), "%.19s", run->date);
@@ -375,12 +378,13 @@ void hist_report_junit(FILE *f, const struct check_report *r)
         notes(row, nt, sizeof(nt));
         if (row->missing) {
             fprintf(f, ">\n      <skipped message=\"missing series: no point in this run\"/>\n"
-                    "    </testcase>\n");
+                       "    </testcase>\n");
         } else if (row->verdict == HV_REGRESSION) {
-            snprintf(msg, sizeof(msg), "regression: %.4g %s against a baseline of %.4g %s "
-                     "(%+.1f%%, robust z %+.1f)%s%s", hist_shown(k, row->value), hist_unit(k),
-                     hist_shown(k, row->center), hist_unit(k), change_pct(row), z_shown(row),
-                     nt[0] ? "; " : "", nt);
+            snprintf(msg, sizeof(msg),
+                     "regression: %.4g %s against a baseline of %.4g %s "
+                     "(%+.1f%%, robust z %+.1f)%s%s",
+                     hist_shown(k, row->value), hist_unit(k), hist_shown(k, row->center),
+                     hist_unit(k), change_pct(row), z_shown(row), nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <failure type=\"regression\" message=\"");
             xml(f, msg);
             fprintf(f, "\">");
@@ -483,8 +487,8 @@ char *hist_report_json(const struct check_report *r)
 void hist_export_csv_header(FILE *f)
 {
     fprintf(f, "testbed,test,client_placement,client_registration,server_placement,"
-            "server_registration,bidirectional,size,metric,unit,run_id,date,version,value,"
-            "spread,baseline,sigma,z,rel,verdict,outlier,step,simulated,soft_roce\n");
+               "server_registration,bidirectional,size,metric,unit,run_id,date,version,value,"
+               "spread,baseline,sigma,z,rel,verdict,outlier,step,simulated,soft_roce\n");
 }
 
 static void csv_field(FILE *f, const char *s)

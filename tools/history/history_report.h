@@ -14,12 +14,12 @@
 
 struct hist_view {
     const struct hdb_series *s;
-    size_t n;                     /* points up to the run */
+    size_t n; /* points up to the run */
     double *v;
     struct hist_point *pts;
     size_t nsteps;
-    struct hist_step steps[HIST_MAX_STEPS];   /* indices into the points */
-    size_t seg;                   /* first point after the last annotation */
+    struct hist_step steps[HIST_MAX_STEPS]; /* indices into the points */
+    size_t seg;                             /* first point after the last annotation */
 };
 
 /* Analyse s's points of runs up to index upto (into t->runs). 0 or -1. */
@@ -29,15 +29,15 @@ void hist_view_free(struct hist_view *v);
 
 struct check_row {
     const struct hdb_series *s;
-    bool missing;                 /* in recent runs, not in this one */
+    bool missing; /* in recent runs, not in this one */
     enum hist_verdict verdict;
     double value, center, z, rel; /* z, rel: > 0 is worse */
     bool has_step;
-    struct hist_step step;        /* the newest step since the last annotation */
+    struct hist_step step; /* the newest step since the last annotation */
     char step_date[40];
-    size_t outliers;              /* earlier outlier nights since the annotation */
-    char outlier_date[40];        /* the newest of them */
-    char since[40];               /* the annotation the baseline starts at, or "" */
+    size_t outliers;       /* earlier outlier nights since the annotation */
+    char outlier_date[40]; /* the newest of them */
+    char since[40];        /* the annotation the baseline starts at, or "" */
 };
 
 struct check_report {
@@ -46,8 +46,8 @@ struct check_report {
     struct hist_opts opts;
     size_t nrows;
     struct check_row *rows;
-    size_t counts[HV_NEW + 2];    /* per verdict, and [HV_NEW + 1]: missing */
-    size_t nfailed;               /* failed runs of this run */
+    size_t counts[HV_NEW + 2]; /* per verdict, and [HV_NEW + 1]: missing */
+    size_t nfailed;            /* failed runs of this run */
 };
 
 int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *o,

@@ -29,8 +29,7 @@ void hist_opts_default(struct hist_opts *o)
 
 const char *hist_verdict_name(enum hist_verdict v)
 {
-    static const char *const names[] = {"ok", "noise", "improvement", "regression",
-                                        "new series"};
+    static const char *const names[] = {"ok", "noise", "improvement", "regression", "new series"};
     return names[v];
 }
 
@@ -160,7 +159,7 @@ struct seg_ctx {
     const double *v;
     const struct hist_opts *o;
     double sigma;
-    double *heaps, *pre, *pre_med, *suf, *suf_med;   /* scratch, n + 1 each (heaps 2n) */
+    double *heaps, *pre, *pre_med, *suf, *suf_med; /* scratch, n + 1 each (heaps 2n) */
     struct hist_step *out;
     size_t max, count;
 };
@@ -170,7 +169,7 @@ static void add_step(struct seg_ctx *c, const struct hist_step *s)
     if (c->count >= c->max)
         return;
     size_t i = c->count++;
-    while (i > 0 && c->out[i - 1].at > s->at) {   /* keep them sorted by night */
+    while (i > 0 && c->out[i - 1].at > s->at) { /* keep them sorted by night */
         c->out[i] = c->out[i - 1];
         i--;
     }
@@ -200,8 +199,11 @@ static void segment(struct seg_ctx *c, size_t a, size_t b)
         return;
     double se = MEDIAN_SE * c->sigma * sqrt(1.0 / (double)(best - a) + 1.0 / (double)(b - best));
     double sign = c->o->higher_better ? -1 : 1;
-    struct hist_step s = {.at = best, .before = mb, .after = ma,
-                          .rel = sign * (ma - mb) / mb, .z = sign * (ma - mb) / se};
+    struct hist_step s = {.at = best,
+                          .before = mb,
+                          .after = ma,
+                          .rel = sign * (ma - mb) / mb,
+                          .z = sign * (ma - mb) / se};
     if (fabs(s.rel) < c->o->rel_min || fabs(s.z) < c->o->z_min)
         return;
     add_step(c, &s);
@@ -209,17 +211,23 @@ static void segment(struct seg_ctx *c, size_t a, size_t b)
     segment(c, best, b);
 }
 
-size_t hist_steps(const double *v, size_t n, const struct hist_opts *o,
-                  struct hist_step *out, size_t max)
+size_t hist_steps(const double *v, size_t n, const struct hist_opts *o, struct hist_step *out,
+                  size_t max)
 {
     if (n < 2 * (o->min_seg ? o->min_seg : 1) || max == 0)
         return 0;
     double *scratch = malloc((6 * n + 4) * sizeof(*scratch));
     if (!scratch)
         return 0;
-    struct seg_ctx c = {.v = v, .o = o, .out = out, .max = max, .heaps = scratch,
-                        .pre = scratch + 2 * n, .pre_med = scratch + 3 * n + 1,
-                        .suf = scratch + 4 * n + 2, .suf_med = scratch + 5 * n + 3};
+    struct seg_ctx c = {.v = v,
+                        .o = o,
+                        .out = out,
+                        .max = max,
+                        .heaps = scratch,
+                        .pre = scratch + 2 * n,
+                        .pre_med = scratch + 3 * n + 1,
+                        .suf = scratch + 4 * n + 2,
+                        .suf_med = scratch + 5 * n + 3};
     c.sigma = floor_sigma(hist_noise(v, n), median_into(v, n, c.pre));
     segment(&c, 0, n);
     free(scratch);
@@ -240,7 +248,7 @@ static enum hist_verdict classify(double z, double rel, const struct hist_opts *
 void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
                        const struct hist_step *steps, size_t nsteps, struct hist_point *out)
 {
-    double *base = malloc((2 * n + 1) * sizeof(*base));   /* good nights, then scratch */
+    double *base = malloc((2 * n + 1) * sizeof(*base)); /* good nights, then scratch */
     if (!base) {
         for (size_t i = 0; i < n; i++)
             out[i] = (struct hist_point){NAN, NAN, NAN, NAN, HV_NEW, false};
@@ -252,7 +260,7 @@ void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
     for (size_t i = 0; i < n; i++) {
         struct hist_point *p = &out[i];
         *p = (struct hist_point){NAN, NAN, NAN, NAN, HV_NEW, false};
-        if (k < nsteps && steps[k].at == i) {   /* a new level: a new baseline */
+        if (k < nsteps && steps[k].at == i) { /* a new level: a new baseline */
             nbase = 0;
             k++;
         }

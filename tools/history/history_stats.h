@@ -32,13 +32,13 @@
 #include <stddef.h>
 
 struct hist_opts {
-    size_t window;        /* nights in the rolling baseline */
-    size_t noise_window;  /* nights the noise is estimated from */
-    size_t min_points;    /* fewer good nights than this: a new series */
-    size_t min_seg;       /* nights on each side of a step */
-    double z_min;         /* robust z-score threshold */
-    double rel_min;       /* relative threshold (0.05 = 5%) */
-    bool higher_better;   /* bandwidth: true; latency: false */
+    size_t window;       /* nights in the rolling baseline */
+    size_t noise_window; /* nights the noise is estimated from */
+    size_t min_points;   /* fewer good nights than this: a new series */
+    size_t min_seg;      /* nights on each side of a step */
+    double z_min;        /* robust z-score threshold */
+    double rel_min;      /* relative threshold (0.05 = 5%) */
+    bool higher_better;  /* bandwidth: true; latency: false */
 };
 
 #define HIST_DEFAULT_WINDOW 14
@@ -59,29 +59,29 @@ double hist_noise(const double *v, size_t n);
 
 enum hist_verdict {
     HV_OK,
-    HV_NOISE,        /* beyond one threshold only */
+    HV_NOISE, /* beyond one threshold only */
     HV_IMPROVEMENT,
     HV_REGRESSION,
-    HV_NEW,          /* too few good nights for a baseline */
+    HV_NEW, /* too few good nights for a baseline */
 };
 const char *hist_verdict_name(enum hist_verdict v);
 
 struct hist_step {
-    size_t at;               /* index of the first night of the new level */
-    double before, after;    /* medians of the two sides */
-    double rel, z;           /* signed: > 0 is worse */
+    size_t at;            /* index of the first night of the new level */
+    double before, after; /* medians of the two sides */
+    double rel, z;        /* signed: > 0 is worse */
 };
 
 struct hist_point {
-    double center, sigma;    /* its baseline (NAN when new) */
-    double z, rel;           /* signed: > 0 is worse (NAN when new) */
+    double center, sigma; /* its baseline (NAN when new) */
+    double z, rel;        /* signed: > 0 is worse (NAN when new) */
     enum hist_verdict verdict;
-    bool outlier;            /* beyond both thresholds and not a step */
+    bool outlier; /* beyond both thresholds and not a step */
 };
 
 /* Steps of v[0..n), at most max of them, sorted by night. Returns the count. */
-size_t hist_steps(const double *v, size_t n, const struct hist_opts *o,
-                  struct hist_step *out, size_t max);
+size_t hist_steps(const double *v, size_t n, const struct hist_opts *o, struct hist_step *out,
+                  size_t max);
 
 /* Judge every night of v[0..n) against its own rolling baseline; steps
  * (from hist_steps) restart the baseline. out has n entries. The verdict of

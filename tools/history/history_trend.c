@@ -31,8 +31,9 @@ static void slug(const char *s, char *out, size_t len)
     size_t n = 0;
     for (; *s && n + 1 < len; s++)
         out[n++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                          (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'
-                          ? *s : '_');
+                                  (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'
+                              ? *s
+                              : '_');
     out[n] = '\0';
 }
 
@@ -138,11 +139,12 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                       strptime(t->runs[ff.last_run - 1].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
                       timegm(&t1) - timegm(&t0) < 3 * 86400;
     fprintf(gp, "set format x %s\n", close_runs ? "\"%m-%d\\n%H:%M\"" : "'%m-%d'");
-    fprintf(gp, "do for [term_i = 1:2] {\n"
+    fprintf(gp,
+            "do for [term_i = 1:2] {\n"
             "  if (term_i == 2) { set terminal svg size 960,%zu dynamic noenhanced "
-            "font 'sans,12'; set output '%s.svg' }\n", 260 * n + 140, name);
-    fprintf(gp, "  if (term_i == 1) { eval sprintf(png_fmt, png_h); set output '%s.png' }\n",
-            name);
+            "font 'sans,12'; set output '%s.svg' }\n",
+            260 * n + 140, name);
+    fprintf(gp, "  if (term_i == 1) { eval sprintf(png_fmt, png_h); set output '%s.png' }\n", name);
     fprintf(gp, "  set multiplot layout %zu,1 margins 0.1, 0.97, 0.14, %.2f spacing 0, 0.08 title ",
             n, ff.simulated || ff.soft_roce_only ? 0.85 : 0.89);
     char title[768];
@@ -152,28 +154,34 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     fprintf(gp, " font ',13'\n");
     /* Caption: runs, versions, method, and the lab's warnings. */
     char cap[1024];
-    snprintf(cap, sizeof(cap), "%zu runs %.10s .. %.10s, gdrbench %s .. %s", ff.last_run -
-             ff.first_run, t->runs[ff.first_run].date, t->runs[ff.last_run - 1].date,
+    snprintf(cap, sizeof(cap), "%zu runs %.10s .. %.10s, gdrbench %s .. %s",
+             ff.last_run - ff.first_run, t->runs[ff.first_run].date, t->runs[ff.last_run - 1].date,
              t->runs[ff.first_run].version, t->runs[ff.last_run - 1].version);
     fprintf(gp, "  set label 100 ");
     gq(gp, cap);
     fprintf(gp, " at screen 0.01, screen 0.04 left font ',9'\n");
-    snprintf(cap, sizeof(cap), "band: baseline (median of the last %zu good nights) +/- the "
+    snprintf(cap, sizeof(cap),
+             "band: baseline (median of the last %zu good nights) +/- the "
              "wider of %.1f sigma and %.1f%%; red: steps; grey dashed: annotations; circled: "
-             "outlier nights", o->window, o->z_min, o->rel_min * 100);
+             "outlier nights",
+             o->window, o->z_min, o->rel_min * 100);
     fprintf(gp, "  set label 103 ");
     gq(gp, cap);
     fprintf(gp, " at screen 0.01, screen 0.015 left font ',9'\n");
-    fprintf(gp, "  set key at screen 0.97, screen %.3f right top horizontal maxrows 1 "
-            "noopaque font ',9'\n", ff.simulated || ff.soft_roce_only ? 0.905 : 0.945);
+    fprintf(gp,
+            "  set key at screen 0.97, screen %.3f right top horizontal maxrows 1 "
+            "noopaque font ',9'\n",
+            ff.simulated || ff.soft_roce_only ? 0.905 : 0.945);
     size_t warn = 0;
     if (ff.simulated) {
-        fprintf(gp, "  set label 101 'GPU rows: CUDA driver test double (simulated) — not "
+        fprintf(gp,
+                "  set label 101 'GPU rows: CUDA driver test double (simulated) — not "
                 "performance' at screen 0.01, screen %.3f left font ',10' tc rgb '#a00000'\n",
                 1 - 0.04 - 0.025 * (double)warn++);
     }
     if (ff.soft_roce_only) {
-        fprintf(gp, "  set label 102 'soft-RoCE under emulation — ratios only' at screen "
+        fprintf(gp,
+                "  set label 102 'soft-RoCE under emulation — ratios only' at screen "
                 "0.01, screen %.3f left font ',10' tc rgb '#a00000'\n",
                 1 - 0.04 - 0.025 * (double)warn++);
     }
@@ -182,8 +190,10 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         fprintf(gp, "  unset arrow\n");
         int a = 1;
         for (size_t i = 0; i < t->nnotes; i++) {
-            fprintf(gp, "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead dt 2 lw 1.5 "
-                    "lc rgb '#707070'\n", a++, t->notes[i].date, t->notes[i].date);
+            fprintf(gp,
+                    "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead dt 2 lw 1.5 "
+                    "lc rgb '#707070'\n",
+                    a++, t->notes[i].date, t->notes[i].date);
             if (j == 0) {
                 fprintf(gp, "  set label %d ", 300 + (int)i);
                 gq(gp, t->notes[i].text);
@@ -194,28 +204,33 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         for (size_t i = 0; i < views[j].nsteps; i++) {
             const struct hist_step *st = &views[j].steps[i];
             const char *d = t->runs[s->points[st->at].run].date;
-            fprintf(gp, "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead lw 2 "
-                    "lc rgb '#c00000'\n", a++, d, d);
-            fprintf(gp, "  set label %d 'step %+.1f%%' at '%s', graph 0.08 left offset 0.5,0 "
-                    "font ',9' tc rgb '#c00000'\n", 400 + (int)i,
-                    (st->after - st->before) / st->before * 100, d);
+            fprintf(gp,
+                    "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead lw 2 "
+                    "lc rgb '#c00000'\n",
+                    a++, d, d);
+            fprintf(gp,
+                    "  set label %d 'step %+.1f%%' at '%s', graph 0.08 left offset 0.5,0 "
+                    "font ',9' tc rgb '#c00000'\n",
+                    400 + (int)i, (st->after - st->before) / st->before * 100, d);
         }
         fprintf(gp, "  set ylabel '%llu B: %s'\n", (unsigned long long)s->key.size, ylabel);
         fprintf(gp, "  set xlabel %s\n", j + 1 == n ? "'night (UTC)'" : "''");
-        fprintf(gp, "  plot '%s.dat' index %zu using 1:4:5 with filledcurves fc rgb '#cfe0f5' "
+        fprintf(gp,
+                "  plot '%s.dat' index %zu using 1:4:5 with filledcurves fc rgb '#cfe0f5' "
                 "fs solid 0.6 noborder title 'no-alarm band', \\\n"
                 "       '' index %zu using 1:3 with lines dt 2 lw 1.5 lc rgb '#3060a0' "
                 "title 'baseline', \\\n"
                 "       '' index %zu using 1:2 with linespoints pt 7 ps 0.5 lw 1.2 "
                 "lc rgb '#202020' title 'measured', \\\n"
                 "       '' index %zu using 1:6 with points pt 6 ps 1.8 lw 1.5 lc rgb '#c00000' "
-                "title 'outlier'\n", name, j, j, j, j);
+                "title 'outlier'\n",
+                name, j, j, j, j);
         for (size_t i = 0; i < views[j].nsteps; i++)
             fprintf(gp, "  unset label %d\n", 400 + (int)i);
         /* The caption and warnings are drawn once, with the first panel. */
         if (j == 0)
             fprintf(gp, "  unset label 100; unset label 101; unset label 102; unset label 103; "
-                    "unset key\n");
+                        "unset key\n");
     }
     for (size_t i = 0; i < t->nnotes; i++)
         fprintf(gp, "  unset label %d\n", 300 + (int)i);
@@ -251,8 +266,8 @@ static int run_gnuplot(const char *outdir)
     int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (err)
-        return gdr_fail(err == ENOENT ? GDR_EXIT_ENV : GDR_EXIT_RUN, "gnuplot: %s%s",
-                        strerror(err), err == ENOENT ? " (apt-get install gnuplot-nox)" : "");
+        return gdr_fail(err == ENOENT ? GDR_EXIT_ENV : GDR_EXIT_RUN, "gnuplot: %s%s", strerror(err),
+                        err == ENOENT ? " (apt-get install gnuplot-nox)" : "");
     int status;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
         return gdr_fail(GDR_EXIT_RUN, "gnuplot failed on %s/trend.gp (see trend.log there)",
@@ -280,14 +295,16 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write there", outdir);
     }
     /* pngcairo draws antialiased text; the libgd png terminal is the fallback. */
-    fprintf(gp, "# gdr-history trend: rerun with  cd %s && gnuplot trend.gp\n"
+    fprintf(gp,
+            "# gdr-history trend: rerun with  cd %s && gnuplot trend.gp\n"
             "png_fmt = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) ? "
             "\"set terminal pngcairo size 960,%%d noenhanced font 'sans,12'\" : "
             "\"set terminal png size 960,%%d noenhanced font 'sans,12'\"\n"
             "set encoding utf8\nset xdata time\n"
             "set timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\n"
             "set grid\n"
-            "set style fill transparent solid 0.6 noborder\n", outdir);
+            "set style fill transparent solid 0.6 noborder\n",
+            outdir);
     int rc = 0;
     size_t figures = 0;
     for (size_t a = 0; a < t->nseries && rc == 0;) {

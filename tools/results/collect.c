@@ -80,8 +80,7 @@ static int add_dir(struct names *l, const char *dir)
     if (rc)
         return -1;
     if (l->n == first)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: no result documents (*.json) in this directory",
-                        dir);
+        return gdr_fail(GDR_EXIT_USAGE, "%s: no result documents (*.json) in this directory", dir);
     qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_str);
     return 0;
 }
@@ -188,7 +187,7 @@ static int group(struct gdr_set *set)
     for (size_t i = 0; i < set->ndocs; i++) {
         const struct gdr_doc *d = &set->docs[i];
         if (!d->rows)
-            continue;   /* skipped */
+            continue; /* skipped */
         struct gdr_series *s = NULL;
         for (size_t k = 0; k < set->nseries && !s; k++)
             if (same_key(&set->series[k], d))
@@ -205,13 +204,13 @@ static int group(struct gdr_set *set)
             if (!s->docs)
                 return gdr_fail(GDR_EXIT_RUN, "out of memory");
         } else if (strcmp(s->metric, d->metric)) {
-            return gdr_fail(GDR_EXIT_USAGE, "%s: test %s measures %s, but %s says %s",
-                            d->path, d->test, d->metric, s->docs[0]->path, s->metric);
+            return gdr_fail(GDR_EXIT_USAGE, "%s: test %s measures %s, but %s says %s", d->path,
+                            d->test, d->metric, s->docs[0]->path, s->metric);
         }
         bool client = !strcmp(d->role, "client");
         bool have_client = s->ndocs && !strcmp(s->docs[0]->role, "client");
         if (client && !have_client)
-            s->ndocs = 0;           /* the client's documents replace the server's */
+            s->ndocs = 0; /* the client's documents replace the server's */
         if (client || !have_client)
             s->docs[s->ndocs++] = d;
         s->simulated |= d->simulated;
@@ -245,8 +244,10 @@ static bool manifest_says_simulated(struct manifest_cache *c, const char *path)
         if (access(mpath, F_OK))
             return false;
         if (!(c->root = gdr_json_read_file(mpath, GDR_DOC_MAX_BYTES)))
-            fprintf(stderr, "gdr-json: note: %s: unreadable, its \"simulated\" flags are "
-                    "not used\n", mpath);
+            fprintf(stderr,
+                    "gdr-json: note: %s: unreadable, its \"simulated\" flags are "
+                    "not used\n",
+                    mpath);
     }
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(c->root, "runs"), *r;
     cJSON_ArrayForEach(r, runs) {

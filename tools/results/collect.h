@@ -14,11 +14,11 @@
 struct gdr_series {
     char test[64], metric[16], pair[40], reg[40], gdr[8];
     bool latency;
-    bool simulated;                /* some document of it ran on the CUDA test double */
+    bool simulated; /* some document of it ran on the CUDA test double */
     size_t ndocs;
-    const struct gdr_doc **docs;   /* the documents used (one role) */
+    const struct gdr_doc **docs; /* the documents used (one role) */
     size_t nsizes;
-    struct gdr_row *rows;          /* per size, ascending; medians over docs */
+    struct gdr_row *rows; /* per size, ascending; medians over docs */
 };
 
 struct gdr_set {

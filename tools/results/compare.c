@@ -16,8 +16,8 @@ static const char *const verdict_name[] = {"ok", "better", "noise", "REGRESSION"
 struct line {
     const struct gdr_series *s;
     uint64_t size;
-    double base, run, change;   /* change: (run - base) / base */
-    double worse;               /* change signed so that > 0 is worse */
+    double base, run, change; /* change: (run - base) / base */
+    double worse;             /* change signed so that > 0 is worse */
     enum verdict v;
 };
 
@@ -37,8 +37,10 @@ static int match(const struct gdr_set *base, const struct gdr_set *run)
             for (size_t j = 0; j < b->nsizes && !found; j++)
                 found = b->rows[j].size == r->rows[i].size;
             if (!found)
-                return gdr_fail(GDR_EXIT_USAGE, "%s size %llu is in the run but not in the "
-                                "baseline", name, (unsigned long long)r->rows[i].size);
+                return gdr_fail(GDR_EXIT_USAGE,
+                                "%s size %llu is in the run but not in the "
+                                "baseline",
+                                name, (unsigned long long)r->rows[i].size);
         }
         if (b->nsizes != r->nsizes)
             for (size_t j = 0; j < b->nsizes; j++) {
@@ -46,16 +48,18 @@ static int match(const struct gdr_set *base, const struct gdr_set *run)
                 for (size_t i = 0; i < r->nsizes && !found; i++)
                     found = b->rows[j].size == r->rows[i].size;
                 if (!found)
-                    return gdr_fail(GDR_EXIT_USAGE, "%s size %llu is in the baseline but not "
-                                    "in the run", name, (unsigned long long)b->rows[j].size);
+                    return gdr_fail(GDR_EXIT_USAGE,
+                                    "%s size %llu is in the baseline but not "
+                                    "in the run",
+                                    name, (unsigned long long)b->rows[j].size);
             }
     }
     for (size_t k = 0; k < base->nseries; k++) {
         const struct gdr_series *b = &base->series[k];
         if (!gdr_set_find(run, b)) {
             gdr_series_name(b, name, sizeof(name));
-            return gdr_fail(GDR_EXIT_USAGE, "%s is in the baseline (%s) but not in the run",
-                            name, b->docs[0]->path);
+            return gdr_fail(GDR_EXIT_USAGE, "%s is in the baseline (%s) but not in the run", name,
+                            b->docs[0]->path);
         }
     }
     return 0;
@@ -81,8 +85,9 @@ static void judge(struct line *l, size_t n, double tol)
         bool beyond = l[i].worse > tol;
         bool prev = i > 0 && l[i - 1].worse > tol;
         bool next = i + 1 < n && l[i + 1].worse > tol;
-        l[i].v = !beyond ? (l[i].worse < -tol ? V_BETTER : V_OK)
-                 : (l[i].worse > 2 * tol || prev || next) ? V_REGRESSION : V_NOISE;
+        l[i].v = !beyond                                  ? (l[i].worse < -tol ? V_BETTER : V_OK)
+                 : (l[i].worse > 2 * tol || prev || next) ? V_REGRESSION
+                                                          : V_NOISE;
     }
 }
 
@@ -122,8 +127,7 @@ static void summary(FILE *f, const struct line *l, size_t n, const struct gdr_co
         count[l[i].v]++;
     /* One line per series with regressions, naming its sizes. */
     for (size_t i = 0; i < n; i++) {
-        if (l[i].v != V_REGRESSION || (i && l[i - 1].s == l[i].s &&
-                                       l[i - 1].v == V_REGRESSION))
+        if (l[i].v != V_REGRESSION || (i && l[i - 1].s == l[i].s && l[i - 1].v == V_REGRESSION))
             continue;
         bool first_of_series = true;
         for (size_t j = 0; j < i; j++)
@@ -139,11 +143,12 @@ static void summary(FILE *f, const struct line *l, size_t n, const struct gdr_co
                 fprintf(f, " %llu", (unsigned long long)l[j].size);
         fprintf(f, "\n");
     }
-    fprintf(f, "%s%s: %zu regression%s, %zu noise, %zu better, %zu ok (tolerance: bandwidth "
-            "%g%%, latency %g%%)\n", md ? "\n" : "gdr-compare: ",
-            count[V_REGRESSION] ? "REGRESSION" : "clean", count[V_REGRESSION],
-            count[V_REGRESSION] == 1 ? "" : "s", count[V_NOISE], count[V_BETTER], count[V_OK],
-            o->bw_tol * 100, o->lat_tol * 100);
+    fprintf(f,
+            "%s%s: %zu regression%s, %zu noise, %zu better, %zu ok (tolerance: bandwidth "
+            "%g%%, latency %g%%)\n",
+            md ? "\n" : "gdr-compare: ", count[V_REGRESSION] ? "REGRESSION" : "clean",
+            count[V_REGRESSION], count[V_REGRESSION] == 1 ? "" : "s", count[V_NOISE],
+            count[V_BETTER], count[V_OK], o->bw_tol * 100, o->lat_tol * 100);
 }
 
 static int write_markdown(const char *path, const struct line *l, size_t n,
@@ -153,7 +158,7 @@ static int write_markdown(const char *path, const struct line *l, size_t n,
     if (!f)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
     fprintf(f, "| test | placement | GDR | registration | size [B] | metric | baseline | run "
-            "| change | verdict |\n|---|---|---|---|---:|---|---:|---:|---:|---|\n");
+               "| change | verdict |\n|---|---|---|---|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < n; i++)
         print_line(f, &l[i], true);
     summary(f, l, n, o, true);

@@ -11,8 +11,8 @@
 #include "collect.h"
 
 struct gdr_compare_opts {
-    double bw_tol, lat_tol;    /* fractions: 0.05 = 5% */
-    const char *markdown;      /* write a Markdown table here, or NULL */
+    double bw_tol, lat_tol; /* fractions: 0.05 = 5% */
+    const char *markdown;   /* write a Markdown table here, or NULL */
 };
 
 /* Prints the table and a summary on stdout. Returns 0 clean, 1 regression,

@@ -12,8 +12,8 @@
 #include <string.h>
 
 /* Name a part of the document in messages ("x.json: results[2].cpu"). */
-__attribute__((format(printf, 3, 4)))
-static void name_part(char *buf, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void name_part(char *buf, size_t len, const char *fmt,
+                                                            ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -93,10 +93,10 @@ static int end_info(const cJSON *ends, const char *role, struct gdr_end_info *e,
     uint64_t v;
     double d;
     if (gdr_json_str(o, "host", e->host, sizeof(e->host), w) ||
-        gdr_json_str(o, "device", e->device, sizeof(e->device), w) ||
-        u64(o, "port", &v, w) || u64(o, "active_mtu", &v, w) ||
-        nonneg(o, "speed_bps", &d, w) || gdr_json_double(o, "gid_index", &d, w) ||
-        u64(o, "buffer_bytes", &v, w) || u64(o, "num_qps", &v, w))
+        gdr_json_str(o, "device", e->device, sizeof(e->device), w) || u64(o, "port", &v, w) ||
+        u64(o, "active_mtu", &v, w) || nonneg(o, "speed_bps", &d, w) ||
+        gdr_json_double(o, "gid_index", &d, w) || u64(o, "buffer_bytes", &v, w) ||
+        u64(o, "num_qps", &v, w))
         return -1;
     /* Placement and registration came later than the rest: absent means host. */
     if (cJSON_GetObjectItemCaseSensitive(o, "placement") &&
@@ -118,8 +118,7 @@ static const char *end_gdr(const struct gdr_end_info *e)
 {
     if (strcmp(e->placement, "cuda"))
         return "n/a";
-    return !strcmp(e->registration, "dmabuf") || !strcmp(e->registration, "peermem") ? "on"
-                                                                                     : "off";
+    return !strcmp(e->registration, "dmabuf") || !strcmp(e->registration, "peermem") ? "on" : "off";
 }
 
 static void identity(struct gdr_doc *d)
@@ -132,10 +131,9 @@ static void identity(struct gdr_doc *d)
     snprintf(d->pair, sizeof(d->pair), "%s-%s", d->client.placement, d->server.placement);
     snprintf(d->reg, sizeof(d->reg), "%s/%s", d->client.registration, d->server.registration);
     /* The CUDA driver test double (tests/cudasim) names its devices "cudasim ...". */
-    d->simulated = (!strcmp(d->client.placement, "cuda") &&
-                    !strncmp(d->client.cuda_name, "cudasim", 7)) ||
-                   (!strcmp(d->server.placement, "cuda") &&
-                    !strncmp(d->server.cuda_name, "cudasim", 7));
+    d->simulated =
+        (!strcmp(d->client.placement, "cuda") && !strncmp(d->client.cuda_name, "cudasim", 7)) ||
+        (!strcmp(d->server.placement, "cuda") && !strncmp(d->server.cuda_name, "cudasim", 7));
 }
 
 static int cpu_side(const cJSON *cpu, const char *side, double *out, const char *what)
@@ -152,7 +150,7 @@ static int cpu_side(const cJSON *cpu, const char *side, double *out, const char 
 }
 
 static const char *const lat_names[LAT_N] = {"min", "median", "mean", "stdev",
-                                             "p99", "p999", "max"};
+                                             "p99", "p999",   "max"};
 
 static int latency_block(const cJSON *row, struct gdr_row *r, const char *what)
 {
@@ -191,8 +189,7 @@ static int row_from_json(const cJSON *row, bool latency, bool complete, struct g
     if (u64(row, "size", &r->size, what) || u64(row, "iterations", &r->iterations, what) ||
         u64(row, "bytes", &bytes, what) || nonneg(row, "elapsed_s", &elapsed, what) ||
         nonneg(row, "msg_rate_per_s", &r->msg_rate, what) ||
-        gdr_json_bool(row, "validated", &validated, what) ||
-        u64(row, "bad_bytes", &bad, what))
+        gdr_json_bool(row, "validated", &validated, what) || u64(row, "bad_bytes", &bad, what))
         return -1;
     if (r->size == 0)
         return gdr_fail(GDR_EXIT_USAGE, "%s: field 'size' is 0", what);
@@ -209,8 +206,10 @@ static int row_from_json(const cJSON *row, bool latency, bool complete, struct g
             nonneg(row, "bw_peak_bytes_per_s", &r->bw_peak, what))
             return -1;
         if (r->bw_peak < r->bw_avg * (1 - 1e-9))
-            return gdr_fail(GDR_EXIT_USAGE, "%s: bw_peak_bytes_per_s (%g) < bw_avg_bytes_per_s "
-                            "(%g)", what, r->bw_peak, r->bw_avg);
+            return gdr_fail(GDR_EXIT_USAGE,
+                            "%s: bw_peak_bytes_per_s (%g) < bw_avg_bytes_per_s "
+                            "(%g)",
+                            what, r->bw_peak, r->bw_avg);
     }
     const cJSON *cpu = object(row, "cpu", what);
     if (!cpu || cpu_side(cpu, "client", &r->cpu_client, what) ||
@@ -233,9 +232,8 @@ static int parameters(const cJSON *root, const char *what, uint64_t **sizes, siz
     uint64_t v;
     double d;
     bool b;
-    if (u64(p, "iters", &v, w) || nonneg(p, "time_per_size_s", &d, w) ||
-        u64(p, "num_qps", &v, w) || u64(p, "tx_depth", &v, w) ||
-        u64(p, "inline_size", &v, w) || u64(p, "mtu", &v, w) ||
+    if (u64(p, "iters", &v, w) || nonneg(p, "time_per_size_s", &d, w) || u64(p, "num_qps", &v, w) ||
+        u64(p, "tx_depth", &v, w) || u64(p, "inline_size", &v, w) || u64(p, "mtu", &v, w) ||
         gdr_json_bool(p, "validate", &b, w) || gdr_json_bool(p, "rdma_cm", &b, w) ||
         u64(p, "tcp_port", &v, w) || nonneg(p, "timeout_s", &d, w))
         return -1;
@@ -272,8 +270,9 @@ static int header(const cJSON *root, const char *what, struct gdr_doc *d)
         return gdr_fail(GDR_EXIT_USAGE, "%s: field 'schema_version' is missing", what);
     if (!cJSON_IsString(sv) || strcmp(sv->valuestring, GDR_RESULT_SCHEMA))
         return gdr_fail(GDR_EXIT_USAGE, "%s: schema_version %s%s%s is not %s", what,
-                        cJSON_IsString(sv) ? "'" : "", cJSON_IsString(sv) ? sv->valuestring
-                        : "(not a string)", cJSON_IsString(sv) ? "'" : "", GDR_RESULT_SCHEMA);
+                        cJSON_IsString(sv) ? "'" : "",
+                        cJSON_IsString(sv) ? sv->valuestring : "(not a string)",
+                        cJSON_IsString(sv) ? "'" : "", GDR_RESULT_SCHEMA);
     const cJSON *tool = object(root, "tool", what);
     char w[1200], name[64], binary[64];
     name_part(w, sizeof(w), "%s: tool", what);
@@ -322,8 +321,8 @@ int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
         goto out;
     /* A bidirectional run (-b) is its own series and figure: its rows are
      * the sum of two directions, not comparable with one-way rows. */
-    const cJSON *bidi = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-                                                             root, "parameters"), "bidirectional");
+    const cJSON *bidi = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "parameters"), "bidirectional");
     if (cJSON_IsTrue(bidi) && strlen(d->test) + sizeof(GDR_BIDI_SUFFIX) <= sizeof(d->test))
         strcat(d->test, GDR_BIDI_SUFFIX);
     const cJSON *ends = object(root, "ends", what);
@@ -344,8 +343,8 @@ int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
     }
     d->nrows = (size_t)cJSON_GetArraySize(results);
     if (complete && d->nrows != nsizes) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: results has %zu rows for %zu sizes in a complete run",
-                 what, d->nrows, nsizes);
+        gdr_fail(GDR_EXIT_USAGE, "%s: results has %zu rows for %zu sizes in a complete run", what,
+                 d->nrows, nsizes);
         goto out;
     }
     d->rows = calloc(d->nrows + 1, sizeof(*d->rows));
@@ -356,8 +355,8 @@ int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
     for (size_t i = 0; i < d->nrows; i++) {
         char w[1200];
         name_part(w, sizeof(w), "%s: results[%zu]", what, i);
-        if (row_from_json(cJSON_GetArrayItem(results, (int)i), d->latency, complete,
-                          &d->rows[i], w))
+        if (row_from_json(cJSON_GetArrayItem(results, (int)i), d->latency, complete, &d->rows[i],
+                          w))
             goto out;
         if (i < nsizes && d->rows[i].size != sizes[i]) {
             gdr_fail(GDR_EXIT_USAGE, "%s: size %llu, but parameters.sizes[%zu] is %llu", w,

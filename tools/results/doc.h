@@ -20,15 +20,15 @@ enum gdr_lat_field { LAT_MIN, LAT_MEDIAN, LAT_MEAN, LAT_STDEV, LAT_P99, LAT_P999
 
 struct gdr_row {
     uint64_t size, iterations;
-    double bw_avg, bw_peak, msg_rate;  /* bytes/s, bytes/s, messages/s */
-    double lat[LAT_N];                 /* seconds (latency tests only) */
-    double cpu_client, cpu_server;     /* user + system, fractions of one CPU */
+    double bw_avg, bw_peak, msg_rate; /* bytes/s, bytes/s, messages/s */
+    double lat[LAT_N];                /* seconds (latency tests only) */
+    double cpu_client, cpu_server;    /* user + system, fractions of one CPU */
 };
 
 struct gdr_end_info {
     char host[256], device[64];
-    char placement[16], registration[16];   /* "host" when absent */
-    char cuda_name[128];                    /* the GPU's name; "" when absent */
+    char placement[16], registration[16]; /* "host" when absent */
+    char cuda_name[128];                  /* the GPU's name; "" when absent */
 };
 
 /* Appended to the test name of a bidirectional document ("write_bw-bidir"). */
@@ -42,10 +42,10 @@ struct gdr_doc {
     bool latency;
     bool has_client, has_server;
     struct gdr_end_info client, server;
-    char pair[40];      /* "host-host", "cuda-host", ... (client-server) */
-    char reg[40];       /* "host/host": client and server registration */
-    char gdr[8];        /* "on", "off" or "n/a" */
-    bool simulated;     /* a GPU end is the CUDA driver test double (see collect.h) */
+    char pair[40];  /* "host-host", "cuda-host", ... (client-server) */
+    char reg[40];   /* "host/host": client and server registration */
+    char gdr[8];    /* "on", "off" or "n/a" */
+    bool simulated; /* a GPU end is the CUDA driver test double (see collect.h) */
     size_t nrows;
     struct gdr_row *rows;
 };

@@ -61,8 +61,7 @@ static const char usage_text[] =
     "exit: 0 ok, 1 regression or failed run, 2 bad input (or a file that cannot be\n"
     "written)\n";
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -122,8 +121,8 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file)
                 return NULL;
             }
             if (!cJSON_IsArray(node) || idx >= cJSON_GetArraySize(node)) {
-                gdr_fail(GDR_EXIT_USAGE, "%s: '%.*s' has no element %ld", file,
-                         (int)(p - path), path, idx);
+                gdr_fail(GDR_EXIT_USAGE, "%s: '%.*s' has no element %ld", file, (int)(p - path),
+                         path, idx);
                 return NULL;
             }
             node = cJSON_GetArrayItem(node, (int)idx);
@@ -139,11 +138,10 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file)
             }
             memcpy(key, p, n);
             key[n] = '\0';
-            const cJSON *next = cJSON_IsObject(node)
-                                ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
+            const cJSON *next =
+                cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
             if (!next) {
-                gdr_fail(GDR_EXIT_USAGE, "%s: no field '%.*s'", file, (int)(p - path + n),
-                         path);
+                gdr_fail(GDR_EXIT_USAGE, "%s: no field '%.*s'", file, (int)(p - path + n), path);
                 return NULL;
             }
             node = next;
@@ -224,9 +222,9 @@ static void print_index(const char *file, const char *kind, const struct gdr_ser
     const struct gdr_doc *d = s->docs[0];
     /* kind file test metric pair gdr reg repeats client_host server_host
      * client_device server_device start_time version simulated client_gpu server_gpu */
-    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", kind,
-           file, s->test, s->metric, s->pair, s->gdr, s->reg, s->ndocs, d->client.host,
-           d->server.host, d->client.device, d->server.device, d->start_time, d->version,
+    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", kind, file,
+           s->test, s->metric, s->pair, s->gdr, s->reg, s->ndocs, d->client.host, d->server.host,
+           d->client.device, d->server.device, d->start_time, d->version,
            simulated ? "simulated" : "real", gpu_name(&d->client), gpu_name(&d->server));
 }
 
@@ -256,8 +254,8 @@ static int write_speedups(const struct gdr_set *set, const char *dir)
             snprintf(name, sizeof(name), "speedup-%02zu-%02zu.dat", a + 1, b + 1);
             if (open_out(dir, name, path, sizeof(path), &f))
                 return -1;
-            fprintf(f, "# %s %s: GDR on (%s) over off (%s)\n# size_B speedup\n", on->test,
-                    on->pair, on->reg, off->reg);
+            fprintf(f, "# %s %s: GDR on (%s) over off (%s)\n# size_B speedup\n", on->test, on->pair,
+                    on->reg, off->reg);
             for (size_t i = 0; i < on->nsizes; i++)
                 for (size_t j = 0; j < off->nsizes; j++) {
                     const struct gdr_row *x = &on->rows[i], *y = &off->rows[j];
@@ -302,8 +300,8 @@ static int cmd_series(int argc, char **argv)
             rc = report_error(GDR_EXIT_USAGE);
             break;
         }
-        fprintf(f, "# %s %s %s (GDR %s), median of %zu run%s\n", s->test, s->pair, s->reg,
-                s->gdr, s->ndocs, s->ndocs == 1 ? "" : "s");
+        fprintf(f, "# %s %s %s (GDR %s), median of %zu run%s\n", s->test, s->pair, s->reg, s->gdr,
+                s->ndocs, s->ndocs == 1 ? "" : "s");
         write_rows(f, s->latency, s->rows, s->nsizes);
         fclose(f);
         print_index(path, "series", s, s->simulated);
@@ -410,16 +408,26 @@ static int bool_arg(const char *opt, const char *val, bool *out)
 
 static int manifest_add_run(const char *path, int argc, char **argv)
 {
-    struct gdr_manifest_run r = {.client_exit = -1, .server_exit = -1, .duration_s = 0,
-                                 .port = -1, .index = -1};
-    struct { const char *opt; const char **text; long *num; bool *flag; } opts[] = {
-        {"--status", &r.status, NULL, NULL}, {"--tool", &r.tool, NULL, NULL},
-        {"--placement", &r.placement, NULL, NULL}, {"--gdr", &r.gdr, NULL, NULL},
-        {"--reason", &r.reason, NULL, NULL}, {"--client-error", &r.client_error, NULL, NULL},
-        {"--server-error", &r.server_error, NULL, NULL}, {"--index", NULL, &r.index, NULL},
+    struct gdr_manifest_run r = {
+        .client_exit = -1, .server_exit = -1, .duration_s = 0, .port = -1, .index = -1};
+    struct {
+        const char *opt;
+        const char **text;
+        long *num;
+        bool *flag;
+    } opts[] = {
+        {"--status", &r.status, NULL, NULL},
+        {"--tool", &r.tool, NULL, NULL},
+        {"--placement", &r.placement, NULL, NULL},
+        {"--gdr", &r.gdr, NULL, NULL},
+        {"--reason", &r.reason, NULL, NULL},
+        {"--client-error", &r.client_error, NULL, NULL},
+        {"--server-error", &r.server_error, NULL, NULL},
+        {"--index", NULL, &r.index, NULL},
         {"--client-exit", NULL, &r.client_exit, NULL},
         {"--server-exit", NULL, &r.server_exit, NULL},
-        {"--duration", NULL, &r.duration_s, NULL}, {"--port", NULL, &r.port, NULL},
+        {"--duration", NULL, &r.duration_s, NULL},
+        {"--port", NULL, &r.port, NULL},
         {"--simulated", NULL, NULL, &r.simulated},
     };
     for (int i = 0; i < argc; i++) {
@@ -452,9 +460,10 @@ static int manifest_init(const char *path, int argc, char **argv)
     struct gdr_manifest_header h = {0};
     int i = 0;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
-        const char **dest = !strcmp(argv[i], "--run-id") ? &h.run_id
+        const char **dest = !strcmp(argv[i], "--run-id")        ? &h.run_id
                             : !strcmp(argv[i], "--git-version") ? &h.git_version
-                            : !strcmp(argv[i], "--mode") ? &h.mode : NULL;
+                            : !strcmp(argv[i], "--mode")        ? &h.mode
+                                                                : NULL;
         if (!strcmp(argv[i], "--resume")) {
             h.resumed = true;
         } else if (!dest) {
@@ -494,8 +503,8 @@ static int manifest_finish(const char *path, int argc, char **argv)
         return usage_error("manifest finish: %s", "out of memory");
     for (size_t k = 0; k < n; k++)
         plan[k] = (struct gdr_manifest_plan_item){argv[3 * k], argv[3 * k + 1], argv[3 * k + 2]};
-    int rc = gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE)
-                                                          : GDR_EXIT_OK;
+    int rc =
+        gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
     free(plan);
     return rc;
 }
@@ -516,8 +525,8 @@ static int cmd_manifest(int argc, char **argv)
     if (!strcmp(sub, "hosts")) {
         if (argc != 3)
             return usage_error("manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
-        return gdr_manifest_hosts(path, argv[0], argv[1], argv[2])
-               ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
+        return gdr_manifest_hosts(path, argv[0], argv[1], argv[2]) ? report_error(GDR_EXIT_USAGE)
+                                                                   : GDR_EXIT_OK;
     }
     return usage_error("manifest: unknown subcommand '%s'", sub);
 }
@@ -528,9 +537,10 @@ static int cmd_troubleshoot(int argc, char **argv)
 {
     struct gdr_ts_opts o = {0};
     for (int i = 0; i < argc; i++) {
-        const char **dest = !strcmp(argv[i], "--server") ? &o.server
+        const char **dest = !strcmp(argv[i], "--server")   ? &o.server
                             : !strcmp(argv[i], "--client") ? &o.client
-                            : !strcmp(argv[i], "--sizes") ? &o.sizes : NULL;
+                            : !strcmp(argv[i], "--sizes")  ? &o.sizes
+                                                           : NULL;
         if (!strcmp(argv[i], "--local")) {
             o.local = true;
         } else if (dest) {

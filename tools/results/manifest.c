@@ -17,8 +17,8 @@
 
 /* The field order of docs/sweep.md; fields added later go before the counts. */
 static const char *const head_keys[] = {
-    "manifest_version", "run_id", "git_version", "date", "mode", "command_line",
-    "resumed", "hosts", "end_date", "runs",
+    "manifest_version", "run_id",  "git_version", "date",     "mode",
+    "command_line",     "resumed", "hosts",       "end_date", "runs",
 };
 static const char *const tail_keys[] = {"planned", "ok", "failed"};
 
@@ -96,8 +96,8 @@ static cJSON *load(const char *path)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "manifest_version");
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
     if (!cJSON_IsString(v) || strcmp(v->valuestring, GDR_MANIFEST_SCHEMA)) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: not a sweep manifest (manifest_version is not \"%s\")",
-                 path, GDR_MANIFEST_SCHEMA);
+        gdr_fail(GDR_EXIT_USAGE, "%s: not a sweep manifest (manifest_version is not \"%s\")", path,
+                 GDR_MANIFEST_SCHEMA);
     } else if (!cJSON_IsArray(runs)) {
         gdr_fail(GDR_EXIT_USAGE, "%s: field 'runs' is not an array", path);
     } else {
@@ -185,10 +185,8 @@ int gdr_manifest_init(const char *path, const struct gdr_manifest_header *h)
     if (put(root, "manifest_version", cJSON_CreateString(GDR_MANIFEST_SCHEMA)) ||
         put(root, "run_id", text_or_null(h->run_id)) ||
         put(root, "git_version", text_or_null(h->git_version)) ||
-        put(root, "date", cJSON_CreateString(now)) ||
-        put(root, "mode", text_or_null(h->mode)) ||
-        put(root, "command_line", argv) ||
-        put(root, "resumed", cJSON_CreateBool(h->resumed)))
+        put(root, "date", cJSON_CreateString(now)) || put(root, "mode", text_or_null(h->mode)) ||
+        put(root, "command_line", argv) || put(root, "resumed", cJSON_CreateBool(h->resumed)))
         goto out;
     cJSON *hosts = old ? cJSON_DetachItemFromObjectCaseSensitive(old, "hosts") : NULL;
     if (hosts && put(root, "hosts", hosts))
@@ -242,7 +240,8 @@ static cJSON *run_files(const char *path, const char *name)
         char file[512], full[4096 + 512];
         snprintf(file, sizeof(file), "%s.%s.json", name, roles[i]);
         snprintf(full, sizeof(full), "%.*s/%s", dirlen, dir, file);
-        if (put(files, roles[i], access(full, F_OK) ? cJSON_CreateNull() : cJSON_CreateString(file))) {
+        if (put(files, roles[i],
+                access(full, F_OK) ? cJSON_CreateNull() : cJSON_CreateString(file))) {
             cJSON_Delete(files);
             return NULL;
         }
@@ -295,8 +294,10 @@ static int check_run(const char *path, const struct gdr_manifest_run *r)
     const char *fields[] = {r->tool, r->placement};
     for (int i = 0; i < 2; i++)
         if (!plain_name(fields[i]))
-            return gdr_fail(GDR_EXIT_USAGE, "%s: run: tool and placement are letters, digits, "
-                            "'_' and '-', not '%s'", path, fields[i] ? fields[i] : "");
+            return gdr_fail(GDR_EXIT_USAGE,
+                            "%s: run: tool and placement are letters, digits, "
+                            "'_' and '-', not '%s'",
+                            path, fields[i] ? fields[i] : "");
     if (!r->gdr || (strcmp(r->gdr, "on") && strcmp(r->gdr, "off") && strcmp(r->gdr, "n/a")))
         return gdr_fail(GDR_EXIT_USAGE, "%s: run: GDR must be on, off or n/a, not '%s'", path,
                         r->gdr ? r->gdr : "");
@@ -320,19 +321,18 @@ static cJSON *run_entry(const char *path, const struct gdr_manifest_run *r)
     if (put(o, "index", cJSON_CreateNumber((double)r->index)) ||
         put(o, "status", cJSON_CreateString(r->status)) ||
         put(o, "resumed", cJSON_CreateBool(r->resumed)) ||
-        put(o, "name", cJSON_CreateString(name)) ||
-        put(o, "tool", cJSON_CreateString(r->tool)) ||
+        put(o, "name", cJSON_CreateString(name)) || put(o, "tool", cJSON_CreateString(r->tool)) ||
         put(o, "placement", cJSON_CreateString(r->placement)) ||
         put(o, "gdr", cJSON_CreateString(r->gdr)) ||
-        put(o, "exit_codes", pair("client", num_or_null(r->client_exit),
-                                  "server", num_or_null(r->server_exit))) ||
+        put(o, "exit_codes",
+            pair("client", num_or_null(r->client_exit), "server", num_or_null(r->server_exit))) ||
         put(o, "reason", text_or_null(r->reason)) ||
-        put(o, "first_error", pair("client", text_or_null(r->client_error),
-                                   "server", text_or_null(r->server_error))) ||
+        put(o, "first_error",
+            pair("client", text_or_null(r->client_error), "server",
+                 text_or_null(r->server_error))) ||
         put(o, "duration_s", cJSON_CreateNumber(r->duration_s < 0 ? 0 : (double)r->duration_s)) ||
         put(o, "simulated", cJSON_CreateBool(r->simulated)) ||
-        put(o, "port", num_or_null(r->port)) ||
-        put(o, "files", run_files(path, name))) {
+        put(o, "port", num_or_null(r->port)) || put(o, "files", run_files(path, name))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -386,8 +386,8 @@ out:
     return rc;
 }
 
-int gdr_manifest_finish(const char *path, const struct gdr_manifest_plan_item *plan,
-                        size_t nplan, const char *missing)
+int gdr_manifest_finish(const char *path, const struct gdr_manifest_plan_item *plan, size_t nplan,
+                        const char *missing)
 {
     cJSON *root = load(path);
     if (!root)
@@ -413,9 +413,16 @@ int gdr_manifest_finish(const char *path, const struct gdr_manifest_plan_item *p
             }
         } else if (missing) {
             struct gdr_manifest_run r = {
-                .index = (long)(i + 1), .status = "failed", .tool = p->tool,
-                .placement = p->placement, .gdr = p->gdr, .client_exit = -1,
-                .server_exit = -1, .reason = missing, .duration_s = 0, .port = -1,
+                .index = (long)(i + 1),
+                .status = "failed",
+                .tool = p->tool,
+                .placement = p->placement,
+                .gdr = p->gdr,
+                .client_exit = -1,
+                .server_exit = -1,
+                .reason = missing,
+                .duration_s = 0,
+                .port = -1,
             };
             if (check_run(path, &r)) {
                 cJSON_Delete(ordered);

@@ -16,17 +16,17 @@
 
 struct gdr_manifest_header {
     const char *run_id, *git_version, *mode;
-    bool resumed;                  /* --resume: keep the runs already recorded */
-    char *const *command_line;     /* argv of the sweep, as typed */
+    bool resumed;              /* --resume: keep the runs already recorded */
+    char *const *command_line; /* argv of the sweep, as typed */
     size_t ncommand_line;
 };
 
 /* One run. Text left NULL or "" is written as null; numbers < 0 as null. */
 struct gdr_manifest_run {
-    long index;                    /* its place in the plan, from 1 */
-    const char *status;            /* "ok" or "failed" */
-    bool resumed;                  /* skipped by --resume: an earlier ok entry stays */
-    const char *tool, *placement, *gdr;   /* gdr: "on", "off" or "n/a" */
+    long index;                         /* its place in the plan, from 1 */
+    const char *status;                 /* "ok" or "failed" */
+    bool resumed;                       /* skipped by --resume: an earlier ok entry stays */
+    const char *tool, *placement, *gdr; /* gdr: "on", "off" or "n/a" */
     long client_exit, server_exit;
     const char *reason, *client_error, *server_error;
     long duration_s;
@@ -46,8 +46,8 @@ int gdr_manifest_hosts(const char *path, const char *server, const char *client,
 int gdr_manifest_add_run(const char *path, const struct gdr_manifest_run *r);
 /* missing: the reason recorded for planned runs without an entry, or NULL
  * to leave them out. */
-int gdr_manifest_finish(const char *path, const struct gdr_manifest_plan_item *plan,
-                        size_t nplan, const char *missing);
+int gdr_manifest_finish(const char *path, const struct gdr_manifest_plan_item *plan, size_t nplan,
+                        const char *missing);
 
 /* "write_bw.H-D.on", "write_bw.H-H.na": the run's file name stem. */
 void gdr_manifest_run_name(const char *tool, const char *placement, const char *gdr, char *buf,

@@ -15,21 +15,21 @@ static size_t utf8_seq(const unsigned char *s)
     if (c < 0x80)
         return 1;
     size_t n;
-    unsigned lo = 0x80, hi = 0xBF;   /* the allowed range of the second byte */
+    unsigned lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
     if (c >= 0xC2 && c <= 0xDF)
         n = 2;
     else if (c >= 0xE0 && c <= 0xEF) {
         n = 3;
         if (c == 0xE0)
-            lo = 0xA0;               /* overlong below U+0800 */
+            lo = 0xA0; /* overlong below U+0800 */
         else if (c == 0xED)
-            hi = 0x9F;               /* UTF-16 surrogates */
+            hi = 0x9F; /* UTF-16 surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
         n = 4;
         if (c == 0xF0)
-            lo = 0x90;               /* overlong below U+10000 */
+            lo = 0x90; /* overlong below U+10000 */
         else if (c == 0xF4)
-            hi = 0x8F;               /* above U+10FFFF */
+            hi = 0x8F; /* above U+10FFFF */
     } else
         return 0;
     if (s[1] < lo || s[1] > hi)

@@ -30,8 +30,7 @@ struct buf {
     bool oom;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void bprintf(struct buf *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void bprintf(struct buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -270,16 +269,16 @@ static void doctor_node(const char *dir, const char *node, bool local, struct do
 
 struct run {
     const char *name;
-    char status[16];        /* "ok", "failed" or "absent" */
-    cJSON *client;          /* its client document, raw (NULL if none) */
-    struct gdr_doc doc;     /* the same, checked: the rows (nrows 0 if none) */
-    char error[4400];       /* its one-line error */
+    char status[16];    /* "ok", "failed" or "absent" */
+    cJSON *client;      /* its client document, raw (NULL if none) */
+    struct gdr_doc doc; /* the same, checked: the rows (nrows 0 if none) */
+    char error[4400];   /* its one-line error */
 };
 
 struct sweep {
     char dir[4096];
-    char rc[64];            /* gdr-sweep's exit status, "none" */
-    cJSON *manifest;        /* NULL: the sweep wrote none */
+    char rc[64];     /* gdr-sweep's exit status, "none" */
+    cJSON *manifest; /* NULL: the sweep wrote none */
 };
 
 static const cJSON *manifest_run(const struct sweep *s, const char *name)
@@ -359,8 +358,10 @@ struct step {
 static void step_host_host(const struct run *hh, struct step *st)
 {
     if (!ok(hh)) {
-        bprintf(&st->txt, "even the host-host run failed (%s): the fabric or RDMA setup, not "
-                "GDR, is the first problem", hh->error);
+        bprintf(&st->txt,
+                "even the host-host run failed (%s): the fabric or RDMA setup, not "
+                "GDR, is the first problem",
+                hh->error);
         bprintf(&st->md, "The host-host run failed: %s", hh->error);
         return;
     }
@@ -401,12 +402,15 @@ static bool step_registration(const struct run *on, struct step *st)
         else
             bprintf(&st->txt, "D-D registered with %s on the client and %s on the server", creg,
                     sreg);
-        bprintf(&st->md, "Client: `%s`, server: `%s`: the NIC reads and writes GPU memory "
-                "directly.", creg, sreg);
+        bprintf(&st->md,
+                "Client: `%s`, server: `%s`: the NIC reads and writes GPU memory "
+                "directly.",
+                creg, sreg);
         return true;
     }
     if (ok(on)) {
-        bprintf(&st->txt, "the D-D run with GDR on registered %s on the client and %s on the "
+        bprintf(&st->txt,
+                "the D-D run with GDR on registered %s on the client and %s on the "
                 "server, not dmabuf/peermem: the data went through host memory",
                 creg[0] ? creg : "nothing", sreg[0] ? sreg : "nothing");
         bprintf(&st->md, "Client: `%s`, server: `%s`: not GPU memory registration.",
@@ -425,7 +429,7 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
         bprintf(&st->md, "Not compared: the GDR-on run did not complete.");
         if (ok(off))
             bprintf(&st->md, " The staged run (GDR off) worked, so the GPU and the fabric work: "
-                    "only direct registration fails.");
+                             "only direct registration fails.");
         return;
     }
     if (!ok(off)) {
@@ -434,7 +438,7 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
         return;
     }
     bprintf(&st->md, "| size | GDR on | GDR off (staged) | speed-up on/off | CPU on | CPU off |\n"
-            "|---:|---:|---:|---:|---:|---:|\n");
+                     "|---:|---:|---:|---:|---:|---:|\n");
     const struct gdr_row *last_on = NULL, *last_off = NULL;
     for (size_t i = 0; i < off->doc.nrows; i++) {
         const struct gdr_row *y = &off->doc.rows[i];
@@ -466,7 +470,7 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
     /* The ratio as printed: 0.996 shows as 1.00 and is not called slower. */
     if (strcmp(br, "n/a") && strtod(br, NULL) < 1)
         bprintf(&st->txt, ": slower than staging, look at the topology, ACS, IOMMU and BAR1 "
-                "findings of step 1");
+                          "findings of step 1");
 }
 
 /* ---- the verdict and the report ---- */
@@ -514,8 +518,10 @@ static void report(const struct gdr_ts_opts *o, const char *verdict, const struc
     else
         bprintf(r, "Where: server %s, client %s.\n", o->server ? o->server : "?",
                 o->client ? o->client : "?");
-    bprintf(r, "Date: %s. Sizes: %s. Results: `sweep/` (gdr-sweep, manifest.json), "
-            "`doctor/`.\n\n", date, o->sizes ? o->sizes : "?");
+    bprintf(r,
+            "Date: %s. Sizes: %s. Results: `sweep/` (gdr-sweep, manifest.json), "
+            "`doctor/`.\n\n",
+            date, o->sizes ? o->sizes : "?");
     bprintf(r, "## Verdict\n\n%s\n\n", verdict);
     bprintf(r, "## Step 1: topology and conditions (gdr_doctor)\n%s\n", bstr(&n->md));
     bprintf(r, "## Step 2: raw host-host bandwidth (gdr_write_bw H-H)\n\n%s\n\n", bstr(&hh->md));
@@ -578,7 +584,7 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     bool simulated = o->local || cJSON_IsTrue(field(on.client, "simulated")) ||
                      cJSON_IsTrue(field(off.client, "simulated"));
 
-    struct step st[3] = {0};   /* host-host, registration, comparison */
+    struct step st[3] = {0}; /* host-host, registration, comparison */
     step_host_host(&hh, &st[0]);
     bool in_effect = step_registration(&on, &st[1]);
     step_compare(&on, &off, &st[2]);
@@ -595,7 +601,7 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     int code = in_effect ? 0 : 1;
     if (simulated) {
         bprintf(&verdict, " Simulated GPU (the CUDA driver test double in the soft-RoCE lab): "
-                "the numbers mean nothing; only the mechanics are checked.");
+                          "the numbers mean nothing; only the mechanics are checked.");
     } else if (code == 1 && n.env_missing.len) {
         bprintf(&verdict, " Missing environment: %s.", list(&n.env_missing, 2));
         code = 3;

@@ -14,9 +14,9 @@
 
 struct gdr_ts_opts {
     const char *dir;
-    bool local;                    /* the soft-RoCE lab: one node, simulated GPU */
-    const char *server, *client;   /* host names for the report (two nodes) */
-    const char *sizes;             /* the sweep's --sizes, for the report */
+    bool local;                  /* the soft-RoCE lab: one node, simulated GPU */
+    const char *server, *client; /* host names for the report (two nodes) */
+    const char *sizes;           /* the sweep's --sizes, for the report */
 };
 
 /* The verdict's exit code: 0 GDR is in effect (D-D registered dmabuf or
