@@ -59,8 +59,11 @@ static int wait_event(struct gdr_cm *cm, enum rdma_cm_event_type want, struct rd
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: %s waiting for %s from %s",
                             gdr_interrupted ? "interrupted" : "timed out", rdma_event_str(want),
                             cm->peer);
+        /* At most 100 ms at a time: a signal that lands just before the
+         * poll is seen at the next look at the flag, not at the deadline. */
+        uint64_t ms = (deadline - now) / 1000000 + 1;
         struct pollfd p = {.fd = cm->channel->fd, .events = POLLIN};
-        poll(&p, 1, (int)((deadline - now) / 1000000) + 1);
+        poll(&p, 1, ms > 100 ? 100 : (int)ms);
     }
     int rc = 0;
     if (ev->event != want)

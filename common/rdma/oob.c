@@ -10,6 +10,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,15 +158,35 @@ void gdr_oob_refuse_pending(struct gdr_oob_refusal *r)
     }
 }
 
-/* Wait until fd is ready for events; 0 ready, 1 timed out, -1 error.
- * Meanwhile, a server refuses other clients (r: NULL when not). */
-static int wait_fd(struct gdr_oob_refusal *r, int fd, short events, uint64_t deadline_ns)
+/* Wait until fd is ready for events; 0 ready, 1 timed out, -1 error
+ * (errno EINTR: interrupted). Meanwhile, a server refuses other clients.
+ * SIGINT and SIGTERM are blocked from the flag check until ppoll() waits,
+ * so a signal that lands between the two wakes the wait instead of being
+ * noticed only after it (a run that went on, or a wait for a whole
+ * --timeout). An end that is already giving up (oob->closing) waits on:
+ * its last words are bounded by their own short deadline. */
+static int wait_fd(struct gdr_oob *oob, int fd, short events, uint64_t deadline_ns)
 {
+    struct gdr_oob_refusal *r = oob ? oob->refusal : NULL;
+    bool closing = oob && oob->closing;
     int refuse_fd = r ? r->listen_fd : -1;
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
     for (;;) {
         struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = refuse_fd, .events = POLLIN}};
         int left = ms_left(deadline_ns);
-        int n = poll(p, refuse_fd >= 0 && refuse_fd != fd ? 2 : 1, left);
+        struct timespec ts = {.tv_sec = left / 1000, .tv_nsec = (long)(left % 1000) * 1000000};
+        pthread_sigmask(SIG_BLOCK, &stop, &old);
+        if (gdr_interrupted && !closing) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            errno = EINTR;
+            return -1;
+        }
+        int n = ppoll(p, refuse_fd >= 0 && refuse_fd != fd ? 2 : 1, &ts, &old);
+        int err = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (n > 0 && p[1].revents) {
             gdr_oob_refuse_pending(r);
             if (!p[0].revents)
@@ -174,10 +196,8 @@ static int wait_fd(struct gdr_oob_refusal *r, int fd, short events, uint64_t dea
             return 0;
         if (n == 0)
             return 1;
-        if (errno != EINTR)
-            return -1;
-        if (gdr_interrupted) {
-            errno = EINTR;
+        if (err != EINTR) {
+            errno = err;
             return -1;
         }
     }
@@ -189,7 +209,7 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
 {
     uint8_t *p = buf;
     while (len) {
-        int w = wait_fd(oob->refusal, oob->fd, POLLIN, deadline_ns);
+        int w = wait_fd(oob, oob->fd, POLLIN, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s%s", oob->peer, what,
                             oob->at);
@@ -218,7 +238,7 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
 {
     const uint8_t *p = buf;
     while (len) {
-        int w = wait_fd(oob->refusal, oob->fd, POLLOUT, deadline_ns);
+        int w = wait_fd(oob, oob->fd, POLLOUT, deadline_ns);
         if (w == 1)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out sending", oob->peer);
         if (w < 0 && errno == EINTR)
@@ -479,9 +499,11 @@ void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code)
     cJSON_AddStringToObject(body, "message", message);
     cJSON_AddNumberToObject(body, "exit_code", exit_code);
     double saved = oob->timeout;
-    oob->timeout = 1.0; /* a peer that is not reading must not hold us up */
+    oob->timeout = 1.0;  /* a peer that is not reading must not hold us up */
+    oob->closing = true; /* sent even when interrupted: the peer is told why */
     /* If this fails, the error already recorded stays the one reported. */
     gdr_oob_send(oob, GDR_MSG_ERROR, body);
+    oob->closing = false;
     oob->timeout = saved;
     cJSON_Delete(body);
 }
@@ -504,10 +526,12 @@ int gdr_oob_peer_last_words(struct gdr_oob *oob)
     /* The ERROR was sent whole: its body is there or about to be. */
     double saved = oob->timeout;
     oob->timeout = 0.2;
+    oob->closing = true;
     unsigned type;
     cJSON *body;
     if (gdr_oob_recv_any(oob, 0, &type, &body) == 0) /* records the peer's reason */
         cJSON_Delete(body);
+    oob->closing = false;
     oob->timeout = saved;
     return -1;
 }

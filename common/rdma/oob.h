@@ -9,6 +9,7 @@
 #ifndef GDR_OOB_H
 #define GDR_OOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,7 @@ struct gdr_oob {
     double timeout;                  /* seconds per exchange */
     char at[40];                     /* where the run is, for messages: " at size 4096" */
     struct gdr_oob_refusal *refusal; /* server: answered during every wait; NULL: none */
+    bool closing; /* reading or sending last words: not stopped by an interrupt */
 };
 
 const char *gdr_msg_type_name(unsigned type);

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -357,6 +359,58 @@ static void test_timeout(void **state)
     assert_true(waited < 2.0);
 }
 
+/* A SIGINT/SIGTERM handled outside a wait (between two messages, while
+ * a row prints) stops the next wait even when the peer's message is
+ * already there: the server of a write test has no loop that would look
+ * at the flag, and its waits only saw a signal that interrupted them. The
+ * parting ERROR still goes out, and a signal during a wait wakes it. */
+static void on_term(int sig)
+{
+    (void)sig;
+    gdr_interrupted = 1;
+}
+
+static void test_interrupted(void **state)
+{
+    struct pair *p = *state;
+    assert_int_equal(gdr_oob_send(&p->a, GDR_MSG_SIZE_START, NULL), 0);
+    gdr_interrupted = 1;
+    cJSON *got = NULL;
+    assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_SIZE_START, 0, &got), -1);
+    assert_null(got);
+    assert_error(GDR_EXIT_RUN, "interrupted while waiting for a message from peer client:40000");
+    assert_int_equal(gdr_oob_send(&p->b, GDR_MSG_READY, NULL), -1);
+    gdr_oob_send_error(&p->b, "interrupted", GDR_EXIT_RUN);
+    gdr_interrupted = 0;
+    gdr_error_clear();
+    assert_int_equal(gdr_oob_recv(&p->a, GDR_MSG_READY, 0, &got), -1);
+    assert_error(GDR_EXIT_RUN, "peer server:18515: interrupted");
+    gdr_error_clear();
+    assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_SIZE_START, 0, &got), 0); /* still there */
+    cJSON_Delete(got);
+
+    /* A SIGTERM 100 ms into a 5 s wait ends it at once. */
+    gdr_error_clear();
+    struct sigaction sa = {.sa_handler = on_term}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &old);
+    pid_t parent = getpid(), child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        usleep(100000);
+        kill(parent, SIGTERM);
+        _exit(0);
+    }
+    uint64_t t0 = gdr_now_ns();
+    assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_SIZE_START, 0, &got), -1);
+    double waited = (double)(gdr_now_ns() - t0) * 1e-9;
+    waitpid(child, NULL, 0);
+    sigaction(SIGTERM, &old, NULL);
+    gdr_interrupted = 0;
+    assert_error(GDR_EXIT_RUN, "interrupted while waiting");
+    assert_true(waited < 2.0);
+}
+
 /* What a peer left behind, read without blocking: nothing, a message
  * that waits its turn (not consumed), an ERROR (its reason recorded), or
  * the end of the stream. */
@@ -435,6 +489,7 @@ int main(void)
         pair_test(test_stranger),
         pair_test(test_bad_payload),
         pair_test(test_timeout),
+        pair_test(test_interrupted),
         pair_test(test_peer_last_words),
         pair_test(test_refuse_others),
     };
