@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "error.h"
+#include "events.h"
 #include "json.h"
 #include "report.h"
 #include "session.h"
@@ -240,7 +241,8 @@ static int setup_local(struct gdr_session *s)
     const struct gdr_config *cfg = s->cfg;
     if (cfg->rdma_cm)
         return 0;
-    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index))
+    if (gdr_verbs_open(&s->verbs, cfg->ib_dev, cfg->ib_port, cfg->gid_index) ||
+        gdr_events_watch(&s->verbs))
         return -1;
     s->verbs.traffic_class = cfg->traffic_class;
     s->verbs.service_level = cfg->service_level;
@@ -248,6 +250,21 @@ static int setup_local(struct gdr_session *s)
                          gdr_verbs_gpu_receives(&cfg->mem)))
         return -1;
     return setup_buffer(s);
+}
+
+/* The control channel's waits also watch the device's events: a server
+ * of a write test waits there for the whole run. */
+static int watch_events(void *arg)
+{
+    struct gdr_session *s = arg;
+    return gdr_events_check(&s->verbs, GDR_ERROR_UNKNOWN);
+}
+
+static void watch_during_waits(struct gdr_session *s)
+{
+    s->oob.watch_fd = gdr_events_fd(&s->verbs);
+    s->oob.watch = s->oob.watch_fd >= 0 ? watch_events : NULL;
+    s->oob.watch_arg = s;
 }
 
 static int connect_peer(struct gdr_session *s)
@@ -271,7 +288,8 @@ static int connect_peer(struct gdr_session *s)
     if (cfg->rdma_cm) {
         /* rdma_cm picks the device and walks the QPs to RTS itself. */
         return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
-                       setup_buffer(s) || exchange_endpoints(s) || settle_roles(s)
+                       gdr_events_watch(&s->verbs) || setup_buffer(s) || exchange_endpoints(s) ||
+                       settle_roles(s)
                    ? -1
                    : 0;
     }
@@ -360,14 +378,16 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");
+    gdr_error_side(s.is_server ? "server" : "client");
     if (!rc)
         rc = setup_local(&s) || connect_peer(&s);
     if (!rc) {
+        watch_during_waits(&s);
         gdr_report_banner(&s);
         rc = s.is_server ? gdr_server_sweep(&s, rows, &nrows) : gdr_client_sweep(&s, rows, &nrows);
     }
     if (rc && gdr_interrupted && gdr_error_code() == GDR_EXIT_OK)
-        gdr_fail(GDR_EXIT_RUN, "interrupted");
+        gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN, "interrupted");
     if (rc)
         gdr_oob_send_error(&s.oob, gdr_error_message(), gdr_error_code());
     if (cfg.json_path && rows)

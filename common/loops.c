@@ -12,8 +12,26 @@
 #include <string.h>
 
 #define POLL_BATCH 32
+/* wr_id: QP << 48 | count; a receive's also has RECV_TAG (sends count
+ * per QP from 1, receives from 0). */
 #define QP_SHIFT 48
 #define COUNT_MASK ((1ull << QP_SHIFT) - 1)
+#define RECV_TAG (1ull << 47)
+
+/* The message of the phase a work request carried (for a failure). */
+static uint64_t wr_message(const struct gdr_watchdog *w, uint64_t wr_id)
+{
+    uint64_t q = wr_id >> QP_SHIFT, n = wr_id & COUNT_MASK & ~RECV_TAG;
+    if (!(wr_id & RECV_TAG))
+        n = n ? n - 1 : 0;
+    return n * w->s->verbs.num_qps + q;
+}
+
+static void watch_loop(struct gdr_watchdog *w, const uint64_t *done)
+{
+    w->done = done;
+    w->wr_iteration = wr_message;
+}
 
 uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size)
 {
@@ -135,11 +153,12 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     struct gdr_watchdog w;
     sender_init(s, &st, size, iters);
     gdr_watchdog_start(&w, s, size, st.start_ns);
+    watch_loop(&w, &st.done);
     while (st.done < iters) {
         if (sender_post(s, &st, size) || sender_poll(s, &st, &w) < 0)
             return -1;
         if (gdr_interrupted)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            return gdr_fail_interrupted(size);
     }
     m->iters = iters;
     m->bw_peak = st.peak.peak;
@@ -157,7 +176,7 @@ static int post_receive(struct gdr_session *s, unsigned q, uint64_t j, uint64_t 
     uint64_t msg = j * s->verbs.num_qps + q;
     uint64_t off = s->dest_off + (msg % nslots) * size;
     return gdr_post_recv(s->verbs.qp[q], (uintptr_t)s->buf.addr + off, s->buf.mr->lkey,
-                         (uint32_t)size, ((uint64_t)q << QP_SHIFT) | j);
+                         (uint32_t)size, ((uint64_t)q << QP_SHIFT) | RECV_TAG | j);
 }
 
 int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t iters)
@@ -235,11 +254,12 @@ int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, stru
     struct gdr_watchdog w;
     receiver_init(s, &st, size, iters);
     gdr_watchdog_start(&w, s, size, st.start_ns);
+    watch_loop(&w, &st.received);
     while (st.received < iters) {
         if (receiver_poll(s, &st, &w, size) < 0)
             return -1;
         if (gdr_interrupted)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            return gdr_fail_interrupted(size);
     }
     receiver_measure(&st, size, m);
     return 0;
@@ -254,16 +274,24 @@ int gdr_loop_sender_receiver(struct gdr_session *s, uint64_t size, uint64_t iter
     receiver_init(s, &rx, size, iters);
     sender_init(s, &tx, size, iters);
     gdr_watchdog_start(&w, s, size, rx.start_ns);
+    watch_loop(&w, &tx.done);
     while (tx.done < iters || rx.received < iters) {
         if (sender_post(s, &tx, size) || (tx.done < iters && sender_poll(s, &tx, &w) < 0) ||
             (rx.received < iters && receiver_poll(s, &rx, &w, size) < 0))
             return -1;
         if (gdr_interrupted)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            return gdr_fail_interrupted(size);
     }
     receiver_measure(&rx, size, m);
     m->window = tx.window; /* what this end sent; the numbers are what it received */
     return 0;
+}
+
+/* Latency posts carry their iteration as wr_id. */
+static uint64_t wr_is_iteration(const struct gdr_watchdog *w, uint64_t wr_id)
+{
+    (void)w;
+    return wr_id;
 }
 
 int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
@@ -306,7 +334,10 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     gdr_tick_clock_start(&clk);
     uint64_t start = gdr_ticks(&clk), prev = start;
     gdr_watchdog_start(&w, s, size, gdr_now_ns());
-    for (uint64_t i = 0; i < iters && !rc; i++) {
+    uint64_t i;
+    w.done = &i;
+    w.wr_iteration = wr_is_iteration;
+    for (i = 0; i < iters && !rc; i++) {
         gdr_watchdog_bump(&w);
         wr.wr_id = i;
         rc = gdr_post_send(qp, &wr);
@@ -322,11 +353,11 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
         samples[i] = now - prev;
         prev = now;
         if (!rc && gdr_interrupted)
-            rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            rc = gdr_fail_interrupted(size);
     }
     gdr_tick_clock_stop(&clk);
-    for (uint64_t i = 0; i < iters && !rc; i++)
-        samples[i] = gdr_ticks_to_ns(&clk, samples[i]);
+    for (uint64_t k = 0; k < iters && !rc; k++)
+        samples[k] = gdr_ticks_to_ns(&clk, samples[k]);
     s->clock = clk;
     if (!rc) {
         m->iters = iters;

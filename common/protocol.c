@@ -108,10 +108,10 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
 
 static int data_check_failed(uint64_t size, uint64_t bad)
 {
-    return gdr_fail(GDR_EXIT_RUN,
-                    "data check failed at size %llu: %llu bytes differ from the "
-                    "pattern",
-                    (unsigned long long)size, (unsigned long long)bad);
+    return gdr_fail_kind(GDR_KIND_DATA, GDR_EXIT_RUN,
+                         "data check failed at size %llu: %llu bytes differ from the "
+                         "pattern",
+                         (unsigned long long)size, (unsigned long long)bad);
 }
 
 /* Both directions of a bidirectional row, and their sum (perftest adds
@@ -196,6 +196,7 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
                         double expect_s, struct gdr_measure *mine, struct gdr_measure *theirs,
                         uint64_t *server_bad, double *prestage_s)
 {
+    gdr_error_at(phase, size);
     cJSON *msg = cJSON_CreateObject();
     cJSON_AddStringToObject(msg, "phase", phase);
     gdr_json_add_u64(msg, "size", size);
@@ -279,6 +280,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
     for (size_t i = 0; i < sizes->count; i++) {
         gdr_progress_show(&progress, i, sizes->size[i]);
         snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)sizes->size[i]);
+        gdr_error_at("", sizes->size[i]);
         int rc = client_size(s, sizes->size[i], &rows[i]);
         if (rc && rows[i].bad_bytes)
             *nrows = i + 1; /* keep the failing row: it shows the damage */
@@ -289,6 +291,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
     }
     gdr_progress_done(&progress);
     s->oob.at[0] = '\0';
+    gdr_error_at(NULL, 0);
     cJSON *bye = cJSON_CreateObject();
     int rc = gdr_oob_send(&s->oob, GDR_MSG_BYE, bye);
     cJSON_Delete(bye);
@@ -393,6 +396,7 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
     for (size_t i = 0; i < sizes->count; i++) {
         bool filled = false, timed = false;
         snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)sizes->size[i]);
+        gdr_error_at("", sizes->size[i]);
         while (!timed) {
             unsigned type;
             cJSON *msg;
@@ -410,17 +414,21 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
             struct start_msg st;
             int rc = parse_start(s, msg, sizes->size[i], &st);
             cJSON_Delete(msg);
+            if (!rc)
+                gdr_error_at(st.phase, st.size);
             if (rc || server_phase(s, &st, &filled, &rows[i])) {
                 if (rows[i].bad_bytes)
                     *nrows = i + 1;
                 return -1;
             }
             timed = strcmp(st.phase, "timed") == 0;
+            gdr_error_at("", sizes->size[i]);
         }
         *nrows = i + 1;
         gdr_report_row(s, &rows[i]);
     }
     s->oob.at[0] = '\0';
+    gdr_error_at(NULL, 0);
     cJSON *bye;
     if (gdr_oob_recv(&s->oob, GDR_MSG_BYE, 0, &bye))
         return -1;

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "error.h"
 #include "json.h"
 
 #include <stdio.h>
@@ -232,8 +233,10 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
         cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
         cJSON_AddBoolToObject(clock, "tsc_invariant", s->clock.invariant);
     }
-    if (error)
+    if (error) {
         cJSON_AddStringToObject(doc, "error", error);
+        cJSON_AddItemToObject(doc, "error_class", gdr_json_error_class(gdr_error_class()));
+    }
     cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));
     cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
     /* An end we never heard from (the run failed early) is left out. */

@@ -497,6 +497,14 @@ static int poll_sends(struct gdr_session *s, struct gdr_watchdog *w, struct sour
     return got;
 }
 
+/* The message an item's work request carried (for a failure); a credit
+ * write is none. */
+static uint64_t staged_message(const struct gdr_watchdog *w, uint64_t wr_id)
+{
+    const struct gdr_stage_plan *p = w->loop;
+    return wr_id & CREDIT_TAG ? GDR_ERROR_UNKNOWN : wr_id / p->items_per_msg;
+}
+
 static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, bool is_source,
                        bool is_dest, struct gdr_measure *m)
 {
@@ -510,6 +518,8 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
     if (is_source)
         source_init(s, &src, size, iters);
     gdr_watchdog_start(&w, s, size, gdr_now_ns());
+    w.wr_iteration = staged_message;
+    w.loop = is_source ? &src.p : &d->p;
     int rc = 0;
     unsigned idle = 0;
     bool armed = false; /* the receive CQ will signal its channel */
@@ -527,7 +537,7 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
             break;
         }
         if (gdr_interrupted) {
-            rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            rc = gdr_fail_interrupted(size);
             break;
         }
         if (moved) { /* an idle poll has already ticked the watchdog */

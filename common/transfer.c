@@ -3,6 +3,7 @@
 
 #include "transfer.h"
 #include "error.h"
+#include "events.h"
 
 /* The control socket became readable in the middle of a run. EOF means
  * the peer is gone; an ERROR message says why it gave up. Anything else
@@ -11,25 +12,42 @@ static int check_peer(struct gdr_session *s, uint64_t size)
 {
     int words = gdr_oob_peer_last_words(&s->oob);
     if (words > 0)
-        return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection at size %llu", s->oob.peer,
-                        (unsigned long long)size);
+        return gdr_fail_kind(GDR_KIND_PEER, GDR_EXIT_RUN,
+                             "peer %s closed the connection at size %llu", s->oob.peer,
+                             (unsigned long long)size);
     return words;
 }
 
-int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
+int gdr_fail_interrupted(uint64_t size)
+{
+    return gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN, "interrupted at size %llu",
+                         (unsigned long long)size);
+}
+
+int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns, uint64_t iteration)
 {
     if (gdr_interrupted)
-        return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+        return gdr_fail_interrupted(size);
+    /* A port gone down stops completions too: name it, not a stall. */
+    if (gdr_events_check(&s->verbs, iteration))
+        return -1;
     uint64_t now = gdr_now_ns();
     if ((double)(now - last_progress_ns) > s->cfg->timeout * 1e9)
-        return gdr_fail(GDR_EXIT_RUN,
-                        "no completion for %g s at size %llu: peer %s stalled "
-                        "(--timeout)",
-                        s->cfg->timeout, (unsigned long long)size, s->oob.peer);
+        return gdr_fail_kind(GDR_KIND_TIMEOUT, GDR_EXIT_RUN,
+                             "no completion for %g s at size %llu: peer %s stalled "
+                             "(--timeout)",
+                             s->cfg->timeout, (unsigned long long)size, s->oob.peer);
     gdr_oob_refuse_pending(s->oob.refusal);
     if (gdr_oob_readable(&s->oob))
         return check_peer(s, size);
     return 0;
+}
+
+static uint64_t iteration_of(const struct gdr_watchdog *w, const struct ibv_wc *wc)
+{
+    if (wc && w->wr_iteration)
+        return w->wr_iteration(w, wc->wr_id);
+    return w->done ? *w->done : GDR_ERROR_UNKNOWN;
 }
 
 int gdr_watchdog_check(struct gdr_watchdog *w)
@@ -37,11 +55,11 @@ int gdr_watchdog_check(struct gdr_watchdog *w)
     const struct gdr_config *cfg = w->s->cfg;
     if (w->copy_pending && !gdr_interrupted &&
         (double)(gdr_now_ns() - w->last_progress_ns) > cfg->timeout * 1e9)
-        return gdr_fail(GDR_EXIT_RUN,
-                        "the GPU staging copy at size %llu did not finish "
-                        "within %g s (--timeout)",
-                        (unsigned long long)w->size, cfg->timeout);
-    return gdr_stalled(w->s, w->size, w->last_progress_ns);
+        return gdr_fail_kind(GDR_KIND_TIMEOUT, GDR_EXIT_RUN,
+                             "the GPU staging copy at size %llu did not finish "
+                             "within %g s (--timeout)",
+                             (unsigned long long)w->size, cfg->timeout);
+    return gdr_stalled(w->s, w->size, w->last_progress_ns, iteration_of(w, NULL));
 }
 
 int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op)
@@ -49,7 +67,7 @@ int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, co
     if (got < 0 || !wc)
         return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
                         (unsigned long long)w->size);
-    return gdr_wc_fail(wc, op, w->size);
+    return gdr_wc_fail(&w->s->verbs, wc, op, w->size, iteration_of(w, wc));
 }
 
 int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot)
@@ -64,12 +82,12 @@ int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot)
         /* Ctrl-C and a vanished peer as in every wait (no completion is
          * due here, so that deadline starts now), then our own. */
         uint64_t now = gdr_now_ns();
-        if (gdr_stalled(w->s, w->size, now))
+        if (gdr_stalled(w->s, w->size, now, iteration_of(w, NULL)))
             return -1;
         if ((double)(now - since) > w->s->cfg->timeout * 1e9)
-            return gdr_fail(GDR_EXIT_RUN,
-                            "the GPU staging copy at size %llu did not finish "
-                            "within %g s (--timeout)",
-                            (unsigned long long)w->size, w->s->cfg->timeout);
+            return gdr_fail_kind(GDR_KIND_TIMEOUT, GDR_EXIT_RUN,
+                                 "the GPU staging copy at size %llu did not finish "
+                                 "within %g s (--timeout)",
+                                 (unsigned long long)w->size, w->s->cfg->timeout);
     }
 }

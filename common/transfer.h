@@ -19,11 +19,24 @@ struct gdr_watchdog {
     unsigned idle;
     uint64_t bumps, bumps_seen; /* progress noted without reading the clock */
     bool copy_pending;          /* a staging copy is what the loop waits for */
+    /* For a failure's message and class, the iteration (message of the
+     * phase): how far the loop is (NULL: not known), and which one a
+     * failed work request carried (NULL: *done); loop is the loop's own
+     * state, for wr_iteration. */
+    const uint64_t *done;
+    uint64_t (*wr_iteration)(const struct gdr_watchdog *w, uint64_t wr_id);
+    const void *loop;
 };
 
+/* The error of a loop that saw Ctrl-C or SIGTERM: -1. */
+int gdr_fail_interrupted(uint64_t size);
+
 /* -1 with the error recorded when interrupted, when nothing has progressed
- * for --timeout since last_progress_ns, or when the peer has gone. */
-int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns);
+ * for --timeout since last_progress_ns, when a fatal asynchronous event
+ * came (iteration: how far the loop is, GDR_ERROR_UNKNOWN when not known)
+ * or when the peer has gone. */
+int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns,
+                uint64_t iteration);
 
 static inline void gdr_watchdog_progress(struct gdr_watchdog *w, uint64_t now_ns)
 {
@@ -46,6 +59,9 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
     w->size = size;
     w->bumps = w->bumps_seen = 0;
     w->copy_pending = false;
+    w->done = NULL;
+    w->wr_iteration = NULL;
+    w->loop = NULL;
     gdr_watchdog_progress(w, now_ns);
 }
 

@@ -3,6 +3,7 @@
 #include "oob.h"
 #include "clock.h"
 #include "error.h"
+#include "json.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -159,23 +160,27 @@ void gdr_oob_refuse_pending(struct gdr_oob_refusal *r)
 }
 
 /* Wait until fd is ready for events; 0 ready, 1 timed out, -1 error
- * (errno EINTR: interrupted). Meanwhile, a server refuses other clients.
+ * (errno EINTR: interrupted), -2 the watched fd's check failed (its
+ * error is recorded). Meanwhile, a server refuses other clients.
  * SIGINT and SIGTERM are blocked from the flag check until ppoll() waits,
  * so a signal that lands between the two wakes the wait instead of being
  * noticed only after it (a run that went on, or a wait for a whole
- * --timeout). An end that is already giving up (oob->closing) waits on:
- * its last words are bounded by their own short deadline. */
+ * --timeout). An end that is already giving up (oob->closing) waits on,
+ * unwatched: its last words are bounded by their own short deadline. */
 static int wait_fd(struct gdr_oob *oob, int fd, short events, uint64_t deadline_ns)
 {
     struct gdr_oob_refusal *r = oob ? oob->refusal : NULL;
     bool closing = oob && oob->closing;
-    int refuse_fd = r ? r->listen_fd : -1;
+    int refuse_fd = r && r->listen_fd != fd ? r->listen_fd : -1;
+    int watch_fd = oob && oob->watch && !closing ? oob->watch_fd : -1;
     sigset_t stop, old;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     for (;;) {
-        struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = refuse_fd, .events = POLLIN}};
+        struct pollfd p[3] = {{.fd = fd, .events = events},
+                              {.fd = refuse_fd, .events = POLLIN},
+                              {.fd = watch_fd, .events = POLLIN}};
         int left = ms_left(deadline_ns);
         struct timespec ts = {.tv_sec = left / 1000, .tv_nsec = (long)(left % 1000) * 1000000};
         pthread_sigmask(SIG_BLOCK, &stop, &old);
@@ -184,16 +189,18 @@ static int wait_fd(struct gdr_oob *oob, int fd, short events, uint64_t deadline_
             errno = EINTR;
             return -1;
         }
-        int n = ppoll(p, refuse_fd >= 0 && refuse_fd != fd ? 2 : 1, &ts, &old);
+        /* Negative fds are skipped by ppoll. */
+        int n = ppoll(p, 3, &ts, &old);
         int err = errno;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (n > 0 && p[1].revents) {
+        if (n > 0 && p[2].revents && oob->watch(oob->watch_arg))
+            return -2;
+        if (n > 0 && p[1].revents)
             gdr_oob_refuse_pending(r);
-            if (!p[0].revents)
-                continue;
-        }
-        if (n > 0)
+        if (n > 0 && p[0].revents)
             return 0;
+        if (n > 0)
+            continue;
         if (n == 0)
             return 1;
         if (err != EINTR) {
@@ -211,17 +218,21 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
     while (len) {
         int w = wait_fd(oob, oob->fd, POLLIN, deadline_ns);
         if (w == 1)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out waiting for %s%s", oob->peer, what,
-                            oob->at);
-        if (w < 0 && errno == EINTR)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted while waiting for %s from peer %s%s", what,
-                            oob->peer, oob->at);
+            return gdr_fail_kind(GDR_KIND_TIMEOUT, GDR_EXIT_RUN,
+                                 "peer %s: timed out waiting for %s%s", oob->peer, what, oob->at);
+        if (w == -1 && errno == EINTR)
+            return gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN,
+                                 "interrupted while waiting for %s from peer %s%s", what, oob->peer,
+                                 oob->at);
+        if (w == -2)
+            return -1;
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = recv(oob->fd, p, len, 0);
         if (n == 0)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s closed the connection while we waited for %s%s",
-                            oob->peer, what, oob->at);
+            return gdr_fail_kind(GDR_KIND_PEER, GDR_EXIT_RUN,
+                                 "peer %s closed the connection while we waited for %s%s",
+                                 oob->peer, what, oob->at);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -240,9 +251,13 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
     while (len) {
         int w = wait_fd(oob, oob->fd, POLLOUT, deadline_ns);
         if (w == 1)
-            return gdr_fail(GDR_EXIT_RUN, "peer %s: timed out sending", oob->peer);
-        if (w < 0 && errno == EINTR)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted while sending to peer %s", oob->peer);
+            return gdr_fail_kind(GDR_KIND_TIMEOUT, GDR_EXIT_RUN, "peer %s: timed out sending",
+                                 oob->peer);
+        if (w == -1 && errno == EINTR)
+            return gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN,
+                                 "interrupted while sending to peer %s", oob->peer);
+        if (w == -2)
+            return -1;
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = send(oob->fd, p, len, MSG_NOSIGNAL);
@@ -252,7 +267,8 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
             int err = errno;
             if (err == EPIPE || err == ECONNRESET)
                 gdr_oob_peer_last_words(oob); /* a busy server's ERROR says why */
-            return gdr_fail(GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer, strerror(err));
+            return gdr_fail_kind(GDR_KIND_PEER, GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer,
+                                 strerror(err));
         }
         p += n;
         len -= (size_t)n;
@@ -439,7 +455,11 @@ static void record_peer_error(struct gdr_oob *oob, const cJSON *body)
     const cJSON *code = cJSON_GetObjectItemCaseSensitive(body, "exit_code");
     enum gdr_exit ours =
         cJSON_IsNumber(code) && code->valuedouble == GDR_EXIT_USAGE ? GDR_EXIT_USAGE : GDR_EXIT_RUN;
-    gdr_fail(ours, "peer %s: %s", oob->peer, clean);
+    /* What failed there is this run's class too (side: the peer's). */
+    struct gdr_error_class c;
+    if (gdr_json_read_error_class(cJSON_GetObjectItemCaseSensitive(body, "class"), &c))
+        gdr_error_class_init(&c, GDR_KIND_PEER);
+    gdr_fail_class(&c, ours, "peer %s: %s", oob->peer, clean);
 }
 
 int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **body)
@@ -498,6 +518,8 @@ void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code)
     cJSON *body = cJSON_CreateObject();
     cJSON_AddStringToObject(body, "message", message);
     cJSON_AddNumberToObject(body, "exit_code", exit_code);
+    if (gdr_error_code() != GDR_EXIT_OK) /* the class of the error being reported */
+        cJSON_AddItemToObject(body, "class", gdr_json_error_class(gdr_error_class()));
     double saved = oob->timeout;
     oob->timeout = 1.0;  /* a peer that is not reading must not hold us up */
     oob->closing = true; /* sent even when interrupted: the peer is told why */

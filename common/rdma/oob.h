@@ -62,6 +62,12 @@ struct gdr_oob {
     char at[40];                     /* where the run is, for messages: " at size 4096" */
     struct gdr_oob_refusal *refusal; /* server: answered during every wait; NULL: none */
     bool closing; /* reading or sending last words: not stopped by an interrupt */
+    /* Watched by every wait too (the device's asynchronous events): when
+     * watch_fd is readable, watch(watch_arg) runs, and -1 from it ends
+     * the wait with the error it recorded. NULL watch: nothing watched. */
+    int (*watch)(void *arg);
+    void *watch_arg;
+    int watch_fd;
 };
 
 const char *gdr_msg_type_name(unsigned type);
@@ -99,7 +105,9 @@ int gdr_oob_send(struct gdr_oob *oob, enum gdr_msg_type type, const cJSON *body)
 int gdr_oob_recv(struct gdr_oob *oob, enum gdr_msg_type expected, double extra, cJSON **body);
 /* Receive whichever message comes next; *type gets its type. */
 int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **body);
-/* Tell the peer why we are giving up (best effort, never blocks long). */
+/* Tell the peer why we are giving up (best effort, never blocks long),
+ * with the class of the recorded error, which the peer's
+ * gdr_oob_recv* records as its own. */
 void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code);
 /* Non-blocking: is there something to read (a message, or EOF)? */
 int gdr_oob_readable(struct gdr_oob *oob);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "verbs.h"
+#include "events.h"
 #include "error.h"
 
 #include <arpa/inet.h>
@@ -503,11 +504,25 @@ int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len
     return 0;
 }
 
-int gdr_wc_fail(const struct ibv_wc *wc, const char *op, uint64_t size)
+int gdr_wc_fail(struct gdr_verbs *v, const struct ibv_wc *wc, const char *op, uint64_t size,
+                uint64_t iteration)
 {
-    return gdr_fail(GDR_EXIT_RUN,
-                    "%s of %llu bytes failed on QP %u: %s (status %d, vendor "
-                    "error 0x%x)",
-                    op, (unsigned long long)size, wc->qp_num, ibv_wc_status_str(wc->status),
-                    wc->status, wc->vendor_err);
+    struct gdr_error_class c;
+    gdr_error_class_init(&c, GDR_KIND_COMPLETION);
+    snprintf(c.wc_status, sizeof(c.wc_status), "%s", gdr_wc_status_name(wc->status));
+    /* The event that explains it may come a moment after the completion. */
+    snprintf(c.event, sizeof(c.event), "%s", gdr_events_fatal(v, 20));
+    c.size = size;
+    c.iteration = iteration;
+    char at[64] = "", with[160] = "";
+    if (iteration != GDR_ERROR_UNKNOWN)
+        snprintf(at, sizeof(at), " at iteration %llu%s", (unsigned long long)iteration,
+                 strcmp(gdr_error_phase(), "warmup") ? "" : " of the warm-up");
+    if (c.event[0])
+        snprintf(with, sizeof(with), ", after asynchronous event %s on %s", c.event,
+                 v->fatal_where);
+    return gdr_fail_class(&c, GDR_EXIT_RUN,
+                          "%s of %llu bytes failed on QP %u%s: %s (%s, vendor error 0x%x)%s", op,
+                          (unsigned long long)size, wc->qp_num, at, ibv_wc_status_str(wc->status),
+                          c.wc_status, wc->vendor_err, with);
 }

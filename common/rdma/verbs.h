@@ -35,6 +35,11 @@ struct gdr_verbs {
     uint8_t service_level;      /* SL of the path (InfiniBand) */
     const char *scatter_to_cqe; /* what was done about mlx5's scatter-to-CQE */
     bool ctx_borrowed;          /* rdma_cm owns ctx: do not close it */
+    /* Asynchronous events (events.c): watched once the fd is non-blocking;
+     * the first fatal one and what it was about; how many let pass. */
+    bool events_watched;
+    char fatal_event[32], fatal_where[80];
+    unsigned events_passed;
     /* When set, QPs are created through this hook (rdma_cm), not
      * ibv_create_qp, and must be gone before gdr_verbs_close. */
     int (*make_qp)(void *arg, unsigned index, struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
@@ -95,9 +100,12 @@ int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *wr);
  * buffer (for immediate data only). */
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id);
 
-/* Turn a failed work completion into the run's error, naming the
- * operation and the size. */
-int gdr_wc_fail(const struct ibv_wc *wc, const char *op, uint64_t size);
+/* Turn a failed work completion into the run's error (kind completion):
+ * the operation, its size, the iteration (GDR_ERROR_UNKNOWN: not known),
+ * the status by its verbs name, and a fatal async event that came with
+ * it (events.h). */
+int gdr_wc_fail(struct gdr_verbs *v, const struct ibv_wc *wc, const char *op, uint64_t size,
+                uint64_t iteration);
 
 unsigned gdr_mtu_bytes(enum ibv_mtu mtu);
 /* Signalling rate in bits/s of a port's width code and speed code

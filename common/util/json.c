@@ -177,3 +177,83 @@ cJSON *gdr_json_read_file(const char *path, size_t max_bytes)
     free(buf);
     return doc;
 }
+
+cJSON *gdr_json_error_class(const struct gdr_error_class *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", c->kind[0] ? c->kind : GDR_KIND_OTHER);
+    if (c->side[0])
+        cJSON_AddStringToObject(o, "side", c->side);
+    if (c->phase[0])
+        cJSON_AddStringToObject(o, "phase", c->phase);
+    if (c->size != GDR_ERROR_UNKNOWN)
+        gdr_json_add_u64(o, "size", c->size);
+    if (c->iteration != GDR_ERROR_UNKNOWN)
+        gdr_json_add_u64(o, "iteration", c->iteration);
+    if (c->wc_status[0])
+        cJSON_AddStringToObject(o, "wc_status", c->wc_status);
+    if (c->event[0])
+        cJSON_AddStringToObject(o, "event", c->event);
+    return o;
+}
+
+static const char *const kinds[] = {
+    GDR_KIND_COMPLETION,  GDR_KIND_EVENT, GDR_KIND_TIMEOUT, GDR_KIND_PEER,
+    GDR_KIND_INTERRUPTED, GDR_KIND_DATA,  GDR_KIND_SETUP,   GDR_KIND_OTHER,
+};
+
+/* A string field that is one of the n `allowed`, or a verbs
+ * name with `prefix` (capitals, digits, '_'); else it stays "". */
+static void copy_name(const cJSON *o, const char *key, const char *const *allowed, size_t n,
+                      const char *prefix, char *buf, size_t len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    buf[0] = '\0';
+    if (!cJSON_IsString(v) || strlen(v->valuestring) >= len)
+        return;
+    const char *s = v->valuestring;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(s, allowed[i]))
+            snprintf(buf, len, "%s", s);
+    if (!prefix || strncmp(s, prefix, strlen(prefix)))
+        return;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return;
+    snprintf(buf, len, "%s", s);
+}
+
+/* An optional count: a whole number, or a decimal string (large values);
+ * anything else leaves *out as it is. */
+static void opt_u64(const cJSON *o, const char *key, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9007199254740992.0 &&
+        v->valuedouble == floor(v->valuedouble)) {
+        *out = (uint64_t)v->valuedouble;
+    } else if (cJSON_IsString(v) && v->valuestring[0] >= '0' && v->valuestring[0] <= '9') {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(v->valuestring, &end, 10);
+        if (!*end && !errno && x < GDR_ERROR_UNKNOWN)
+            *out = x;
+    }
+}
+
+int gdr_json_read_error_class(const cJSON *o, struct gdr_error_class *c)
+{
+    static const char *const sides[] = {"client", "server"}, *const phases[] = {"warmup", "timed"};
+    gdr_error_class_init(c, NULL);
+    if (!cJSON_IsObject(o))
+        return -1;
+    copy_name(o, "kind", kinds, sizeof(kinds) / sizeof(kinds[0]), NULL, c->kind, sizeof(c->kind));
+    if (!c->kind[0])
+        return -1;
+    copy_name(o, "side", sides, 2, NULL, c->side, sizeof(c->side));
+    copy_name(o, "phase", phases, 2, NULL, c->phase, sizeof(c->phase));
+    copy_name(o, "wc_status", NULL, 0, "IBV_WC_", c->wc_status, sizeof(c->wc_status));
+    copy_name(o, "event", NULL, 0, "IBV_EVENT_", c->event, sizeof(c->event));
+    opt_u64(o, "size", &c->size);
+    opt_u64(o, "iteration", &c->iteration);
+    return 0;
+}

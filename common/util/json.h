@@ -29,6 +29,15 @@ void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v);
  * one, never a torn one. */
 int gdr_json_write_atomic(const cJSON *doc, const char *path);
 
+/* An error class as JSON: its kind and the fields that are known (the
+ * result document's error_class; a peer's ERROR message). */
+struct gdr_error_class;
+cJSON *gdr_json_error_class(const struct gdr_error_class *c);
+/* Read one leniently (it comes from a peer or a file): a field that is
+ * missing or not what it may be is left out. -1 when o is not an object
+ * with a known kind; nothing is recorded as an error either way. */
+int gdr_json_read_error_class(const cJSON *o, struct gdr_error_class *c);
+
 /* Read and parse a whole file (at most max_bytes). */
 cJSON *gdr_json_read_file(const char *path, size_t max_bytes);
 

@@ -55,6 +55,17 @@ sed 's/"status":\t"complete"/"status":\t"failed",\n"error": "peer 198.18.0.2 clo
     "$wbw" > "$tmp/failed-ok.json"
 expect_rc 0 "failed run with error accepted" "$GDR_JSON" check "$tmp/failed-ok.json"
 
+# error_class (issue 23): beside error only, with a known kind.
+sed 's/"status":\t"complete"/"status":\t"failed",\n"error": "RDMA write of 8192 bytes failed",\n"error_class": {"kind": "completion", "side": "client", "size": 8192, "iteration": 5, "wc_status": "IBV_WC_RETRY_EXC_ERR"}/' \
+    "$wbw" > "$tmp/class.json"
+expect_rc 0 "failed run with error_class accepted" "$GDR_JSON" check "$tmp/class.json"
+sed 's/"status":\t"complete"/"status":\t"complete",\n"error_class": {"kind": "peer"}/' "$wbw" > "$tmp/class-ok.json"
+expect_rc 2 "error_class in a complete run rejected" "$GDR_JSON" check "$tmp/class-ok.json"
+one_line_error "field 'error_class' without an 'error' field"
+sed 's/"completion"/"meltdown"/' "$tmp/class.json" > "$tmp/class-bad.json"
+expect_rc 2 "unknown error_class kind rejected" "$GDR_JSON" check "$tmp/class-bad.json"
+one_line_error "field 'error_class' has no known 'kind'"
+
 sed 's/"placement":\t"host"/"placement":\t"fpga"/' "$wbw" > "$tmp/place.json"
 expect_rc 2 "unknown placement rejected" "$GDR_JSON" check "$tmp/place.json"
 one_line_error "ends.client: field 'placement' has unknown value 'fpga'"

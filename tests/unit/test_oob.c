@@ -359,6 +359,40 @@ static void test_timeout(void **state)
     assert_true(waited < 2.0);
 }
 
+/* A parting ERROR carries the class of the sender's error; the receiver
+ * records it as its own, with the sender's side. One without a class (an
+ * older peer) is of kind peer. */
+static void test_peer_error_class(void **state)
+{
+    struct pair *p = *state;
+    struct gdr_error_class c;
+    gdr_error_class_init(&c, GDR_KIND_COMPLETION);
+    snprintf(c.wc_status, sizeof(c.wc_status), "IBV_WC_REM_ACCESS_ERR");
+    snprintf(c.side, sizeof(c.side), "client");
+    c.size = 8192;
+    c.iteration = 77;
+    gdr_fail_class(&c, GDR_EXIT_RUN, "RDMA write of 8192 bytes failed");
+    gdr_oob_send_error(&p->a, gdr_error_message(), gdr_error_code());
+    gdr_error_clear();
+    gdr_error_side("server");
+    cJSON *got = NULL;
+    assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_SIZE_DONE, 0, &got), -1);
+    assert_error(GDR_EXIT_RUN, "peer client:40000: RDMA write of 8192 bytes failed");
+    const struct gdr_error_class *r = gdr_error_class();
+    assert_string_equal(r->kind, "completion");
+    assert_string_equal(r->wc_status, "IBV_WC_REM_ACCESS_ERR");
+    assert_string_equal(r->side, "client");
+    assert_int_equal(r->size, 8192);
+    assert_int_equal(r->iteration, 77);
+
+    gdr_error_clear();
+    gdr_oob_send_error(&p->a, "gone", GDR_EXIT_RUN); /* no error recorded: no class */
+    assert_int_equal(gdr_oob_recv(&p->b, GDR_MSG_SIZE_DONE, 0, &got), -1);
+    assert_string_equal(gdr_error_class()->kind, "peer");
+    assert_string_equal(gdr_error_class()->side, "server");
+    gdr_error_side("");
+}
+
 /* A SIGINT/SIGTERM handled outside a wait (between two messages, while
  * a row prints) stops the next wait even when the peer's message is
  * already there: the server of a write test has no loop that would look
@@ -489,6 +523,7 @@ int main(void)
         pair_test(test_stranger),
         pair_test(test_bad_payload),
         pair_test(test_timeout),
+        pair_test(test_peer_error_class),
         pair_test(test_interrupted),
         pair_test(test_peer_last_words),
         pair_test(test_refuse_others),

@@ -302,6 +302,12 @@ static int header(const cJSON *root, const char *what, struct gdr_doc *d)
         return gdr_fail(GDR_EXIT_USAGE, "%s: status 'complete' with an 'error' field", what);
     if (err)
         snprintf(d->error, sizeof(d->error), "%s", err->valuestring);
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(root, "error_class");
+    gdr_error_class_init(&d->error_class, NULL);
+    if (cls && !err)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'error_class' without an 'error' field", what);
+    if (cls && gdr_json_read_error_class(cls, &d->error_class))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'error_class' has no known 'kind'", what);
     return 0;
 }
 

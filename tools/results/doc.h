@@ -12,6 +12,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "error.h"
+
 #include "schema.h"
 
 #define GDR_DOC_MAX_BYTES (64u << 20)
@@ -39,6 +41,7 @@ struct gdr_doc {
     char test[64], metric[16], role[16], status[16];
     char version[64], start_time[40];
     char error[512];
+    struct gdr_error_class error_class; /* kind "" when the document has none */
     bool latency;
     bool has_client, has_server;
     struct gdr_end_info client, server;
