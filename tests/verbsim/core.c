@@ -16,7 +16,7 @@
 #undef ibv_open_device
 
 /* The layers, in the order they are asked. */
-static const struct vs_layer *const layers[] = {&vs_reorder_layer};
+static const struct vs_layer *const layers[] = {&vs_reorder_layer, &vs_fault_layer};
 #define NLAYERS (sizeof(layers) / sizeof(layers[0]))
 static bool layer_on[NLAYERS];
 static bool any_on;
@@ -404,6 +404,24 @@ static void complete_done(struct vs_qp *q, uint64_t covered)
     }
 }
 
+size_t vs_in_flight(const struct vs_qp *q)
+{
+    return fifo_len(q) - q->held;
+}
+
+void vs_fail_held(struct vs_qp *q, enum ibv_wc_status first)
+{
+    for (size_t i = 0; i < q->held; i++) {
+        struct vs_wr *w = vs_held_at(q, i);
+        w->held = false;
+        w->failed = true;
+        w->status = i ? IBV_WC_WR_FLUSH_ERR : first;
+        wr_free(w);
+    }
+    q->held = 0;
+    complete_done(q, 0);
+}
+
 /* ---- posting ---- */
 
 static uint32_t total_len(const struct ibv_send_wr *wr)
@@ -730,6 +748,9 @@ void vs_wrap_context(struct ibv_context *ctx)
         ctx->ops.post_send = wrap_post_send;
         ctx->ops.poll_cq = wrap_poll_cq;
         ctx->ops.req_notify_cq = wrap_req_notify_cq;
+        for (size_t k = 0; k < NLAYERS; k++)
+            if (layer_on[k] && layers[k]->opened)
+                layers[k]->opened(ctx);
         if (!timer_started)
             start_timer();
     } else if (!real_ops(ctx)) {
@@ -760,6 +781,9 @@ int ibv_close_device(struct ibv_context *ctx)
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nctx; i++)
         if (ctxs[i].ctx == ctx) {
+            for (size_t k = 0; k < NLAYERS; k++)
+                if (layer_on[k] && layers[k]->closing)
+                    layers[k]->closing(ctx);
             ctx->ops = ctxs[i].real;
             ctxs[i] = ctxs[--nctx];
             break;

@@ -92,6 +92,16 @@ int vs_flush(struct vs_qp *q);
 /* The i-th held request of q (0: the oldest). */
 struct vs_wr *vs_held_at(struct vs_qp *q, size_t i);
 
+/* Requests of q posted to the real QP and not yet completed to the
+ * program. */
+size_t vs_in_flight(const struct vs_qp *q);
+
+/* Complete every held request of q with an error, as a QP that went to
+ * the error state does: the oldest with `first`, the rest with
+ * IBV_WC_WR_FLUSH_ERR; each reaches the program after the requests
+ * posted before it (fault.c). */
+void vs_fail_held(struct vs_qp *q, enum ibv_wc_status first);
+
 /* Every QP the core knows, for a layer's tick. */
 size_t vs_qp_count(void);
 struct vs_qp *vs_qp_at(size_t i);
@@ -127,9 +137,13 @@ struct vs_layer {
     void (*qp_gone)(struct vs_qp *q);
     /* At exit: the summary line(s), on the log. */
     void (*summary)(void);
+    /* A context was just wrapped / is about to be closed (lock held). */
+    void (*opened)(struct ibv_context *ctx);
+    void (*closing)(struct ibv_context *ctx);
 };
 
 extern const struct vs_layer vs_reorder_layer;
+extern const struct vs_layer vs_fault_layer;
 
 /* For the double's own test, which wraps a fake context without the
  * dynamic loader: take over ctx's ops as ibv_open_device would, and make
