@@ -404,9 +404,24 @@ static void complete_done(struct vs_qp *q, uint64_t covered)
     }
 }
 
+static bool wants_signal(const struct vs_qp *q, const struct vs_wr *w);
+
 size_t vs_in_flight(const struct vs_qp *q)
 {
     return fifo_len(q) - q->held;
+}
+
+size_t vs_signalled_in_flight(const struct vs_qp *q)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < vs_in_flight(q); i++)
+        n += wants_signal(q, &q->fifo[(q->head + i) % q->cap]);
+    return n;
+}
+
+void vs_complete_in_flight(struct vs_qp *q)
+{
+    complete_done(q, q->next_real_seq);
 }
 
 void vs_fail_held(struct vs_qp *q, enum ibv_wc_status first)

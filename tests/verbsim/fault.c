@@ -88,7 +88,12 @@ struct qp_state {
     bool failing, broken;
     enum ibv_wc_status first;
     uint64_t due;
+    uint64_t settle; /* unsignalled requests in flight: done by then */
 };
+
+/* How long unsignalled requests in flight get to execute before the
+ * failing one's error says they completed. */
+#define SETTLE_NS 50000000ull
 
 static struct qp_state *state_of(struct vs_qp *q)
 {
@@ -392,10 +397,18 @@ static uint64_t fault_tick(uint64_t now)
         if (!q->held)
             continue;
         /* An error completion is the oldest outstanding request's: the
-         * ones before it complete first. */
+         * ones before it complete first, the signalled ones by the real
+         * QP, the unsignalled ones once they had time to execute (its
+         * error says they are done). */
         if (!st->broken && vs_in_flight(q)) {
-            next = !next || now + 1000000 < next ? now + 1000000 : next;
-            continue;
+            if (!vs_signalled_in_flight(q) && !st->settle)
+                st->settle = now + SETTLE_NS;
+            if (!vs_signalled_in_flight(q) && st->settle <= now) {
+                vs_complete_in_flight(q);
+            } else {
+                next = !next || now + 1000000 < next ? now + 1000000 : next;
+                continue;
+            }
         }
         break_qp(q, st);
         bool first = st->first != IBV_WC_WR_FLUSH_ERR;

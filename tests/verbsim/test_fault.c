@@ -179,6 +179,22 @@ static void wc_error(void)
     CHECK(nic.executed == 4 && nic.modified == 1, "nothing more reached the peer");
 }
 
+/* The requests before the faulty one are unsignalled: no real completion
+ * says they are done; the error comes after they had time to execute,
+ * and says they are. */
+static void wc_after_unsignalled(void)
+{
+    setup();
+    for (uint64_t i = 1; i <= 6; i++)
+        CHECK(post(i, i == 2) == 0, "post %llu", (unsigned long long)i);
+    struct ibv_wc wc[8];
+    int n = poll_for(wc, 3, 2000);
+    CHECK(n == 3 && wc[0].wr_id == 2 && wc[0].status == IBV_WC_SUCCESS, "2 ok");
+    CHECK(n == 3 && wc[1].wr_id == 5 && wc[1].status == IBV_WC_REM_ACCESS_ERR, "5 fails");
+    CHECK(n == 3 && wc[2].wr_id == 6 && wc[2].status == IBV_WC_WR_FLUSH_ERR, "6 flushed");
+    CHECK(nic.executed == 4, "%zu requests reached the peer, want 4", nic.executed);
+}
+
 /* QP_FATAL at request 3: nothing before it, the event after it, with the
  * QP; 3 and later flush. */
 static void qp_fatal(void)
@@ -271,6 +287,11 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
+    {"wc_after_unsignalled",
+     wc_after_unsignalled,
+     {"GDR_VERBSIM_FAULT=IBV_WC_REM_ACCESS_ERR", "GDR_VERBSIM_FAULT_AT=5"},
+     0,
+     "fault: IBV_WC_REM_ACCESS_ERR injected on qp 0x11; 1 request(s) failed"},
     {"wc_error",
      wc_error,
      {"GDR_VERBSIM_FAULT=IBV_WC_RETRY_EXC_ERR", "GDR_VERBSIM_FAULT_AT=5"},

@@ -96,6 +96,16 @@ struct vs_wr *vs_held_at(struct vs_qp *q, size_t i);
  * program. */
 size_t vs_in_flight(const struct vs_qp *q);
 
+/* Of those, the ones the program asked a completion for (the real QP
+ * reports them; unsignalled ones are known done only through a later
+ * signalled one). */
+size_t vs_signalled_in_flight(const struct vs_qp *q);
+
+/* Declare every request in flight on q complete (success): for a layer
+ * that knows the real QP has executed them though no real completion
+ * will say so (unsignalled ones, and it waited). */
+void vs_complete_in_flight(struct vs_qp *q);
+
 /* Complete every held request of q with an error, as a QP that went to
  * the error state does: the oldest with `first`, the rest with
  * IBV_WC_WR_FLUSH_ERR; each reaches the program after the requests
