@@ -8,10 +8,11 @@
  *                                 IBV_EVENT_DEVICE_FATAL (an async event)
  *   GDR_VERBSIM_FAULT_AT=N        at the process's N-th send request (from 1,
  *                                 every QP counted; the default, N = 1)
- *   GDR_VERBSIM_FAULT_AFTER_MS=T  or T ms after the first send request (an
- *                                 event is raised then by the timer; an error
- *                                 completion hits the first request posted
- *                                 from then on)
+ *   GDR_VERBSIM_FAULT_AFTER_MS=T  or T ms after the first device was opened
+ *                                 (an event is raised then by the timer, with
+ *                                 or without a send: a write test's server
+ *                                 posts none; an error completion hits the
+ *                                 first request posted from then on)
  *   GDR_VERBSIM_FAULT_PORT=P      the port of a port error (default 1)
  *   GDR_VERBSIM_RETRY_MS=R        a port error: how long requests wait for the
  *                                 link before they fail (default 500: rxe's
@@ -127,6 +128,8 @@ static struct ev_ctx *ev_of(struct ibv_context *ctx)
 
 static void fault_opened(struct ibv_context *ctx)
 {
+    if (!f.first_ns) /* the clock of GDR_VERBSIM_FAULT_AFTER_MS */
+        f.first_ns = vs_now_ns();
     if (!f.is_event || nevs == sizeof(evs) / sizeof(evs[0]))
         return;
     struct ev_ctx *e = &evs[nevs];
@@ -337,8 +340,11 @@ static void fire_event(struct vs_qp *q)
         default: start_failing(o, IBV_WC_WR_FLUSH_ERR, now, true); break;
         }
     }
-    if (!ctx) {
-        vs_log("fault: %s not raised: no QP yet", f.name);
+    if (!ctx && nevs) /* no send posted yet (a write test's server): the device's */
+        ctx = evs[0].ctx;
+    if (!ctx || (ev.event_type == IBV_EVENT_QP_FATAL && !q && !vs_qp_count())) {
+        vs_log("fault: %s not raised: no %s yet", f.name, ctx ? "QP" : "context");
+        f.fired = true; /* once */
         return;
     }
     if (ev.event_type == IBV_EVENT_PORT_ERR)
@@ -346,7 +352,7 @@ static void fire_event(struct vs_qp *q)
     else if (ev.event_type == IBV_EVENT_QP_FATAL)
         ev.element.qp = (q ? q : vs_qp_at(0))->qp;
     f.fired = true;
-    f.fired_qp = q ? q->qp_num : vs_qp_at(0)->qp_num;
+    f.fired_qp = q ? q->qp_num : vs_qp_count() ? vs_qp_at(0)->qp_num : 0;
     vs_log("fault: %s raised%s%llu", f.name, f.fired_at ? " at send request " : " after ms ",
            (unsigned long long)(f.fired_at ? f.fired_at : f.after_ns / 1000000));
     raise_event(ctx, &ev);
@@ -355,11 +361,7 @@ static void fire_event(struct vs_qp *q)
 static int fault_post_send(struct vs_qp *q, struct vs_wr *w)
 {
     uint64_t now = vs_now_ns();
-    if (!f.posts++) {
-        f.first_ns = now;
-        if (f.after_ns)
-            vs_wake_at(now + f.after_ns);
-    }
+    f.posts++;
     bool due = !f.fired && (f.at ? f.posts == f.at : now - f.first_ns >= f.after_ns);
     if (due) {
         f.fired_at = f.posts;
@@ -381,9 +383,9 @@ static int fault_post_send(struct vs_qp *q, struct vs_wr *w)
 static uint64_t fault_tick(uint64_t now)
 {
     uint64_t next = 0;
-    if (!f.fired && f.is_event && f.after_ns && f.posts && now - f.first_ns >= f.after_ns)
+    if (!f.fired && f.is_event && f.after_ns && f.first_ns && now - f.first_ns >= f.after_ns)
         fire_event(NULL);
-    else if (!f.fired && f.after_ns && f.posts)
+    else if (!f.fired && f.is_event && f.after_ns && f.first_ns)
         next = f.first_ns + f.after_ns;
     for (size_t i = 0; i < vs_qp_count(); i++) {
         struct vs_qp *q = vs_qp_at(i);

@@ -7,9 +7,10 @@
  * not, after every earlier request completed, and flushes every later one,
  * none of which reaches the peer; the real QP is moved to the error state
  * once; an event comes through the context's async fd (non-blocking reads
- * answer EAGAIN before it), by request or by time, with its element, and
- * its QPs then fail as the hardware's do (a port error after the retry
- * time, with IBV_WC_RETRY_EXC_ERR); destroying a QP with its fatal event
+ * answer EAGAIN before it), by request or by time (also in a process that
+ * posts no send), with its element, and its QPs then fail as the
+ * hardware's do (a port error after the retry time, with
+ * IBV_WC_RETRY_EXC_ERR); destroying a QP with its fatal event
  * unacknowledged aborts; an unknown fault or one combined with reordering
  * injects nothing and says so. */
 #include "verbsim.h"
@@ -257,6 +258,16 @@ static void device_fatal(void)
     CHECK(nic.executed == 0, "nothing reached the peer");
 }
 
+/* By time, in a process that posts no send (a write test's server). */
+static void timed_no_send(void)
+{
+    setup();
+    struct ibv_async_event ev;
+    CHECK(get_event(&ev, 2000) == 0 && ev.event_type == IBV_EVENT_DEVICE_FATAL,
+          "DEVICE_FATAL without a send");
+    ibv_ack_async_event(&ev);
+}
+
 /* A QP destroyed with its fatal event unacknowledged: abort, as the real
  * destroy would hang. */
 static void unacked(void)
@@ -313,6 +324,11 @@ static const struct scenario scenarios[] = {
      {"GDR_VERBSIM_FAULT=IBV_EVENT_DEVICE_FATAL"},
      0,
      "fault: IBV_EVENT_DEVICE_FATAL raised at send request 1"},
+    {"timed_no_send",
+     timed_no_send,
+     {"GDR_VERBSIM_FAULT=IBV_EVENT_DEVICE_FATAL", "GDR_VERBSIM_FAULT_AFTER_MS=30"},
+     0,
+     "fault: IBV_EVENT_DEVICE_FATAL raised after ms 30"},
     {"unacked",
      unacked,
      {"GDR_VERBSIM_FAULT=IBV_EVENT_QP_FATAL"},
