@@ -47,6 +47,17 @@ find_gdr_json() {
         missing "gdr-json not found: build it (make) or set GDR_JSON"
 }
 
+# class_of FILE PATH: the error_class at PATH in FILE (a manifest's
+# "runs[3].error_class") as "KIND[ WC_STATUS][ EVENT]"; "" when null or
+# absent. Needs gj.
+class_of() {
+    c=$("$gj" get "$1" "$2.kind" 2>/dev/null) || return 0
+    for f in wc_status event; do
+        v=$("$gj" get "$1" "$2.$f" 2>/dev/null) && c="$c $v"
+    done
+    printf '%s' "$c"
+}
+
 # version: "PROG (gdrbench) VERSION", the installed copy's version or the
 # source tree's (build-aux/git-version).
 version() {

@@ -22,6 +22,7 @@
 #include "cluster_report.h"
 #include "cluster_suspects.h"
 #include "doc.h"
+#include "manifest.h"
 #include "error.h"
 #include "json.h"
 #include "sizes.h"
@@ -938,6 +939,22 @@ static cJSON *exit_code(const char *s)
     return *s && !*end ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
 }
 
+/* A failed run's class (gdr_manifest_error_class) from its documents in
+ * the manifest's directory (a failed run's client document is kept as
+ * ID.failed-client.json); null for a run that did not fail. */
+static cJSON *run_class(const char *manifest, const char *id, const struct status_line *s)
+{
+    if (!s || strcmp(s->status, "failed"))
+        return cJSON_CreateNull();
+    const char *slash = strrchr(manifest, '/');
+    int n = slash ? (int)(slash - manifest) : 1;
+    const char *dir = slash ? manifest : ".";
+    char client[4096], server[4096];
+    snprintf(client, sizeof(client), "%.*s/%s.failed-client.json", n, dir, id);
+    snprintf(server, sizeof(server), "%.*s/%s.server.json", n, dir, id);
+    return gdr_manifest_error_class(client, server, s->reason);
+}
+
 static int cmd_manifest(int argc, char **argv)
 {
     const char *plan = NULL, *status = NULL, *out = NULL, *args_file = NULL, *v;
@@ -1031,6 +1048,7 @@ static int cmd_manifest(int argc, char **argv)
             cJSON_AddStringToObject(o, "reason", s->reason);
         else
             cJSON_AddNullToObject(o, "reason");
+        cJSON_AddItemToObject(o, "error_class", run_class(out, r->id, s));
         cJSON *files = cJSON_AddObjectToObject(o, "files");
         snprintf(f, sizeof(f), "%s.client.json", r->id);
         cJSON_AddStringToObject(files, "client", f);

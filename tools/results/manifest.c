@@ -225,13 +225,18 @@ out:
     return rc;
 }
 
+/* The path of `file` in the manifest's directory. */
+static void beside(const char *manifest, const char *file, char *buf, size_t len)
+{
+    const char *slash = strrchr(manifest, '/');
+    int dirlen = slash ? (int)(slash - manifest) : 1;
+    snprintf(buf, len, "%.*s/%s", dirlen, slash ? manifest : ".", file);
+}
+
 /* files.client and files.server: the result documents that exist beside
  * the manifest, else null; the logs are always named. */
 static cJSON *run_files(const char *path, const char *name)
 {
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path) : 1;
-    const char *dir = slash ? path : ".";
     cJSON *files = cJSON_CreateObject();
     if (!files)
         return NULL;
@@ -239,7 +244,7 @@ static cJSON *run_files(const char *path, const char *name)
     for (int i = 0; i < 2; i++) {
         char file[512], full[4096 + 512];
         snprintf(file, sizeof(file), "%s.%s.json", name, roles[i]);
-        snprintf(full, sizeof(full), "%.*s/%s", dirlen, dir, file);
+        beside(path, file, full, sizeof(full));
         if (put(files, roles[i],
                 access(full, F_OK) ? cJSON_CreateNull() : cJSON_CreateString(file))) {
             cJSON_Delete(files);
@@ -256,6 +261,30 @@ static cJSON *run_files(const char *path, const char *name)
         }
     }
     return files;
+}
+
+cJSON *gdr_manifest_error_class(const char *client_doc, const char *server_doc, const char *reason)
+{
+    const char *docs[] = {client_doc, server_doc};
+    struct gdr_error_class c;
+    for (int i = 0; i < 2; i++) {
+        if (!docs[i] || access(docs[i], F_OK))
+            continue;
+        /* A document is only read here, never judged (that is gdr-json
+         * check's): one it cannot read leaves no error behind. */
+        enum gdr_exit before = gdr_error_code();
+        cJSON *root = gdr_json_read_file(docs[i], GDR_DOC_MAX_BYTES);
+        int got = root ? gdr_json_read_error_class(
+                             cJSON_GetObjectItemCaseSensitive(root, "error_class"), &c)
+                       : -1;
+        cJSON_Delete(root);
+        if (before == GDR_EXIT_OK)
+            gdr_error_clear();
+        if (got == 0)
+            return gdr_json_error_class(&c);
+    }
+    gdr_error_class_init(&c, reason && strstr(reason, "stopped") ? "stopped" : "no-result");
+    return gdr_json_error_class(&c);
 }
 
 static cJSON *pair(const char *k1, cJSON *v1, const char *k2, cJSON *v2)
@@ -309,6 +338,20 @@ static int check_run(const char *path, const struct gdr_manifest_run *r)
     return 0;
 }
 
+/* A failed run's class from its documents beside the manifest; null for
+ * an ok run. */
+static cJSON *run_class(const char *path, const char *name, const struct gdr_manifest_run *r)
+{
+    if (strcmp(r->status, "failed"))
+        return cJSON_CreateNull();
+    char file[600], client[4096 + 640], server[4096 + 640];
+    snprintf(file, sizeof(file), "%s.client.json", name);
+    beside(path, file, client, sizeof(client));
+    snprintf(file, sizeof(file), "%s.server.json", name);
+    beside(path, file, server, sizeof(server));
+    return gdr_manifest_error_class(client, server, r->reason);
+}
+
 static cJSON *run_entry(const char *path, const struct gdr_manifest_run *r)
 {
     char name[512];
@@ -330,6 +373,7 @@ static cJSON *run_entry(const char *path, const struct gdr_manifest_run *r)
         put(o, "first_error",
             pair("client", text_or_null(r->client_error), "server",
                  text_or_null(r->server_error))) ||
+        put(o, "error_class", run_class(path, name, r)) ||
         put(o, "duration_s", cJSON_CreateNumber(r->duration_s < 0 ? 0 : (double)r->duration_s)) ||
         put(o, "simulated", cJSON_CreateBool(r->simulated)) ||
         put(o, "port", num_or_null(r->port)) || put(o, "files", run_files(path, name))) {

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #define GDR_MANIFEST_SCHEMA "gdrbench.sweep/1"
 
 struct gdr_manifest_header {
@@ -48,6 +50,13 @@ int gdr_manifest_add_run(const char *path, const struct gdr_manifest_run *r);
  * to leave them out. */
 int gdr_manifest_finish(const char *path, const struct gdr_manifest_plan_item *plan, size_t nplan,
                         const char *missing);
+
+/* A failed run's error_class for a manifest (gdr-sweep's and
+ * gdr-cluster's): the error_class of its client document, else of its
+ * server document (paths; NULL, missing or unreadable: skipped), else
+ * {"kind": "stopped"} when the launcher stopped an end (its reason says
+ * "stopped"), else {"kind": "no-result"}. NULL only when out of memory. */
+cJSON *gdr_manifest_error_class(const char *client_doc, const char *server_doc, const char *reason);
 
 /* "write_bw.H-D.on", "write_bw.H-H.na": the run's file name stem. */
 void gdr_manifest_run_name(const char *tool, const char *placement, const char *gdr, char *buf,
