@@ -53,6 +53,9 @@ static const char usage_text[] =
     "      every point with its baseline and verdict, as CSV (default stdout)\n"
     "  list\n"
     "      testbeds, their runs and series\n"
+    "  check-db\n"
+    "      PRAGMA integrity_check on the database, read-only: exit 0 when sound, else\n"
+    "      each problem on stdout, one line on stderr, exit 2\n"
     "\n"
     "STATS (defaults): --window N (14) good nights in the rolling baseline;\n"
     "  --z Z (4) robust z-score threshold; --rel PCT (5) relative threshold;\n"
@@ -254,9 +257,10 @@ static int cmd_ingest(struct common *c, int argc, char **argv)
             return report_error();
         }
         printf("gdr-history: %s: run %s on %s: %s, %zu points added, %zu already there, "
-               "%zu failed run%s\n",
+               "%zu failed run%s%s\n",
                argv[i], r.run_id, r.testbed, r.run_added ? "new run" : "run already there",
-               r.points_added, r.points_present, r.failures, r.failures == 1 ? "" : "s");
+               r.points_added, r.points_present, r.failures, r.failures == 1 ? "" : "s",
+               r.unfinished ? " (the sweep did not finish: no points taken)" : "");
     }
     hdb_close(h);
     return GDR_EXIT_OK;
@@ -506,6 +510,15 @@ static int cmd_list(struct common *c, int argc, char **argv)
     return rc ? report_error() : GDR_EXIT_OK;
 }
 
+/* ---- check-db ---- */
+
+static int cmd_check_db(struct common *c, int argc, char **argv)
+{
+    if (argc > 0)
+        return usage_error("check-db: unexpected argument '%s'", argv[0]);
+    return hdb_check_db(c->db, stdout) ? report_error() : GDR_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     struct common c = {.db = DEFAULT_DB};
@@ -548,6 +561,7 @@ int main(int argc, char **argv)
         {"ingest", ingest_opts, cmd_ingest},       {"check", check_opts, cmd_check},
         {"annotate", annotate_opts, cmd_annotate}, {"trend", trend_opts, cmd_trend},
         {"export", export_opts, cmd_export},       {"list", list_opts, cmd_list},
+        {"check-db", list_opts, cmd_check_db},
     };
     const char *cmd = argv[i];
     for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {

@@ -116,6 +116,17 @@ static int inspect(const char *path, bool *fresh)
     if (got < (ssize_t)sizeof(head) || memcmp(head, "SQLite format 3", 16))
         return gdr_fail(GDR_EXIT_USAGE, "%s: not an SQLite database (not a gdr-history file)",
                         path);
+    /* A file cut short (a copy that stopped, a full disk): SQLite writes
+     * whole pages, and the header's page count (offset 28, page size at
+     * 16) holds when its change counters (24, 92) agree. */
+    unsigned page = (unsigned)head[16] << 8 | head[17];
+    page = page == 1 ? 65536 : page;
+    uint64_t pages = be32(head + 28), size = (uint64_t)st.st_size;
+    if (page < 512 || (page & (page - 1)) || size % page ||
+        (pages && be32(head + 24) == be32(head + 92) && size < pages * page))
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: truncated: %llu bytes, the header says %llu pages of %u bytes", path,
+                        (unsigned long long)size, (unsigned long long)pages, page);
     /* Offsets of the database header: schema cookie 40, user_version 60,
      * application_id 68 (sqlite.org/fileformat.html). */
     uint32_t cookie = be32(head + 40), version = be32(head + 60), app = be32(head + 68);
@@ -237,6 +248,67 @@ struct hdb *hdb_open(const char *path, bool create)
 fail:
     hdb_close(h);
     return NULL;
+}
+
+int hdb_check_db(const char *path, FILE *out)
+{
+    bool fresh;
+    if (access(path, F_OK))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: no history database here", path);
+    if (inspect(path, &fresh))
+        return -1;
+    if (fresh)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: an empty database", path);
+    /* Read-only: checking a file must not change it (no WAL switch, no
+     * migration). Without a -wal file beside it no one has it open (the
+     * last connection removes it), and immutable=1 reads it without
+     * making -wal and -shm files; with one, as a reader among others. */
+    struct hdb h = {0};
+    snprintf(h.path, sizeof(h.path), "%s", path);
+    char wal[1040], uri[3200];
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    size_t u = (size_t)snprintf(uri, sizeof(uri), "file:");
+    for (const char *p = path; *p && u + 4 < sizeof(uri); p++)
+        u += (size_t)(strchr("%?#", *p) ? snprintf(uri + u, sizeof(uri) - u, "%%%02X", *p)
+                                        : snprintf(uri + u, sizeof(uri) - u, "%c", *p));
+    snprintf(uri + u, sizeof(uri) - u, "%s", access(wal, F_OK) ? "?immutable=1" : "");
+    if (sqlite3_open_v2(uri, &h.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+        int rc = gdr_fail(GDR_EXIT_USAGE, "%s: cannot open it: %s", path, sqlite3_errmsg(h.db));
+        sqlite3_close(h.db);
+        return rc;
+    }
+    sqlite3_busy_timeout(h.db, HDB_BUSY_TIMEOUT_MS);
+    sqlite3_stmt *q = NULL;
+    char first[256] = "";
+    long problems = 0, pages = 0, page_size = 0;
+    int rc = sqlite3_prepare_v2(h.db, "PRAGMA integrity_check(100)", -1, &q, NULL);
+    int step = SQLITE_DONE;
+    while (rc == SQLITE_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *row = (const char *)sqlite3_column_text(q, 0);
+        if (!row || !strcmp(row, "ok"))
+            continue;
+        /* A row may hold several problems, a line each. */
+        for (const char *l = row; *l;) {
+            size_t n = strcspn(l, "\n");
+            if (strncmp(l, "*** in database", 15)) {
+                if (!problems++)
+                    snprintf(first, sizeof(first), "%.*s", (int)n, l);
+                fprintf(out, "%s: %.*s\n", path, (int)n, l);
+            }
+            l += n + (l[n] == '\n');
+        }
+    }
+    if ((rc != SQLITE_OK || step != SQLITE_DONE) && !problems++)
+        snprintf(first, sizeof(first), "%s", sqlite3_errmsg(h.db));
+    sqlite3_finalize(q);
+    pragma_int(h.db, "PRAGMA page_count", &pages);
+    pragma_int(h.db, "PRAGMA page_size", &page_size);
+    sqlite3_close(h.db);
+    if (problems)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: integrity check failed: %s%s", path, first,
+                        problems > 1 ? " (and more, on stdout)" : "");
+    fprintf(out, "%s: ok (integrity_check; %ld pages of %ld bytes)\n", path, pages, page_size);
+    return 0;
 }
 
 void hdb_close(struct hdb *h)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define HDB_APPLICATION_ID 0x47445248 /* "GDRH" */
 #define HDB_SCHEMA_VERSION 1
@@ -24,6 +25,13 @@ struct hdb;
  * Returns NULL after gdr_fail. */
 struct hdb *hdb_open(const char *path, bool create);
 void hdb_close(struct hdb *h);
+
+/* gdr-history check-db: the same checks as opening (SQLite, ours, not
+ * newer, not cut short), then PRAGMA integrity_check on a read-only
+ * connection; each problem found on out, a line "PATH: ok (...)" when
+ * there is none. 0, or -1 after gdr_fail(GDR_EXIT_USAGE) naming the first
+ * problem. The file is not written. */
+int hdb_check_db(const char *path, FILE *out);
 
 /* One write transaction (BEGIN IMMEDIATE: the write lock is taken at
  * once, so a second writer waits in the busy handler, never deadlocks). */

@@ -21,6 +21,7 @@ struct failed_run {
 struct run_in {
     char run_id[128], date[40], version[64], mode[16];
     long planned, ok, failed;
+    bool unfinished; /* the manifest has no end: the sweep was stopped */
     size_t ndocs, nfailed;
     struct gdr_doc *docs;
     bool *bidir;
@@ -86,8 +87,71 @@ static int count(const cJSON *m, const char *key, long *out, const char *what)
     return 0;
 }
 
+static int add_failed(struct run_in *r, const char *name, const char *reason)
+{
+    struct failed_run *f = realloc(r->failed_runs, (r->nfailed + 1) * sizeof(*f));
+    if (!f)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    r->failed_runs = f;
+    snprintf(f[r->nfailed].name, sizeof(f->name), "%s", name);
+    snprintf(f[r->nfailed].reason, sizeof(f->reason), "%s", reason);
+    r->nfailed++;
+    return 0;
+}
+
+static bool listed(const cJSON *runs, const char *name)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, runs) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+            return true;
+    }
+    return false;
+}
+
+static int client_doc(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name), k = strlen(".client.json");
+    return n > k && !strcmp(e->d_name + n - k, ".client.json") && e->d_name[0] != '.';
+}
+
+/* An unfinished sweep's runs that have a client document but no entry
+ * (the one it stopped in): failed runs, with the document's error if it
+ * has one. Read, never judged. */
+static int unlisted_runs(const char *dir, const cJSON *m, struct run_in *r)
+{
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(m, "runs");
+    struct dirent **list;
+    int n = scandir(dir, &list, client_doc, alphasort);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char name[256], path[2048], why[512];
+        snprintf(name, sizeof(name), "%.*s", (int)(strlen(list[i]->d_name) - 12), list[i]->d_name);
+        if (!rc && !listed(runs, name)) {
+            snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+            enum gdr_exit before = gdr_error_code();
+            cJSON *doc = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
+            if (before == GDR_EXIT_OK)
+                gdr_error_clear();
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+            snprintf(why, sizeof(why), "the sweep stopped during this run%s%.400s",
+                     cJSON_IsString(e) ? ": " : " (not in manifest.json)",
+                     cJSON_IsString(e) ? e->valuestring : "");
+            cJSON_Delete(doc);
+            rc = add_failed(r, name, why);
+            /* It may name the testbed when no run finished. */
+            if (!rc && add_doc(r, path) && before == GDR_EXIT_OK)
+                gdr_error_clear();
+        }
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
 /* A sweep's manifest: the run's facts, its ok runs' client documents and
- * its failed runs. */
+ * its failed runs; an unfinished sweep's runs all as failed runs. */
 static int read_manifest(const char *dir, const char *path, struct run_in *r)
 {
     cJSON *m = gdr_json_read_file(path, MANIFEST_MAX_BYTES);
@@ -105,9 +169,14 @@ static int read_manifest(const char *dir, const char *path, struct run_in *r)
     if (gdr_json_str(m, "run_id", r->run_id, sizeof(r->run_id), path) ||
         gdr_json_str(m, "date", r->date, sizeof(r->date), path) ||
         gdr_json_str(m, "git_version", r->version, sizeof(r->version), path) ||
-        gdr_json_str(m, "mode", r->mode, sizeof(r->mode), path) ||
-        count(m, "planned", &r->planned, path) || count(m, "ok", &r->ok, path) ||
-        count(m, "failed", &r->failed, path))
+        gdr_json_str(m, "mode", r->mode, sizeof(r->mode), path))
+        goto out;
+    /* A sweep that was stopped (a nightly killed mid-sweep) never wrote its
+     * end: nothing of it is taken as a good point. */
+    r->unfinished = !cJSON_GetObjectItemCaseSensitive(m, "end_date") ||
+                    !cJSON_GetObjectItemCaseSensitive(m, "planned");
+    if (!r->unfinished && (count(m, "planned", &r->planned, path) || count(m, "ok", &r->ok, path) ||
+                           count(m, "failed", &r->failed, path)))
         goto out;
     if (!cJSON_IsArray(runs)) {
         gdr_fail(GDR_EXIT_USAGE, "%s: field 'runs' is %s", path, runs ? "not an array" : "missing");
@@ -128,6 +197,14 @@ static int read_manifest(const char *dir, const char *path, struct run_in *r)
             str_or_null(it, "reason", reason, sizeof(reason), what) ||
             str_or_null(files, "client", client, sizeof(client), what))
             goto out;
+        if (r->unfinished &&
+            add_failed(r, name,
+                       strcmp(status, "ok") ? (reason[0] ? reason : status)
+                                            : "finished, but the sweep did not (no end_date in "
+                                              "manifest.json): not used"))
+            goto out;
+        /* An unfinished sweep's ok documents are read (and checked) only
+         * to name the testbed. */
         if (!strcmp(status, "ok")) {
             char doc[2048];
             if (!client[0] || strchr(client, '/')) {
@@ -140,19 +217,16 @@ static int read_manifest(const char *dir, const char *path, struct run_in *r)
             snprintf(doc, sizeof(doc), "%s/%s", dir, client);
             if (add_doc(r, doc))
                 goto out;
-        } else {
-            struct failed_run *f = realloc(r->failed_runs, (r->nfailed + 1) * sizeof(*f));
-            if (!f) {
-                gdr_fail(GDR_EXIT_RUN, "out of memory");
-                goto out;
-            }
-            r->failed_runs = f;
-            snprintf(f[r->nfailed].name, sizeof(f->name), "%s", name);
-            snprintf(f[r->nfailed].reason, sizeof(f->reason), "%s", reason[0] ? reason : status);
-            r->nfailed++;
+        } else if (!r->unfinished && add_failed(r, name, reason[0] ? reason : status)) {
+            goto out;
         }
     }
-    rc = 0;
+    rc = r->unfinished ? unlisted_runs(dir, m, r) : 0;
+    if (r->unfinished) {
+        r->planned = -1;
+        r->ok = 0;
+        r->failed = (long)r->nfailed;
+    }
 out:
     cJSON_Delete(m);
     return rc;
@@ -293,6 +367,7 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
         goto out;
     }
     snprintf(res->run_id, sizeof(res->run_id), "%s", r.run_id);
+    res->unfinished = r.unfinished;
     struct hdb_run run = {.testbed = res->testbed,
                           .run_id = r.run_id,
                           .date = r.date,
@@ -315,7 +390,7 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
     }
     if (hdb_commit(h))
         goto out;
-    for (size_t i = 0; i < r.ndocs; i++)
+    for (size_t i = 0; i < r.ndocs && !r.unfinished; i++)
         if (write_doc(h, &r.docs[i], r.bidir[i], res->testbed, id, res))
             goto out;
     rc = 0;

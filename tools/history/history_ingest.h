@@ -5,7 +5,10 @@
  * failed ones recorded) or any directory of result documents (run id = the
  * directory's name, date = the earliest start_time). Everything is read and
  * checked before anything is written; then the run row and its failures go
- * in one transaction and each document's points in one more. Unique keys
+ * in one transaction and each document's points in one more. A sweep that
+ * never finished (its manifest has no end: a nightly killed mid-sweep) is
+ * recorded with every run failed, those it finished too, and gives no
+ * points. Unique keys
  * make a second ingest of the same run add nothing. */
 #ifndef GDR_TOOLS_HISTORY_INGEST_H
 #define GDR_TOOLS_HISTORY_INGEST_H
@@ -15,6 +18,7 @@
 struct hist_ingest_result {
     char testbed[256], run_id[128];
     bool run_added;
+    bool unfinished; /* the sweep never finished: every run recorded failed, no points */
     size_t points_added, points_present, failures;
 };
 
