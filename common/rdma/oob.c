@@ -367,8 +367,8 @@ static int try_connect(struct addrinfo *ai, uint64_t deadline, int *err)
     int w = wait_fd(NULL, fd, POLLOUT, deadline);
     socklen_t elen = sizeof(*err);
     if (w != 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &elen) || *err) {
-        if (w == 1)
-            *err = ETIMEDOUT;
+        if (w)
+            *err = w == 1 ? ETIMEDOUT : errno;
         close(fd);
         return -1;
     }
@@ -392,12 +392,18 @@ int gdr_oob_connect(const char *host, uint16_t port, double timeout, struct gdr_
     /* The server may still be starting: retry refused connections. The
      * socket stays non-blocking; every read and write waits in poll(). */
     for (;;) {
-        for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
+        for (struct addrinfo *ai = res; ai && fd < 0 && !gdr_interrupted; ai = ai->ai_next)
             if ((fd = try_connect(ai, deadline, &err)) >= 0)
                 used = ai;
-        if (fd >= 0 || ms_left(deadline) == 0 || (err != ECONNREFUSED && err != ETIMEDOUT))
+        if (fd >= 0 || ms_left(deadline) == 0 || (err != ECONNREFUSED && err != ETIMEDOUT) ||
+            gdr_interrupted)
             break;
-        usleep(100000);
+        usleep(100000); /* a signal wakes it; the flag is looked at next */
+    }
+    if (fd < 0 && gdr_interrupted) {
+        freeaddrinfo(res);
+        return gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN,
+                             "interrupted while connecting to %s port %u", host, port);
     }
     if (fd < 0) {
         freeaddrinfo(res);

@@ -445,6 +445,28 @@ static void test_interrupted(void **state)
     assert_true(waited < 2.0);
 }
 
+/* A client waiting for its server to come up (refused connections are
+ * retried until --timeout) stops on an interrupt, not at the deadline. */
+static void test_connect_interrupted(void **state)
+{
+    (void)state;
+    int lfd;
+    assert_int_equal(gdr_oob_listen("127.0.0.1", 0, &lfd), 0);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss, &len), 0);
+    uint16_t port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    close(lfd); /* nothing listens there now: refused, retried */
+    gdr_interrupted = 1;
+    struct gdr_oob c = {.fd = -1};
+    uint64_t t0 = gdr_now_ns();
+    assert_int_equal(gdr_oob_connect("127.0.0.1", port, 30.0, &c), -1);
+    gdr_interrupted = 0;
+    assert_error(GDR_EXIT_RUN, "interrupted while connecting to 127.0.0.1 port");
+    assert_string_equal(gdr_error_class()->kind, "interrupted");
+    assert_true((double)(gdr_now_ns() - t0) * 1e-9 < 2.0);
+}
+
 /* What a peer left behind, read without blocking: nothing, a message
  * that waits its turn (not consumed), an ERROR (its reason recorded), or
  * the end of the stream. */
@@ -525,6 +547,7 @@ int main(void)
         pair_test(test_timeout),
         pair_test(test_peer_error_class),
         pair_test(test_interrupted),
+        gdr_unit_test(test_connect_interrupted),
         pair_test(test_peer_last_words),
         pair_test(test_refuse_others),
     };
