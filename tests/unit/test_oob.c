@@ -445,17 +445,23 @@ static void test_interrupted(void **state)
     assert_true(waited < 2.0);
 }
 
+/* A listening socket on a free port of 127.0.0.1: the port. */
+static uint16_t listen_any(int *lfd)
+{
+    assert_int_equal(gdr_oob_listen("127.0.0.1", 0, lfd), 0);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    assert_int_equal(getsockname(*lfd, (struct sockaddr *)&ss, &len), 0);
+    return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
 /* A client waiting for its server to come up (refused connections are
  * retried until --timeout) stops on an interrupt, not at the deadline. */
 static void test_connect_interrupted(void **state)
 {
     (void)state;
     int lfd;
-    assert_int_equal(gdr_oob_listen("127.0.0.1", 0, &lfd), 0);
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss, &len), 0);
-    uint16_t port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    uint16_t port = listen_any(&lfd);
     close(lfd); /* nothing listens there now: refused, retried */
     gdr_interrupted = 1;
     struct gdr_oob c = {.fd = -1};
@@ -495,11 +501,7 @@ static void test_refuse_others(void **state)
 {
     struct pair *p = *state;
     int lfd;
-    assert_int_equal(gdr_oob_listen("127.0.0.1", 0, &lfd), 0);
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss, &len), 0);
-    uint16_t port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    uint16_t port = listen_any(&lfd);
 
     struct gdr_oob_refusal r;
     gdr_oob_refuse_others(&r, lfd, &p->b);
