@@ -31,13 +31,14 @@
  *   GDR_VERBSIM_RETRY_MS later the oldest waiting request of each QP fails
  *   with IBV_WC_RETRY_EXC_ERR and the rest flush (a QP with nothing to send
  *   does not notice).
- * Events come through the context's async fd, which the double replaces
- * with an epoll fd over the real one and its own eventfd, so polling it,
- * blocking or not, works as before. An injected QP event that the program
+ * Events come through the context's async fd: its number holds an epoll
+ * fd over the kernel's file and the double's own eventfd, so polling it,
+ * blocking or not, works as before and wakes for either (below). An injected QP event that the program
  * has not acknowledged when it destroys the QP aborts the process with a
  * log line: ibv_destroy_qp would wait forever on real hardware.
  * Not combined with GDR_VERBSIM_REORDER (its flushes would post requests
  * this layer holds): with both set, this layer stays off and says so. */
+#define _GNU_SOURCE /* dup3 */
 #include "verbsim.h"
 
 #include <dlfcn.h>
@@ -105,10 +106,21 @@ static struct qp_state *state_of(struct vs_qp *q)
 
 /* ---- events through the async fd ---- */
 
+/* The context's async fd: from the open, its number holds an epoll fd
+ * over the kernel's file (kept as a dup) and an eventfd of the double's,
+ * so a poll on that number, even one asleep when the double raises an
+ * event, sees both; the interposed reads take the double's events first,
+ * then the kernel's through the dup. rdma-core hands ctx->async_fd to the
+ * kernel when it creates a CQ, QP or SRQ, and the kernel wants its own
+ * file there: the creating calls are interposed to put the dup in the
+ * field for their duration (ibv_create_cq, ibv_create_qp, ibv_create_srq;
+ * the _ex ones, inline through the ops, are not). */
 #define MAX_EVENTS 8
 struct ev_ctx {
     struct ibv_context *ctx;
-    int real_fd, epfd, efd;
+    int number;  /* ctx->async_fd as the program knows it */
+    int real_fd; /* the kernel's file once redirected, else -1 */
+    int efd;
     struct ibv_async_event queue[MAX_EVENTS]; /* raised, not yet read */
     size_t nqueue;
     struct ibv_async_event unacked[MAX_EVENTS]; /* read, not yet acknowledged */
@@ -126,45 +138,59 @@ static struct ev_ctx *ev_of(struct ibv_context *ctx)
     return NULL;
 }
 
+static int redirect(struct ev_ctx *e);
+
 static void fault_opened(struct ibv_context *ctx)
 {
     if (!f.first_ns) /* the clock of GDR_VERBSIM_FAULT_AFTER_MS */
         f.first_ns = vs_now_ns();
     if (!f.is_event || nevs == sizeof(evs) / sizeof(evs[0]))
         return;
-    struct ev_ctx *e = &evs[nevs];
-    memset(e, 0, sizeof(*e));
-    e->ctx = ctx;
-    e->real_fd = ctx->async_fd;
-    e->epfd = epoll_create1(EPOLL_CLOEXEC);
-    e->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
-    struct epoll_event a = {.events = EPOLLIN, .data.fd = e->real_fd};
-    struct epoll_event b = {.events = EPOLLIN, .data.fd = e->efd};
-    if (e->epfd < 0 || e->efd < 0 || epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->real_fd, &a) ||
-        epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->efd, &b)) {
-        vs_log("fault: cannot take over the async fd of %s: %s: no event will come",
-               ibv_get_device_name(ctx->device), strerror(errno));
-        if (e->epfd >= 0)
-            close(e->epfd);
-        if (e->efd >= 0)
-            close(e->efd);
-        return;
-    }
-    ctx->async_fd = e->epfd;
-    nevs++;
+    pthread_mutex_lock(&ev_lock);
+    evs[nevs] = (struct ev_ctx){.ctx = ctx, .number = ctx->async_fd, .real_fd = -1, .efd = -1};
+    if (!redirect(&evs[nevs]))
+        nevs++;
+    pthread_mutex_unlock(&ev_lock);
 }
 
 static void fault_closing(struct ibv_context *ctx)
 {
     pthread_mutex_lock(&ev_lock);
     struct ev_ctx *e = ev_of(ctx);
-    if (e) {
-        ctx->async_fd = e->real_fd;
-        close(e->epfd);
+    if (e && e->real_fd >= 0) { /* the kernel's file back under its number */
+        dup3(e->real_fd, e->number, O_CLOEXEC);
+        close(e->real_fd);
         close(e->efd);
-        *e = evs[--nevs];
     }
+    if (e)
+        *e = evs[--nevs];
     pthread_mutex_unlock(&ev_lock);
+}
+
+/* Put the epoll fd under the program's number. */
+static int redirect(struct ev_ctx *e)
+{
+    int real = fcntl(e->number, F_DUPFD_CLOEXEC, 0);
+    int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event a = {.events = EPOLLIN, .data.fd = real};
+    struct epoll_event b = {.events = EPOLLIN, .data.fd = efd};
+    if (real < 0 || efd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, real, &a) ||
+        epoll_ctl(ep, EPOLL_CTL_ADD, efd, &b) || dup3(ep, e->number, O_CLOEXEC) < 0) {
+        vs_log("fault: cannot take over the async fd %d: %s: no event will come", e->number,
+               strerror(errno));
+        if (real >= 0)
+            close(real);
+        if (efd >= 0)
+            close(efd);
+        if (ep >= 0)
+            close(ep);
+        return -1;
+    }
+    close(ep); /* it lives on under e->number */
+    e->real_fd = real;
+    e->efd = efd;
+    return 0;
 }
 
 static void raise_event(struct ibv_context *ctx, const struct ibv_async_event *ev)
@@ -176,7 +202,7 @@ static void raise_event(struct ibv_context *ctx, const struct ibv_async_event *e
         uint64_t one = 1;
         if (write(e->efd, &one, sizeof(one)) != sizeof(one))
             vs_log("fault: eventfd write failed: %s", strerror(errno));
-    } else {
+    } else if (!e) {
         vs_log("fault: %s not delivered (context not watched)", f.name);
     }
     pthread_mutex_unlock(&ev_lock);
@@ -193,12 +219,16 @@ int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
     if (!real_get)
         real_get = (int (*)(struct ibv_context *, struct ibv_async_event *))dlsym(
             RTLD_NEXT, "ibv_get_async_event");
+    if (!real_get) {
+        errno = ENOSYS;
+        return -1;
+    }
     for (;;) {
         pthread_mutex_lock(&ev_lock);
         struct ev_ctx *e = ev_of(ctx);
-        if (!e) {
+        if (!e) { /* not a context of ours */
             pthread_mutex_unlock(&ev_lock);
-            return real_get ? real_get(ctx, event) : -1;
+            return real_get(ctx, event);
         }
         if (e->nqueue) {
             *event = e->queue[0];
@@ -211,26 +241,87 @@ int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
             pthread_mutex_unlock(&ev_lock);
             return 0;
         }
-        /* Nothing of ours: the real device's own, as the program asked
-         * for it (the flags it set are on the fd it was given). */
-        bool nonblock = fcntl(e->epfd, F_GETFL) & O_NONBLOCK;
+        /* The kernel's events through its file, blocking or not as the
+         * program set the fd it knows (read only once one is there). */
+        bool nonblock = fcntl(e->number, F_GETFL) & O_NONBLOCK;
         struct pollfd p = {.fd = e->real_fd, .events = POLLIN};
         if (poll(&p, 1, 0) > 0) {
             ctx->async_fd = e->real_fd;
-            int rc = real_get ? real_get(ctx, event) : -1;
-            ctx->async_fd = e->epfd;
+            int rc = real_get(ctx, event);
+            ctx->async_fd = e->number;
             pthread_mutex_unlock(&ev_lock);
             return rc;
         }
-        int epfd = e->epfd;
+        int number = e->number;
         pthread_mutex_unlock(&ev_lock);
         if (nonblock) {
             errno = EAGAIN;
             return -1;
         }
-        struct pollfd w = {.fd = epfd, .events = POLLIN};
+        struct pollfd w = {.fd = number, .events = POLLIN};
         poll(&w, 1, -1);
     }
+}
+
+/* Run a creating call with the kernel's file in ctx->async_fd. */
+#define WITH_KERNEL_FD(ctx, call)                                                                  \
+    do {                                                                                           \
+        pthread_mutex_lock(&ev_lock);                                                              \
+        struct ev_ctx *e_ = ev_of(ctx);                                                            \
+        if (e_)                                                                                    \
+            (ctx)->async_fd = e_->real_fd;                                                         \
+        call;                                                                                      \
+        if (e_)                                                                                    \
+            (ctx)->async_fd = e_->number;                                                          \
+        pthread_mutex_unlock(&ev_lock);                                                            \
+    } while (0)
+
+static void *real_fn(const char *name)
+{
+    void *fn = dlvsym(RTLD_NEXT, name, "IBVERBS_1.1");
+    return fn ? fn : dlsym(RTLD_NEXT, name);
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+                             struct ibv_comp_channel *channel, int comp_vector)
+{
+    static struct ibv_cq *(*real)(struct ibv_context *, int, void *, struct ibv_comp_channel *,
+                                  int);
+    if (!real &&
+        !(real = (struct ibv_cq * (*)(struct ibv_context *, int, void *, struct ibv_comp_channel *,
+                                      int)) real_fn("ibv_create_cq"))) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    struct ibv_cq *cq;
+    WITH_KERNEL_FD(ctx, cq = real(ctx, cqe, cq_context, channel, comp_vector));
+    return cq;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+    static struct ibv_qp *(*real)(struct ibv_pd *, struct ibv_qp_init_attr *);
+    if (!real && !(real = (struct ibv_qp * (*)(struct ibv_pd *, struct ibv_qp_init_attr *))
+                       real_fn("ibv_create_qp"))) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    struct ibv_qp *qp;
+    WITH_KERNEL_FD(pd->context, qp = real(pd, attr));
+    return qp;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+    static struct ibv_srq *(*real)(struct ibv_pd *, struct ibv_srq_init_attr *);
+    if (!real && !(real = (struct ibv_srq * (*)(struct ibv_pd *, struct ibv_srq_init_attr *))
+                       real_fn("ibv_create_srq"))) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    struct ibv_srq *srq;
+    WITH_KERNEL_FD(pd->context, srq = real(pd, attr));
+    return srq;
 }
 
 void ibv_ack_async_event(struct ibv_async_event *event)
