@@ -67,7 +67,13 @@ int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, co
     if (got < 0 || !wc)
         return gdr_fail(GDR_EXIT_RUN, "ibv_poll_cq failed at size %llu",
                         (unsigned long long)w->size);
-    return gdr_wc_fail(&w->s->verbs, wc, op, w->size, iteration_of(w, wc));
+    /* A peer that gave up (its device died, it was interrupted) tears its
+     * memory down after it said why: our writes then fail. With no fatal
+     * event of our own, its parting ERROR, when it is here, is the cause. */
+    struct gdr_session *s = w->s;
+    if (!gdr_events_fatal(&s->verbs, 0)[0] && gdr_oob_peer_last_words(&s->oob) < 0)
+        return -1;
+    return gdr_wc_fail(&s->verbs, wc, op, w->size, iteration_of(w, wc));
 }
 
 int gdr_wait_copy(struct gdr_watchdog *w, struct gdr_buffer *b, unsigned slot)
