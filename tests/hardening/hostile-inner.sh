@@ -3,9 +3,11 @@
 # dead and stalled peers against real servers and clients on rxe0. Records
 # for each case NAME.rc (exit status), NAME.s (seconds it took), NAME.out
 # (stdout) and NAME.err (stderr) under $1; the .test file judges them.
+# shellcheck disable=SC2086 # $long, $busy, $bw, $senv, $cenv: lists of words
 out=$1
 bench=$2
 poke=$3
+verbsim=$4
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
@@ -126,6 +128,88 @@ start sigterm.client gdr_write_bw -p $port $long "$addr"; c=$pid
 rows "$out/sigterm.server.out"; kill -TERM $s
 t0=$(now); reap sigterm.server $s
 reap sigterm.client $c
+
+# Faults from the verbs double (tests/verbsim, fault.c) in one end: an
+# error completion at a chosen send request, or an async event. Two
+# sizes of 50 warm-up and 3000 timed messages each: the client's send
+# request 4050 is message 949 of the second size's timed phase (3050 + 50
+# + 950), so the first size's row is complete. NAME.t: the seconds from
+# the first end's exit to the second's.
+# fault NAME TOOL SIDE FAULT WHEN [ARGS...]: SIDE (client|server) gets the
+# double with GDR_VERBSIM_FAULT=FAULT and WHEN (AT=N or AFTER_MS=T).
+fault() {
+    name=$1 tool=$2 side=$3 f=$4 when=$5; shift 5
+    port=$((port + 1))
+    env="LD_PRELOAD=$preload GDR_VERBSIM_FAULT=$f GDR_VERBSIM_FAULT_$when GDR_VERBSIM_SEED=23"
+    senv="" cenv=""
+    if [ "$side" = server ]; then senv=$env; else cenv=$env; fi
+    t0=$(now)
+    env $senv "GDR_VERBSIM_LOG=$out/$name.server.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
+        --json="$out/$name.server.json" "$@" >"$out/$name.server.out" 2>"$out/$name.server.err" &
+    s=$!
+    env $cenv "GDR_VERBSIM_LOG=$out/$name.client.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
+        --json="$out/$name.client.json" "$@" "$addr" >"$out/$name.client.out" 2>"$out/$name.client.err" &
+    c=$!
+    # Whichever ends first starts the clock of the other.
+    first=""
+    while [ -z "$first" ]; do
+        kill -0 $s 2>/dev/null || first=server
+        kill -0 $c 2>/dev/null || first=${first:-client}
+        [ -n "$first" ] || sleep 0.05
+    done
+    t1=$(now)
+    wait $s; echo $? >"$out/$name.server.rc"
+    wait $c; echo $? >"$out/$name.client.rc"
+    took "$t1" >"$out/$name.t"
+    took "$t0" >"$out/$name.s"
+}
+# A sanitizer build's runtime must come first among the preloaded.
+asan=$(ldd "$bench/gdr_write_bw" 2>/dev/null | awk '/libasan/ { print $3 }')
+preload=${asan:+$asan:}$verbsim
+if [ -n "$verbsim" ]; then
+    bw="--sizes=4096:65536:16 -n 3000 --warmup=50 --timeout=5"
+    fault fault_retry write_bw client IBV_WC_RETRY_EXC_ERR AT=4050 $bw
+    fault fault_access send_bw client IBV_WC_REM_ACCESS_ERR AT=4050 --sizes=4096:8192 -n 3000 \
+        --warmup=50 --timeout=5
+    # read_lat: 1000 timed each; request 1401 is message 300 of size 128.
+    fault fault_flush read_lat client IBV_WC_WR_FLUSH_ERR AT=1401 --sizes=64:128 -n 1000 \
+        --warmup=50 --timeout=5
+    fault fault_port write_bw client IBV_EVENT_PORT_ERR AT=4050 $bw
+    fault fault_qp write_bw client IBV_EVENT_QP_FATAL AT=4050 $bw
+    # The server of a write test posts nothing: its event comes by time,
+    # in the middle of a long sweep.
+    fault fault_device write_bw server IBV_EVENT_DEVICE_FATAL AFTER_MS=4000 $long
+fi
+
+# The link really down in the middle of a run, then up again: the client
+# on rxe1 (veth1), the server on rxe0 (veth0, its veth peer: its carrier
+# goes too, as with a pulled cable). The control channel runs over lo.
+port=$((port + 1))
+start link.server gdr_write_bw -p $port $long --json="$out/link.server.json"; s=$pid
+"$bench/gdr_write_bw" -d rxe1 -p $port $long --json="$out/link.client.json" "$addr" \
+    >"$out/link.client.out" 2>"$out/link.client.err" &
+c=$!
+rows "$out/link.client.out"
+ip link set veth1 down; t0=$(now)
+reap link.client $c
+reap link.server $s
+sleep 1
+ip link set veth1 up
+# Routes through veth1 went with it (ci/lab/guest-run.sh made them).
+ip route replace 198.18.0.1 dev veth1 src 198.18.0.2 table 10
+ip route replace 198.18.0.2 dev veth0 src 198.18.0.1 table 11
+i=0
+until [ $i -ge 100 ] || { rdma link show rxe1/1 | grep -q 'state ACTIVE' &&
+                         rdma link show rxe0/1 | grep -q 'state ACTIVE'; }; do
+    sleep 0.1; i=$((i + 1))
+done
+echo "$((i / 10)).$((i % 10))" >"$out/link_up.s"
+port=$((port + 1))
+start link_up.server gdr_write_bw -p $port -s 65536 -n 500 --timeout=10; s=$pid
+"$bench/gdr_write_bw" -d rxe1 -p $port -s 65536 -n 500 --timeout=10 "$addr" \
+    >"$out/link_up.client.out" 2>"$out/link_up.client.err"
+echo $? >"$out/link_up.client.rc"
+wait $s; echo $? >"$out/link_up.server.rc"
 
 # A second client while the server is busy: refused, the run unharmed.
 port=$((port + 1))
