@@ -14,7 +14,7 @@
 #include "report.h"
 #include "session.h"
 #include "sizing.h"
-#include "staged.h"
+#include "loops.h"
 #include "topo.h"
 
 #include <signal.h>
