@@ -525,8 +525,6 @@ static int post_now(struct vs_qp *q, struct vs_wr *w, const struct ibv_send_wr *
     return rc;
 }
 
-static uint64_t run_ticks(uint64_t now);
-
 static int wrap_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
     int rc = 0;
