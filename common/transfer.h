@@ -101,7 +101,7 @@ static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max
 /* Sleep on the receive CQ's completion channel (s->verbs.recv_channel):
  * the first call arms the CQ and returns 1 (poll it once more before
  * sleeping, or an arrival between the last poll and the arming is never
- * signalled); the next sleeps until an event or SLEEP_MS, so the watchdog
+ * signalled); the next sleeps until an event or GDR_SLEEP_MS, so the watchdog
  * still runs, counts the sleep in *sleeps and returns 0; -1 on error. */
 #define GDR_SLEEP_MS 100
 int gdr_recv_cq_sleep(struct gdr_watchdog *w, bool *armed, uint64_t *sleeps);
