@@ -18,10 +18,10 @@
  * group's number): its receive completion at the destination says that
  * every earlier write of that QP has landed, whatever order the fabric
  * placed them in (adaptive routing), and the data writes are routed as
- * the direct path's are. That marker (for sends, the group's last item on
- * the QP) is always signalled, so the source knows when a group's work
- * requests have completed: only then is its slot refilled (a
- * retransmission re-reads the slot until the request completes).
+ * the direct path's are. A slot is refilled only once the requests that
+ * read it have completed (a retransmission re-reads the slot until its
+ * request completes): the marker (for sends, the group's last item on the
+ * QP) of every few groups is signalled for that.
  *
  * The destination counts a group's arrivals, copies the group out of its
  * slot (when staged) and credits it: the source has one credit entry per
@@ -154,6 +154,8 @@ struct source {
     uint64_t credited, completed;    /* groups credited, groups whose requests completed */
     uint64_t ended;                  /* groups wholly posted */
     unsigned sig;                    /* a send completion at least every sig posts per QP */
+    uint64_t sig_groups;             /* and a group's end on it sig_groups after the last */
+    uint64_t sig_group[GDR_MAX_QPS]; /* per QP: the last group whose end was signalled, + 1 */
     uint64_t qdepth;                 /* most requests per QP posted and not completed */
     uint64_t wrs[GDR_MAX_QPS], wdone[GDR_MAX_QPS]; /* requests per QP: posted, completed */
     /* Per slot: each QP's request count once the slot's group was wholly
@@ -178,6 +180,15 @@ static int source_init(struct gdr_session *s, struct source *src, uint64_t size,
     src->sig = s->cfg->tx_depth / 2 < 64 ? s->cfg->tx_depth / 2 : 64;
     if (!src->sig)
         src->sig = 1;
+    /* A slot is refilled once the requests that read it completed: a
+     * group's end on a QP is signalled when the last one signalled there
+     * is a quarter of the ring's groups back, not for every group, which
+     * would cost a completion per group where the direct path takes one
+     * per 64 posts. A QP that carries a group every p groups then has a
+     * signalled end within N/4 + p groups of any group's end if p < N/4,
+     * and at every end if not: always before the slot is wanted again, N
+     * groups on. The QP's last request of the run is always signalled. */
+    src->sig_groups = src->r.p.slots / 4 ? src->r.p.slots / 4 : 1;
     src->qdepth = gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots) - s->cfg->stage_slots;
     /* No credit of this phase can come before its first item is posted;
      * every credit write of the last phase completed before it ended. */
@@ -188,11 +199,11 @@ static int source_init(struct gdr_session *s, struct source *src, uint64_t size,
 }
 
 static int post_wr(struct gdr_session *s, struct source *src, unsigned q, struct gdr_wr *wr,
-                   bool end)
+                   bool signal)
 {
     uint64_t n = ++src->wrs[q];
     wr->wr_id = ((uint64_t)q << QP_SHIFT) | n;
-    wr->flags = end || n % src->sig == 0 ? IBV_SEND_SIGNALED : 0;
+    wr->flags = signal || n % src->sig == 0 ? IBV_SEND_SIGNALED : 0;
     return gdr_post_send(s->verbs.qp[q], wr);
 }
 
@@ -206,6 +217,11 @@ static int post_item(struct gdr_session *s, struct source *src, uint64_t i)
     struct gdr_stage_item x = gdr_stage_item(&run->p, run->bslots, i);
     unsigned q = (unsigned)(i % run->nqp);
     bool end = last_on_qp(i, first_of(run, x.group + 1), run->nqp);
+    bool signal =
+        end && (!src->sig_group[q] || x.group + 1 - src->sig_group[q] >= src->sig_groups ||
+                last_on_qp(i, run->total, run->nqp));
+    if (signal)
+        src->sig_group[q] = x.group + 1;
     struct gdr_wr wr = {
         .op = src->markers ? IBV_WR_RDMA_WRITE : s->roles.opcode,
         .len = x.len,
@@ -219,14 +235,14 @@ static int post_item(struct gdr_session *s, struct source *src, uint64_t i)
                      : r->addr + s->dest_off + x.off,
         .rkey = r->ring_bytes ? r->ring_rkey : r->rkey,
     };
-    if (post_wr(s, src, q, &wr, end && !src->markers))
+    if (post_wr(s, src, q, &wr, signal && !src->markers))
         return -1;
     if (!end || !src->markers)
         return 0;
     wr.op = IBV_WR_RDMA_WRITE_WITH_IMM;
     wr.len = 0;
     wr.imm = (uint32_t)x.group;
-    return post_wr(s, src, q, &wr, true);
+    return post_wr(s, src, q, &wr, signal);
 }
 
 /* May item i (and its marker) go on its QP's send queue now? */
