@@ -15,7 +15,7 @@
 #include "report.h"
 #include "session.h"
 #include "sizing.h"
-#include "staged.h"
+#include "loops.h"
 #include "topo.h"
 
 #include <signal.h>
@@ -46,6 +46,7 @@ static cJSON *agreed_parameters(const struct gdr_session *s)
     cJSON *p = gdr_report_parameters(s->cfg);
     cJSON_DeleteItemFromObjectCaseSensitive(p, "tcp_port");
     cJSON_DeleteItemFromObjectCaseSensitive(p, "timeout_s");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "events"); /* how this end waits */
     cJSON_AddStringToObject(p, "test", s->test->name);
     return p;
 }

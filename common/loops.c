@@ -3,8 +3,8 @@
  * talks to the peer except to notice that it has gone. */
 #include "config.h"
 
-#include "session.h"
 #include "error.h"
+#include "loops.h"
 #include "sizing.h"
 #include "transfer.h"
 
@@ -54,8 +54,7 @@ static unsigned inline_flag_for(const struct gdr_session *s, enum ibv_wr_opcode 
     return op != IBV_WR_RDMA_READ && size <= s->cfg->inline_size ? IBV_SEND_INLINE : 0;
 }
 
-static void finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counted,
-                           uint64_t elapsed_ns)
+void gdr_measure_finish(struct gdr_measure *m, uint64_t size, uint64_t counted, uint64_t elapsed_ns)
 {
     m->elapsed_ns = elapsed_ns;
     m->bytes = counted * size;
@@ -163,7 +162,7 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     m->iters = iters;
     m->bw_peak = st.peak.peak;
     m->window = st.window;
-    finish_measure(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
+    gdr_measure_finish(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
     return 0;
 }
 
@@ -245,18 +244,20 @@ static void receiver_measure(const struct receiver *st, uint64_t size, struct gd
 {
     m->iters = st->iters;
     m->bw_peak = st->peak.peak;
-    finish_measure(m, size, st->iters, st->last_ns - st->start_ns);
+    gdr_measure_finish(m, size, st->iters, st->last_ns - st->start_ns);
 }
 
 int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
 {
     struct receiver st;
     struct gdr_watchdog w;
+    bool armed = false, events = s->cfg->events && s->verbs.recv_channel;
     receiver_init(s, &st, size, iters);
     gdr_watchdog_start(&w, s, size, st.start_ns);
     watch_loop(&w, &st.received);
     while (st.received < iters) {
-        if (receiver_poll(s, &st, &w, size) < 0)
+        int got = receiver_poll(s, &st, &w, size);
+        if (got < 0 || (!got && events && gdr_recv_cq_sleep(&w, &armed, &m->sleeps) < 0))
             return -1;
         if (gdr_interrupted)
             return gdr_fail_interrupted(size);
@@ -361,7 +362,7 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     s->clock = clk;
     if (!rc) {
         m->iters = iters;
-        finish_measure(m, size, iters, gdr_ticks_to_ns(&clk, prev - start));
+        gdr_measure_finish(m, size, iters, gdr_ticks_to_ns(&clk, prev - start));
         m->window = (struct gdr_window){1, size};
         gdr_lat_stats_compute(samples, iters, &m->lat);
     }

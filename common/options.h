@@ -46,6 +46,7 @@ struct gdr_config {
     unsigned stage_slots; /* bounce slots per end and direction (sized from
                                  * the window unless --stage-slots is given) */
     bool bidirectional;   /* -b: both ends send at once */
+    bool events;          /* -e: wait for arrivals on completion events */
 
     bool validate;
     bool report_gbits;

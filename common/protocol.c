@@ -18,7 +18,7 @@
 #include "pattern.h"
 #include "report.h"
 #include "sizing.h"
-#include "staged.h"
+#include "loops.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +36,7 @@ static cJSON *measure_to_json(const struct gdr_measure *m)
     cJSON_AddNumberToObject(o, "cpu_system", m->cpu.system);
     gdr_json_add_u64(o, "window_msgs", m->window.msgs);
     gdr_json_add_u64(o, "window_bytes", m->window.bytes);
+    gdr_json_add_u64(o, "sleeps", m->sleeps);
     cJSON *l = cJSON_AddObjectToObject(o, "lat");
     gdr_json_add_u64(l, "count", m->lat.count);
     cJSON_AddNumberToObject(l, "min", m->lat.min);
@@ -70,6 +71,10 @@ static int measure_from_json(const cJSON *o, struct gdr_measure *m, const char *
         gdr_json_double(l, "p99", &m->lat.p99, what) ||
         gdr_json_double(l, "p999", &m->lat.p999, what))
         return -1;
+    /* Optional: a peer before issue 20 does not send it. */
+    m->sleeps = 0;
+    if (cJSON_GetObjectItemCaseSensitive(o, "sleeps"))
+        return gdr_json_u64(o, "sleeps", UINT64_MAX, &m->sleeps, what);
     return 0;
 }
 
@@ -148,6 +153,8 @@ static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_
         row->m = s->roles.counter == GDR_SIDE_SERVER ? *server : *client;
     row->cpu_client = client->cpu;
     row->cpu_server = server->cpu;
+    row->sleeps_client = client->sleeps;
+    row->sleeps_server = server->sleeps;
     row->validated = s->cfg->validate;
     row->bad_bytes = bad;
 }

@@ -404,39 +404,6 @@ static void complete_done(struct vs_qp *q, uint64_t covered)
     }
 }
 
-static bool wants_signal(const struct vs_qp *q, const struct vs_wr *w);
-
-size_t vs_in_flight(const struct vs_qp *q)
-{
-    return fifo_len(q) - q->held;
-}
-
-size_t vs_signalled_in_flight(const struct vs_qp *q)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < vs_in_flight(q); i++)
-        n += wants_signal(q, &q->fifo[(q->head + i) % q->cap]);
-    return n;
-}
-
-void vs_complete_in_flight(struct vs_qp *q)
-{
-    complete_done(q, q->next_real_seq);
-}
-
-void vs_fail_held(struct vs_qp *q, enum ibv_wc_status first)
-{
-    for (size_t i = 0; i < q->held; i++) {
-        struct vs_wr *w = vs_held_at(q, i);
-        w->held = false;
-        w->failed = true;
-        w->status = i ? IBV_WC_WR_FLUSH_ERR : first;
-        wr_free(w);
-    }
-    q->held = 0;
-    complete_done(q, 0);
-}
-
 /* ---- posting ---- */
 
 static uint32_t total_len(const struct ibv_send_wr *wr)
@@ -485,6 +452,37 @@ static int hold_copy(struct vs_wr *w, const struct ibv_send_wr *wr)
 static bool wants_signal(const struct vs_qp *q, const struct vs_wr *w)
 {
     return q->sig_all || (w->app_flags & IBV_SEND_SIGNALED);
+}
+
+size_t vs_in_flight(const struct vs_qp *q)
+{
+    return fifo_len(q) - q->held;
+}
+
+size_t vs_signalled_in_flight(const struct vs_qp *q)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < vs_in_flight(q); i++)
+        n += wants_signal(q, &q->fifo[(q->head + i) % q->cap]);
+    return n;
+}
+
+void vs_complete_in_flight(struct vs_qp *q)
+{
+    complete_done(q, q->next_real_seq);
+}
+
+void vs_fail_held(struct vs_qp *q, enum ibv_wc_status first)
+{
+    for (size_t i = 0; i < q->held; i++) {
+        struct vs_wr *w = vs_held_at(q, i);
+        w->held = false;
+        w->failed = true;
+        w->status = i ? IBV_WC_WR_FLUSH_ERR : first;
+        wr_free(w);
+    }
+    q->held = 0;
+    complete_done(q, 0);
 }
 
 int vs_flush(struct vs_qp *q)
@@ -557,8 +555,6 @@ static int post_now(struct vs_qp *q, struct vs_wr *w, const struct ibv_send_wr *
         w->real_seq = ++q->next_real_seq;
     return rc;
 }
-
-static uint64_t run_ticks(uint64_t now);
 
 static int wrap_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {

@@ -24,6 +24,8 @@
  * scheme broke), 2 usage, 3 no verbs device. */
 #include "config.h"
 
+#include "../rc_pair.h"
+
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdbool.h>
@@ -39,65 +41,6 @@ static int fail(int code, const char *what, const char *why)
 {
     printf("credit_race: %s: %s\n", what, why);
     return code;
-}
-
-static int to_rts(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid, int gid_index,
-                  enum ibv_mtu mtu)
-{
-    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
-                            .port_num = 1,
-                            .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE};
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-        return -1;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = mtu;
-    a.dest_qp_num = dest_qpn;
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.port_num = 1;
-    a.ah_attr.is_global = 1;
-    a.ah_attr.grh.dgid = *gid;
-    a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-    a.ah_attr.grh.hop_limit = 1;
-    if (ibv_modify_qp(qp, &a,
-                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-        return -1;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 1;
-    return ibv_modify_qp(qp, &a,
-                         IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                             IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-/* Wait for n successful completions; -1 on an error or after 5 s. */
-static int wait_cq(struct ibv_cq *cq, int n)
-{
-    struct timespec t0, t;
-    struct ibv_wc wc;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (n > 0) {
-        int got = ibv_poll_cq(cq, 1, &wc);
-        if (got < 0)
-            return -1;
-        if (got == 1) {
-            if (wc.status != IBV_WC_SUCCESS) {
-                printf("credit_race: completion: %s\n", ibv_wc_status_str(wc.status));
-                return -1;
-            }
-            n--;
-            continue;
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec > 5)
-            return -1;
-    }
-    return 0;
 }
 
 /* The two ends' memory: the source's credit area (remote to the
@@ -161,8 +104,8 @@ int main(int argc, char **argv)
         .qp_type = IBV_QPT_RC,
         .cap = {.max_send_wr = K, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
     struct ibv_qp *qa = ibv_create_qp(pd, &qi), *qb = ibv_create_qp(pd, &qi);
-    if (!qa || !qb || to_rts(qa, qb->qp_num, &gid, gid_index, port.active_mtu) ||
-        to_rts(qb, qa->qp_num, &gid, gid_index, port.active_mtu))
+    if (!qa || !qb || rc_pair_connect(qa, qb->qp_num, &gid, gid_index, port.active_mtu) ||
+        rc_pair_connect(qb, qa->qp_num, &gid, gid_index, port.active_mtu))
         return fail(1, "QPs", strerror(errno));
     struct mem *m = calloc(1, sizeof(*m));
     struct ibv_mr *mr =
@@ -194,7 +137,7 @@ int main(int argc, char **argv)
             if (rc)
                 return fail(1, "ibv_post_send", strerror(rc));
         }
-        if (wait_cq(cq, K))
+        if (rc_pair_wait(cq, K, "credit_race"))
             return fail(1, "credit writes", "no successful completions within 5 s");
         bool bad = false;
         if (!strcmp(mode, "word")) {
