@@ -245,7 +245,8 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
     return 0;
 }
 
-static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t deadline_ns)
+static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t deadline_ns,
+                      const char *what)
 {
     const uint8_t *p = buf;
     while (len) {
@@ -265,8 +266,14 @@ static int write_full(struct gdr_oob *oob, const void *buf, size_t len, uint64_t
             if (errno == EINTR || errno == EAGAIN)
                 continue;
             int err = errno;
-            if (err == EPIPE || err == ECONNRESET)
-                gdr_oob_peer_last_words(oob); /* a busy server's ERROR says why */
+            /* The peer is gone: a busy server's ERROR says why; else it
+             * closed, as a receive would have found (the same words: a
+             * peer killed mid-run is one case whichever way we were
+             * talking). */
+            if ((err == EPIPE || err == ECONNRESET) && gdr_oob_peer_last_words(oob) >= 0)
+                return gdr_fail_kind(GDR_KIND_PEER, GDR_EXIT_RUN,
+                                     "peer %s closed the connection while we sent %s%s", oob->peer,
+                                     what, oob->at);
             return gdr_fail_kind(GDR_KIND_PEER, GDR_EXIT_RUN, "peer %s: send failed: %s", oob->peer,
                                  strerror(err));
         }
@@ -439,9 +446,9 @@ int gdr_oob_send(struct gdr_oob *oob, enum gdr_msg_type type, const cJSON *body)
         uint8_t hdr[GDR_OOB_HEADER_LEN];
         gdr_oob_encode_header(hdr, type, (uint32_t)len);
         uint64_t deadline = deadline_after(oob->timeout);
-        rc = write_full(oob, hdr, sizeof(hdr), deadline);
+        rc = write_full(oob, hdr, sizeof(hdr), deadline, gdr_msg_type_name(type));
         if (!rc)
-            rc = write_full(oob, text, len, deadline);
+            rc = write_full(oob, text, len, deadline, gdr_msg_type_name(type));
     }
     free(text);
     return rc;

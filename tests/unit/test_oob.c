@@ -445,6 +445,19 @@ static void test_interrupted(void **state)
     assert_true(waited < 2.0);
 }
 
+/* A peer killed while we send: the same words as when we receive (a
+ * loaded host decides which of the two we were doing), with the size. */
+static void test_peer_closed_while_sending(void **state)
+{
+    struct pair *p = *state;
+    snprintf(p->b.at, sizeof(p->b.at), " at size 8192");
+    gdr_oob_close(&p->a);
+    assert_int_equal(gdr_oob_send(&p->b, GDR_MSG_READY, NULL), -1);
+    assert_error(GDR_EXIT_RUN,
+                 "peer client:40000 closed the connection while we sent READY at size 8192");
+    assert_string_equal(gdr_error_class()->kind, "peer");
+}
+
 /* A listening socket on a free port of 127.0.0.1: the port. */
 static uint16_t listen_any(int *lfd)
 {
@@ -548,6 +561,7 @@ int main(void)
         pair_test(test_bad_payload),
         pair_test(test_timeout),
         pair_test(test_peer_error_class),
+        pair_test(test_peer_closed_while_sending),
         pair_test(test_interrupted),
         gdr_unit_test(test_connect_interrupted),
         pair_test(test_peer_last_words),
