@@ -14,6 +14,7 @@
 #include "oob.h"
 #include "options.h"
 #include "roles.h"
+#include "size_msg.h"
 #include "stats.h"
 #include "test.h"
 #include "verbs.h"
@@ -42,28 +43,6 @@ struct gdr_session {
     double last_bytes_per_s;         /* client: the last size's rate, for deadlines */
     struct gdr_tick_clock clock;     /* the latency samples' clock (the last size's) */
     char start_time[32];
-};
-
-/* The most a loop had in flight at once: sent and not yet known to have
- * landed (direct: completed; staged: credited). */
-struct gdr_window {
-    uint64_t msgs, bytes;
-};
-static inline void gdr_window_note(struct gdr_window *w, uint64_t msgs, uint64_t bytes)
-{
-    if (msgs > w->msgs)
-        w->msgs = msgs;
-    if (bytes > w->bytes)
-        w->bytes = bytes;
-}
-
-/* One side's measurement of one timed phase. */
-struct gdr_measure {
-    uint64_t iters, bytes, elapsed_ns;
-    struct gdr_window window;         /* what this end sent: most in flight */
-    double bw_avg, bw_peak, msg_rate; /* bytes/s, messages/s */
-    struct gdr_lat_stats lat;         /* latency tests only */
-    struct gdr_cpu_use cpu;
 };
 
 /* One row of the report: a size, measured by the side that counts it. */
