@@ -39,6 +39,7 @@ struct gdr_measure {
     double bw_avg, bw_peak, msg_rate; /* bytes/s, messages/s */
     struct gdr_lat_stats lat;         /* latency tests only */
     struct gdr_cpu_use cpu;
+    struct gdr_steady steady; /* bandwidth over slices of the loop; 0 slices: none */
 };
 
 struct gdr_size_start {
