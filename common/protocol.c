@@ -17,6 +17,7 @@
 #include "json.h"
 #include "pattern.h"
 #include "report.h"
+#include "context.h"
 #include "size_msg.h"
 #include "sizing.h"
 #include "staged.h"
@@ -87,20 +88,24 @@ static void fill_directions(struct gdr_session *s, struct gdr_size_result *row,
 }
 
 static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_t size,
-                     const struct gdr_measure *client, const struct gdr_measure *server,
-                     uint64_t bad)
+                     const struct gdr_size_done_msg *client,
+                     const struct gdr_size_result_msg *server, uint64_t bad)
 {
     memset(row, 0, sizeof(*row));
     row->size = size;
-    row->window = client->window; /* the client always sends */
+    row->window = client->m.window; /* the client always sends */
     if (s->roles.bidirectional)
-        fill_directions(s, row, client, server);
+        fill_directions(s, row, &client->m, &server->m);
     else
-        row->m = s->roles.counter == GDR_SIDE_SERVER ? *server : *client;
-    row->cpu_client = client->cpu;
-    row->cpu_server = server->cpu;
+        row->m = s->roles.counter == GDR_SIDE_SERVER ? server->m : client->m;
+    row->cpu_client = client->m.cpu;
+    row->cpu_server = server->m.cpu;
     row->validated = s->cfg->validate;
     row->bad_bytes = bad;
+    row->server_prestage_s = server->prestage_s;
+    row->seen_client = client->seen;
+    row->seen_server = server->seen;
+    gdr_context_row_limit(s, row);
 }
 
 /* ---- client ---- */
@@ -144,9 +149,10 @@ static int client_run_loop(struct gdr_session *s, uint64_t size, uint64_t iters,
 }
 
 static int client_phase(struct gdr_session *s, const char *phase, uint64_t size, uint64_t iters,
-                        double expect_s, struct gdr_measure *mine,
+                        double expect_s, struct gdr_size_done_msg *mine,
                         struct gdr_size_result_msg *theirs)
 {
+    bool timed = strcmp(phase, "timed") == 0;
     struct gdr_size_start st = {.size = size, .iters = iters, .expect_s = expect_s};
     snprintf(st.phase, sizeof(st.phase), "%s", phase);
     cJSON *msg = gdr_size_start_encode(&st);
@@ -162,8 +168,12 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     cJSON_Delete(reply);
 
     memset(mine, 0, sizeof(*mine));
-    if (client_run_loop(s, size, iters, mine))
+    if (timed)
+        gdr_context_size_begin(s);
+    if (client_run_loop(s, size, iters, &mine->m))
         return -1;
+    if (timed)
+        gdr_context_size_end(s, &mine->seen);
 
     msg = gdr_size_done_encode(mine);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_DONE, msg);
@@ -181,8 +191,10 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
 {
     const struct gdr_config *cfg = s->cfg;
     const struct gdr_roles *r = &s->roles;
-    struct gdr_measure mine, probe = {0};
-    struct gdr_size_result_msg theirs = {0};
+    static struct gdr_size_done_msg mine, probe; /* large; one sweep per process */
+    static struct gdr_size_result_msg theirs;
+    memset(&probe, 0, sizeof(probe));
+    memset(&theirs, 0, sizeof(theirs));
     uint64_t bad = 0, iters = cfg->iters, warm = gdr_warmup_iters(cfg, r, size);
     bool source_here = gdr_role_mine(r->source, false), dest_here = gdr_role_mine(r->dest, false);
 
@@ -191,14 +203,14 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs))
         return -1;
     if (cfg->time_per_size > 0)
-        iters =
-            gdr_calibrated_iters(probe.iters, probe.elapsed_ns, cfg->time_per_size, r->min_iters);
+        iters = gdr_calibrated_iters(probe.m.iters, probe.m.elapsed_ns, cfg->time_per_size,
+                                     r->min_iters);
     /* How long the timed phase should take, so the server's wait for its end
      * stretches with it: from the warm-up, else from the last size's rate
      * (an overestimate: larger messages move faster); else unknown, and the
      * server waits --timeout. */
     double expect_s =
-        gdr_expected_seconds(probe.iters, probe.elapsed_ns, iters, size, s->last_bytes_per_s);
+        gdr_expected_seconds(probe.m.iters, probe.m.elapsed_ns, iters, size, s->last_bytes_per_s);
     if (cfg->validate && dest_here && for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
     if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs))
@@ -210,10 +222,9 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     if (cfg->validate && dest_here && for_each_slot(s, SLOT_CHECK, size, iters, &bad_here))
         return -1;
     bad += bad_here;
-    fill_row(s, row, size, &mine, &theirs.m, bad);
-    row->server_prestage_s = theirs.prestage_s;
-    if (mine.elapsed_ns)
-        s->last_bytes_per_s = (double)iters * (double)size * 1e9 / (double)mine.elapsed_ns;
+    fill_row(s, row, size, &mine, &theirs, bad);
+    if (mine.m.elapsed_ns)
+        s->last_bytes_per_s = (double)iters * (double)size * 1e9 / (double)mine.m.elapsed_ns;
     return bad ? data_check_failed(size, bad) : 0;
 }
 
@@ -277,21 +288,30 @@ static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, 
         return -1;
     if (prepare_loop(s, r->server_loop, st->size, st->iters))
         return -1;
+    /* The port's counters from before the client can send until its done
+     * message: this end may have no loop of its own (a write's target). */
+    if (timed)
+        gdr_context_size_begin(s);
     cJSON *msg = cJSON_CreateObject();
     int rc = gdr_oob_send(&s->oob, GDR_MSG_READY, msg);
     cJSON_Delete(msg);
     if (rc)
         return -1;
 
-    struct gdr_measure mine = {0}, theirs = {0};
+    static struct gdr_size_result_msg result; /* large; one sweep per process */
+    static struct gdr_size_done_msg theirs;
+    memset(&result, 0, sizeof(result));
+    struct gdr_measure *mine = &result.m;
     struct gdr_cpu_mark mark;
     gdr_cpu_mark(&mark);
-    if (run_loop(s, r->server_loop, st->size, st->iters, &mine))
+    if (run_loop(s, r->server_loop, st->size, st->iters, mine))
         return -1;
     cJSON *done;
     if (gdr_oob_recv(&s->oob, GDR_MSG_SIZE_DONE, st->expect_s, &done))
         return -1;
-    mine.cpu = gdr_cpu_since(&mark);
+    mine->cpu = gdr_cpu_since(&mark);
+    if (timed)
+        gdr_context_size_end(s, &result.seen);
     char what[160];
     snprintf(what, sizeof(what), "SIZE_DONE from %s", s->oob.peer);
     rc = gdr_size_done_decode(done, &theirs, what);
@@ -302,17 +322,15 @@ static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, 
         for_each_slot(s, SLOT_CHECK, st->size, st->iters, &bad))
         return -1;
 
-    struct gdr_size_result_msg result = {
-        .m = mine, .bad_bytes = bad, .prestage_s = (double)prestage_ns * 1e-9};
+    result.bad_bytes = bad;
+    result.prestage_s = (double)prestage_ns * 1e-9;
     msg = gdr_size_result_encode(&result);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_RESULT, msg);
     cJSON_Delete(msg);
     if (rc)
         return -1;
-    if (timed) {
-        fill_row(s, row, st->size, &theirs, &mine, bad);
-        row->server_prestage_s = (double)prestage_ns * 1e-9;
-    }
+    if (timed)
+        fill_row(s, row, st->size, &theirs, &result, bad);
     return bad ? data_check_failed(st->size, bad) : 0;
 }
 

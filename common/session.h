@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "cm.h"
+#include "context.h"
 #include "endpoint.h"
 #include "mem.h"
 #include "oob.h"
@@ -42,6 +43,7 @@ struct gdr_session {
     uint64_t rx_posted[GDR_MAX_QPS]; /* receives posted this phase, per QP */
     double last_bytes_per_s;         /* client: the last size's rate, for deadlines */
     struct gdr_tick_clock clock;     /* the latency samples' clock (the last size's) */
+    struct gdr_context ctx;          /* limits, counters, PCIe and GPU state */
     char start_time[32];
 };
 
@@ -55,7 +57,9 @@ struct gdr_size_result {
     struct gdr_cpu_use cpu_client, cpu_server;
     bool validated; /* --validate ran for this size */
     uint64_t bad_bytes;
-    double server_prestage_s; /* staged read: the responder's copy */
+    double server_prestage_s;                      /* staged read: the responder's copy */
+    struct gdr_size_seen seen_client, seen_server; /* NIC counters, GPU state */
+    struct gdr_row_limit limit;                    /* what the path carries at best */
 };
 
 /* Slots of `size` bytes each direction's region holds (at least 1). */

@@ -8,6 +8,7 @@
 #include "options.h"
 #include "sizes.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static cJSON *measure_encode(const struct gdr_measure *m)
@@ -32,6 +33,11 @@ static cJSON *measure_encode(const struct gdr_measure *m)
     cJSON_AddNumberToObject(l, "median", m->lat.median);
     cJSON_AddNumberToObject(l, "p99", m->lat.p99);
     cJSON_AddNumberToObject(l, "p999", m->lat.p999);
+    cJSON *st = cJSON_AddObjectToObject(o, "steady");
+    cJSON_AddNumberToObject(st, "slices", m->steady.slices);
+    cJSON_AddNumberToObject(st, "min", m->steady.min);
+    cJSON_AddNumberToObject(st, "max", m->steady.max);
+    cJSON_AddNumberToObject(st, "cv", m->steady.cv);
     return o;
 }
 
@@ -58,6 +64,100 @@ static int measure_decode(const cJSON *o, struct gdr_measure *m, const char *wha
         gdr_json_double(l, "p99", &m->lat.p99, what) ||
         gdr_json_double(l, "p999", &m->lat.p999, what))
         return -1;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "steady");
+    uint64_t slices;
+    if (gdr_json_u64(st, "slices", GDR_STEADY_SLICES, &slices, what) ||
+        gdr_json_double(st, "min", &m->steady.min, what) ||
+        gdr_json_double(st, "max", &m->steady.max, what) ||
+        gdr_json_double(st, "cv", &m->steady.cv, what))
+        return -1;
+    m->steady.slices = (unsigned)slices;
+    return 0;
+}
+
+static cJSON *seen_encode(const struct gdr_size_seen *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *nic = cJSON_AddObjectToObject(o, "nic");
+    cJSON_AddBoolToObject(nic, "available", s->nic.available);
+    cJSON_AddBoolToObject(nic, "clean", s->nic.clean);
+    cJSON *d = cJSON_AddObjectToObject(nic, "deltas");
+    for (size_t i = 0; i < s->nic.n; i++)
+        gdr_json_add_u64(d, s->nic.d[i].name, s->nic.d[i].delta);
+    cJSON *lost = cJSON_AddObjectToObject(nic, "lost");
+    for (size_t i = 0; i < s->nic.nlost && i < GDR_COUNTERS_LOST_MAX; i++)
+        cJSON_AddStringToObject(lost, s->nic.lost[i].name, s->nic.lost[i].why);
+    cJSON_AddNumberToObject(o, "gpu_gts", s->gpu_gts);
+    cJSON_AddNumberToObject(o, "gpu_width", s->gpu_width);
+    const struct gdr_gpu_sample *g = &s->gpu;
+    cJSON *gpu = cJSON_AddObjectToObject(o, "gpu");
+    cJSON_AddBoolToObject(gpu, "available", g->available);
+    cJSON_AddNumberToObject(gpu, "pstate", g->pstate);
+    cJSON_AddNumberToObject(gpu, "sm_mhz", g->sm_mhz);
+    cJSON_AddNumberToObject(gpu, "mem_mhz", g->mem_mhz);
+    cJSON_AddNumberToObject(gpu, "pcie_gen", g->pcie_gen);
+    cJSON_AddNumberToObject(gpu, "pcie_width", g->pcie_width);
+    cJSON_AddBoolToObject(gpu, "throttle_known", g->throttle_known);
+    gdr_json_add_u64(gpu, "throttle", g->throttle);
+    cJSON_AddNumberToObject(gpu, "replay_delta", (double)g->replay_delta);
+    return o;
+}
+
+static int seen_decode(const cJSON *o, struct gdr_size_seen *s, const char *what)
+{
+    const cJSON *nic = cJSON_GetObjectItemCaseSensitive(o, "nic");
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(o, "gpu");
+    const cJSON *deltas = cJSON_GetObjectItemCaseSensitive(nic, "deltas");
+    const cJSON *lost = cJSON_GetObjectItemCaseSensitive(nic, "lost");
+    struct gdr_gpu_sample *g = &s->gpu;
+    uint64_t u[6];
+    double pstate, replay;
+    if (gdr_json_bool(nic, "available", &s->nic.available, what) ||
+        gdr_json_bool(nic, "clean", &s->nic.clean, what) ||
+        gdr_json_double(o, "gpu_gts", &s->gpu_gts, what) ||
+        gdr_json_u64(o, "gpu_width", 64, &u[0], what) ||
+        gdr_json_bool(gpu, "available", &g->available, what) ||
+        gdr_json_double(gpu, "pstate", &pstate, what) ||
+        gdr_json_u64(gpu, "sm_mhz", 1000000, &u[1], what) ||
+        gdr_json_u64(gpu, "mem_mhz", 1000000, &u[2], what) ||
+        gdr_json_u64(gpu, "pcie_gen", 64, &u[3], what) ||
+        gdr_json_u64(gpu, "pcie_width", 64, &u[4], what) ||
+        gdr_json_bool(gpu, "throttle_known", &g->throttle_known, what) ||
+        gdr_json_u64(gpu, "throttle", UINT64_MAX, &u[5], what) ||
+        gdr_json_double(gpu, "replay_delta", &replay, what))
+        return -1;
+    if (s->gpu_gts < 0 || s->gpu_gts > 1000 || pstate < -1 || pstate > 15 || replay < -1 ||
+        replay > 4294967295.0)
+        return gdr_fail(GDR_EXIT_RUN, "%s: a GPU figure out of range", what);
+    s->gpu_width = (unsigned)u[0];
+    g->pstate = (int)pstate;
+    g->sm_mhz = (unsigned)u[1];
+    g->mem_mhz = (unsigned)u[2];
+    g->pcie_gen = (unsigned)u[3];
+    g->pcie_width = (unsigned)u[4];
+    g->throttle = u[5];
+    g->replay_delta = (long long)replay;
+    if (!cJSON_IsObject(deltas) || !cJSON_IsObject(lost) ||
+        cJSON_GetArraySize(deltas) > GDR_COUNTERS_MAX ||
+        cJSON_GetArraySize(lost) > GDR_COUNTERS_LOST_MAX)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'nic' has no counter deltas or too many", what);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, deltas) {
+        if (strlen(item->string) >= GDR_COUNTER_NAME)
+            return gdr_fail(GDR_EXIT_RUN, "%s: counter name too long", what);
+        size_t k = s->nic.n++;
+        snprintf(s->nic.d[k].name, GDR_COUNTER_NAME, "%s", item->string);
+        if (gdr_json_u64(deltas, item->string, UINT64_MAX, &s->nic.d[k].delta, what))
+            return -1;
+        s->nic.d[k].cls = gdr_counter_class_of(item->string);
+    }
+    cJSON_ArrayForEach(item, lost) {
+        size_t k = s->nic.nlost++;
+        if (strlen(item->string) >= GDR_COUNTER_NAME ||
+            gdr_json_str(lost, item->string, s->nic.lost[k].why, sizeof(s->nic.lost[k].why), what))
+            return gdr_fail(GDR_EXIT_RUN, "%s: a lost counter is not named", what);
+        snprintf(s->nic.lost[k].name, GDR_COUNTER_NAME, "%s", item->string);
+    }
     return 0;
 }
 
@@ -86,20 +186,28 @@ int gdr_size_start_decode(const cJSON *msg, struct gdr_size_start *st, const cha
     return 0;
 }
 
-cJSON *gdr_size_done_encode(const struct gdr_measure *m)
+cJSON *gdr_size_done_encode(const struct gdr_size_done_msg *d)
 {
-    return measure_encode(m);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "measure", measure_encode(&d->m));
+    cJSON_AddItemToObject(o, "seen", seen_encode(&d->seen));
+    return o;
 }
 
-int gdr_size_done_decode(const cJSON *msg, struct gdr_measure *m, const char *what)
+int gdr_size_done_decode(const cJSON *msg, struct gdr_size_done_msg *d, const char *what)
 {
-    return measure_decode(msg, m, what);
+    memset(d, 0, sizeof(*d));
+    return measure_decode(cJSON_GetObjectItemCaseSensitive(msg, "measure"), &d->m, what) ||
+                   seen_decode(cJSON_GetObjectItemCaseSensitive(msg, "seen"), &d->seen, what)
+               ? -1
+               : 0;
 }
 
 cJSON *gdr_size_result_encode(const struct gdr_size_result_msg *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "measure", measure_encode(&r->m));
+    cJSON_AddItemToObject(o, "seen", seen_encode(&r->seen));
     gdr_json_add_u64(o, "bad_bytes", r->bad_bytes);
     cJSON_AddNumberToObject(o, "prestage_s", r->prestage_s);
     return o;
@@ -109,6 +217,7 @@ int gdr_size_result_decode(const cJSON *msg, struct gdr_size_result_msg *r, cons
 {
     memset(r, 0, sizeof(*r));
     return measure_decode(cJSON_GetObjectItemCaseSensitive(msg, "measure"), &r->m, what) ||
+                   seen_decode(cJSON_GetObjectItemCaseSensitive(msg, "seen"), &r->seen, what) ||
                    gdr_json_u64(msg, "bad_bytes", UINT64_MAX, &r->bad_bytes, what) ||
                    gdr_json_double(msg, "prestage_s", &r->prestage_s, what)
                ? -1

@@ -17,6 +17,8 @@
 #include <cjson/cJSON.h>
 
 #include "clock.h"
+#include "counters.h"
+#include "nvml.h"
 #include "stats.h"
 
 /* The most a loop had in flight at once: sent and not yet known to have
@@ -42,16 +44,32 @@ struct gdr_measure {
     struct gdr_steady steady; /* bandwidth over slices of the loop; 0 slices: none */
 };
 
+/* What one end saw around its part of a size, outside the timed loop:
+ * its port's counter deltas, its GPU's PCIe link as the loop ended (GPUs
+ * lower it when idle) and its GPU's NVML state. */
+struct gdr_size_seen {
+    struct gdr_counter_deltas nic;
+    double gpu_gts;     /* 0 unknown or no GPU */
+    unsigned gpu_width; /* 0 unknown or no GPU */
+    struct gdr_gpu_sample gpu;
+};
+
 struct gdr_size_start {
     char phase[16]; /* "warmup" or "timed" */
     uint64_t size, iters;
     double expect_s; /* how long the phase should take; 0 unknown */
 };
 
+struct gdr_size_done_msg {
+    struct gdr_measure m; /* the client's measure */
+    struct gdr_size_seen seen;
+};
+
 struct gdr_size_result_msg {
     struct gdr_measure m; /* the server's measure */
-    uint64_t bad_bytes;   /* what the server's data check found */
-    double prestage_s;    /* staged read: the server's copy into its ring */
+    struct gdr_size_seen seen;
+    uint64_t bad_bytes; /* what the server's data check found */
+    double prestage_s;  /* staged read: the server's copy into its ring */
 };
 
 /* Encoders return a new object (the caller deletes it). Decoders return 0,
@@ -59,8 +77,8 @@ struct gdr_size_result_msg {
 cJSON *gdr_size_start_encode(const struct gdr_size_start *st);
 int gdr_size_start_decode(const cJSON *msg, struct gdr_size_start *st, const char *what);
 
-cJSON *gdr_size_done_encode(const struct gdr_measure *m);
-int gdr_size_done_decode(const cJSON *msg, struct gdr_measure *m, const char *what);
+cJSON *gdr_size_done_encode(const struct gdr_size_done_msg *d);
+int gdr_size_done_decode(const cJSON *msg, struct gdr_size_done_msg *d, const char *what);
 
 cJSON *gdr_size_result_encode(const struct gdr_size_result_msg *r);
 int gdr_size_result_decode(const cJSON *msg, struct gdr_size_result_msg *r, const char *what);

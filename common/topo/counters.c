@@ -26,7 +26,8 @@ static const struct {
     {"timeout", GDR_COUNTER_RETRANSMIT}, /* local_ack_timeout_err */
     {"rnr", GDR_COUNTER_RETRANSMIT},     /* rnr_nak_retry_err, rcvd_rnr_err */
     {"slow_restart", GDR_COUNTER_RETRANSMIT},
-    {"err", GDR_COUNTER_ERROR},
+    {"_err", GDR_COUNTER_ERROR}, /* not "ack_deferred" */
+    {"error", GDR_COUNTER_ERROR},
     {"discard", GDR_COUNTER_ERROR},
     {"drop", GDR_COUNTER_ERROR},
     {"downed", GDR_COUNTER_ERROR},

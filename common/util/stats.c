@@ -86,8 +86,9 @@ void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t tot
     t->next_mark = start_count + window_len(total);
     t->segments = 0;
     t->peak = 0;
-    uint64_t slice = total / GDR_STEADY_SLICES;
-    t->slice_mark = slice ? start_count + slice : UINT64_MAX; /* too short: no slices */
+    t->slice_base = start_count;
+    t->slice_mark = total >= GDR_STEADY_SLICES ? start_count + total / GDR_STEADY_SLICES
+                                               : UINT64_MAX; /* too short: no slices */
     t->slice_count = start_count;
     t->slice_ns = start_ns;
     t->nslices = 0;
@@ -101,9 +102,10 @@ static void slice_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t no
         gdr_bandwidth((count - t->slice_count) * t->msg_bytes, now_ns - t->slice_ns);
     t->slice_count = count;
     t->slice_ns = now_ns;
-    /* the last slice ends with the run, whatever its remainder */
-    uint64_t slice = t->total / GDR_STEADY_SLICES;
-    t->slice_mark = t->nslices + 1 == GDR_STEADY_SLICES ? t->total : count + slice;
+    /* The next mark past count: fixed positions, so a poll that ends a
+     * slice a little late does not shift the later ones. */
+    uint64_t k = (count - t->slice_base) * GDR_STEADY_SLICES / t->total + 1;
+    t->slice_mark = t->slice_base + (k * t->total + GDR_STEADY_SLICES - 1) / GDR_STEADY_SLICES;
 }
 
 void gdr_peak_steadiness(const struct gdr_peak_tracker *t, struct gdr_steady *out)

@@ -37,9 +37,10 @@ double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns);
  * from passing for bandwidth. A run too short for two segments has no
  * peak of its own: the caller uses the average. */
 #define GDR_PEAK_WINDOWS 16
-/* Steadiness: the same run cut into GDR_STEADY_SLICES slices of equal
- * completion counts, each slice's bandwidth, and their spread. A poll
- * that completes past two marks at once merges their slices. */
+/* Steadiness: the same run cut into GDR_STEADY_SLICES slices at fixed
+ * completion counts (k x total / 10), each slice's bandwidth, and their
+ * spread. A poll that completes past two marks at once merges their
+ * slices. */
 #define GDR_STEADY_SLICES 10
 struct gdr_steady {
     unsigned slices; /* slices measured; 0: none (too short, or not tracked) */
@@ -47,14 +48,14 @@ struct gdr_steady {
     double cv;       /* coefficient of variation: sample stdev / mean */
 };
 struct gdr_peak_tracker {
-    uint64_t msg_bytes;                         /* bytes per completed message */
-    uint64_t total;                             /* messages expected in the run */
-    uint64_t next_mark;                         /* completion count ending the current segment */
-    uint64_t prev_count, prev_ns;               /* the milestone before the last one */
-    uint64_t last_count, last_ns;               /* the last milestone */
-    unsigned segments;                          /* milestones passed */
-    double peak;                                /* bytes/s */
-    uint64_t slice_mark, slice_count, slice_ns; /* steadiness: the open slice */
+    uint64_t msg_bytes;           /* bytes per completed message */
+    uint64_t total;               /* messages expected in the run */
+    uint64_t next_mark;           /* completion count ending the current segment */
+    uint64_t prev_count, prev_ns; /* the milestone before the last one */
+    uint64_t last_count, last_ns; /* the last milestone */
+    unsigned segments;            /* milestones passed */
+    double peak;                  /* bytes/s */
+    uint64_t slice_base, slice_mark, slice_count, slice_ns; /* steadiness: the open slice */
     unsigned nslices;
     double slice_bw[GDR_STEADY_SLICES];
 };

@@ -29,8 +29,8 @@ static void read_body(unsigned type, const cJSON *body)
 {
     struct gdr_endpoint ep;
     struct gdr_size_start st;
-    struct gdr_measure m;
-    struct gdr_size_result_msg r;
+    static struct gdr_size_done_msg m; /* large */
+    static struct gdr_size_result_msg r;
     switch (type) {
     case GDR_MSG_ENDPOINT: gdr_endpoint_from_json(body, &ep, "ENDPOINT from fuzz"); break;
     case GDR_MSG_SIZE_START: gdr_size_start_decode(body, &st, "SIZE_START from fuzz"); break;

@@ -128,6 +128,8 @@ static void test_retransmissions_and_errors(void **state)
     assert_int_equal(gdr_counter_class_of("rp_cnp_handled"), GDR_COUNTER_CONGESTION);
     assert_int_equal(gdr_counter_class_of("np_ecn_marked_roce_packets"), GDR_COUNTER_CONGESTION);
     assert_int_equal(gdr_counter_class_of("rcvd_pkts"), GDR_COUNTER_TRAFFIC);
+    assert_int_equal(gdr_counter_class_of("ack_deferred"), GDR_COUNTER_TRAFFIC);
+    assert_int_equal(gdr_counter_class_of("send_err"), GDR_COUNTER_ERROR);
 }
 
 static void vanish(void)
