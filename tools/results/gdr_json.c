@@ -37,7 +37,7 @@ static const char usage_text[] =
     "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
     "                            (test, placements, registrations), write DIR/<n>.dat\n"
     "                            per series and print a tab-separated index\n"
-    "  compare [--bw-tol PCT] [--lat-tol PCT] [--markdown FILE] BASELINE... -- RUN...\n"
+    "  compare [--bw-tol PCT] [--lat-tol PCT] [--by-limit] [--markdown FILE] BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
     "  manifest init MANIFEST [--run-id ID] [--git-version V] [--mode MODE] [--resume]\n"
     "           [-- COMMAND LINE...]\n"
@@ -337,6 +337,10 @@ static int cmd_compare(int argc, char **argv)
     int i = 0;
     for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
         const char *opt = argv[i];
+        if (!strcmp(opt, "--by-limit")) {
+            o.by_limit = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return usage_error("compare: %s needs a value", opt);
         const char *val = argv[++i];
