@@ -475,11 +475,16 @@ void gdr_context_row_json(const struct gdr_session *s, const struct gdr_size_res
         if (sg)
             cJSON_AddItemToObject(g, "server", gpu_json(&r->seen_server));
     }
-    if (r->m.steady.slices) {
-        cJSON *st = cJSON_AddObjectToObject(o, "steadiness");
-        cJSON_AddNumberToObject(st, "slices", r->m.steady.slices);
-        cJSON_AddNumberToObject(st, "min_bytes_per_s", r->m.steady.min);
-        cJSON_AddNumberToObject(st, "max_bytes_per_s", r->m.steady.max);
-        cJSON_AddNumberToObject(st, "cv", r->m.steady.cv);
-    }
+    gdr_context_steadiness_json(&r->m.steady, o);
+}
+
+void gdr_context_steadiness_json(const struct gdr_steady *st, cJSON *o)
+{
+    if (!st->slices)
+        return;
+    cJSON *j = cJSON_AddObjectToObject(o, "steadiness");
+    cJSON_AddNumberToObject(j, "slices", st->slices);
+    cJSON_AddNumberToObject(j, "min_bytes_per_s", st->min);
+    cJSON_AddNumberToObject(j, "max_bytes_per_s", st->max);
+    cJSON_AddNumberToObject(j, "cv", st->cv);
 }

@@ -14,6 +14,7 @@
 
 #include "counters.h"
 #include "nvml.h"
+#include "stats.h"
 #include "topo.h"
 
 struct gdr_session;
@@ -54,6 +55,8 @@ void gdr_context_size_end(struct gdr_session *s, struct gdr_size_seen *seen);
 void gdr_context_row_limit(const struct gdr_session *s, struct gdr_size_result *row);
 /* Add limit, pct_of_limit, clean, nic_counters, gpu and steadiness. */
 void gdr_context_row_json(const struct gdr_session *s, const struct gdr_size_result *row, cJSON *o);
+/* "steadiness" into o, when the loop measured slices. */
+void gdr_context_steadiness_json(const struct gdr_steady *st, cJSON *o);
 void gdr_context_release(struct gdr_session *s);
 
 #endif

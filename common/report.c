@@ -162,13 +162,7 @@ static cJSON *direction_json(const struct gdr_measure *m)
     cJSON_AddNumberToObject(o, "bw_avg_bytes_per_s", m->bw_avg);
     cJSON_AddNumberToObject(o, "bw_peak_bytes_per_s", m->bw_peak);
     cJSON_AddItemToObject(o, "window", window_json(m->window));
-    if (m->steady.slices) {
-        cJSON *st = cJSON_AddObjectToObject(o, "steadiness");
-        cJSON_AddNumberToObject(st, "slices", m->steady.slices);
-        cJSON_AddNumberToObject(st, "min_bytes_per_s", m->steady.min);
-        cJSON_AddNumberToObject(st, "max_bytes_per_s", m->steady.max);
-        cJSON_AddNumberToObject(st, "cv", m->steady.cv);
-    }
+    gdr_context_steadiness_json(&m->steady, o);
     return o;
 }
 
