@@ -9,6 +9,7 @@
  * kind of failure it was. */
 #include "config.h"
 
+#include "context.h"
 #include "error.h"
 #include "json.h"
 #include "report.h"
@@ -172,13 +173,7 @@ static void describe_gpu_path(struct gdr_session *s)
     enum gdr_path_class cls = GDR_PATH_UNKNOWN;
     char err[160];
     char bdf[GDR_BDF_LEN];
-    /* CUDA spells bus ids upper case with an 8-digit domain; sysfs, lower
-     * case with 4. */
-    unsigned dom, bus, dev, fn;
-    if (sscanf(s->buf.cuda_bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
-        snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", dom & 0xffff, bus, dev, fn);
-    else
-        bdf[0] = '\0';
+    gdr_context_gpu_bdf(s->buf.cuda_bus_id, bdf, sizeof(bdf));
     if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
         cls = GDR_PATH_UNKNOWN;
     snprintf(ep->pcie_path, sizeof(ep->pcie_path), "%s", gdr_path_class_name(cls));
@@ -230,6 +225,7 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->writes_flush, sizeof(ep->writes_flush), "%s", b->writes_flush);
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
+    gdr_context_describe(s);
     return 0;
 }
 
@@ -283,6 +279,7 @@ static int connect_peer(struct gdr_session *s)
 
 static void teardown(struct gdr_session *s)
 {
+    gdr_context_release(s);
     gdr_staged_credits_release(s);
     gdr_buffer_destroy(&s->buf);
     gdr_cm_release_qps(s->cm, &s->verbs);

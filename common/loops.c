@@ -143,6 +143,7 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     }
     m->iters = iters;
     m->bw_peak = st.peak.peak;
+    gdr_peak_steadiness(&st.peak, &m->steady);
     m->window = st.window;
     finish_measure(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
     return 0;
@@ -226,6 +227,7 @@ static void receiver_measure(const struct receiver *st, uint64_t size, struct gd
 {
     m->iters = st->iters;
     m->bw_peak = st->peak.peak;
+    gdr_peak_steadiness(&st->peak, &m->steady);
     finish_measure(m, size, st->iters, st->last_ns - st->start_ns);
 }
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "context.h"
 #include "json.h"
 
 #include <stdio.h>
@@ -161,6 +162,7 @@ static cJSON *direction_json(const struct gdr_measure *m)
     cJSON_AddNumberToObject(o, "bw_avg_bytes_per_s", m->bw_avg);
     cJSON_AddNumberToObject(o, "bw_peak_bytes_per_s", m->bw_peak);
     cJSON_AddItemToObject(o, "window", window_json(m->window));
+    gdr_context_steadiness_json(&m->steady, o);
     return o;
 }
 
@@ -199,6 +201,7 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
         cJSON_AddNumberToObject(o, "server_prestage_s", r->server_prestage_s);
     cJSON_AddBoolToObject(o, "validated", r->validated);
     gdr_json_add_u64(o, "bad_bytes", r->bad_bytes);
+    gdr_context_row_json(s, r, o);
     return o;
 }
 

@@ -9,11 +9,13 @@
 
 #include "clock.h"
 #include "cm.h"
+#include "context.h"
 #include "endpoint.h"
 #include "mem.h"
 #include "oob.h"
 #include "options.h"
 #include "roles.h"
+#include "size_msg.h"
 #include "stats.h"
 #include "test.h"
 #include "verbs.h"
@@ -41,29 +43,8 @@ struct gdr_session {
     uint64_t rx_posted[GDR_MAX_QPS]; /* receives posted this phase, per QP */
     double last_bytes_per_s;         /* client: the last size's rate, for deadlines */
     struct gdr_tick_clock clock;     /* the latency samples' clock (the last size's) */
+    struct gdr_context ctx;          /* limits, counters, PCIe and GPU state */
     char start_time[32];
-};
-
-/* The most a loop had in flight at once: sent and not yet known to have
- * landed (direct: completed; staged: credited). */
-struct gdr_window {
-    uint64_t msgs, bytes;
-};
-static inline void gdr_window_note(struct gdr_window *w, uint64_t msgs, uint64_t bytes)
-{
-    if (msgs > w->msgs)
-        w->msgs = msgs;
-    if (bytes > w->bytes)
-        w->bytes = bytes;
-}
-
-/* One side's measurement of one timed phase. */
-struct gdr_measure {
-    uint64_t iters, bytes, elapsed_ns;
-    struct gdr_window window;         /* what this end sent: most in flight */
-    double bw_avg, bw_peak, msg_rate; /* bytes/s, messages/s */
-    struct gdr_lat_stats lat;         /* latency tests only */
-    struct gdr_cpu_use cpu;
 };
 
 /* One row of the report: a size, measured by the side that counts it. */
@@ -76,7 +57,9 @@ struct gdr_size_result {
     struct gdr_cpu_use cpu_client, cpu_server;
     bool validated; /* --validate ran for this size */
     uint64_t bad_bytes;
-    double server_prestage_s; /* staged read: the responder's copy */
+    double server_prestage_s;                      /* staged read: the responder's copy */
+    struct gdr_size_seen seen_client, seen_server; /* NIC counters, GPU state */
+    struct gdr_row_limit limit;                    /* what the path carries at best */
 };
 
 /* Slots of `size` bytes each direction's region holds (at least 1). */

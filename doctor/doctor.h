@@ -76,6 +76,7 @@ int gdr_doctor_check_registration(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_bar1(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_iommu(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_acs(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_links(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_versions(struct gdr_doctor_ctx *ctx);
 
 /* output.c: render everything collected. */

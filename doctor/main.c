@@ -171,6 +171,8 @@ static int run_checks(struct gdr_doctor_ctx *ctx)
     if (!rc && ctx->n_gpus)
         rc = gdr_doctor_check_acs(ctx);
     if (!rc)
+        rc = gdr_doctor_check_links(ctx);
+    if (!rc)
         rc = gdr_doctor_check_versions(ctx);
     return rc;
 }

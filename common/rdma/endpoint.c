@@ -41,6 +41,21 @@ cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
     cJSON *o = cJSON_CreateObject();
     add_common(o, ep);
     cJSON_AddNumberToObject(o, "num_qps", ep->num_qps);
+    if (ep->port_data_bps > 0)
+        cJSON_AddNumberToObject(o, "port_data_bps", ep->port_data_bps);
+    else
+        cJSON_AddNullToObject(o, "port_data_bps");
+    cJSON_AddStringToObject(o, "port_rate_note", ep->port_note);
+    /* Texts this end or the peer wrote; a broken one is left out. */
+    cJSON *pcie = cJSON_Parse(ep->pcie_json), *gpu = cJSON_Parse(ep->gpu_json);
+    if (cJSON_IsObject(pcie))
+        cJSON_AddItemToObject(o, "pcie", pcie);
+    else
+        cJSON_Delete(pcie);
+    if (cJSON_IsObject(gpu))
+        cJSON_AddItemToObject(o, "gpu_state", gpu);
+    else
+        cJSON_Delete(gpu);
     return o;
 }
 
@@ -58,6 +73,10 @@ cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep)
     cJSON_AddNumberToObject(o, "ring_rkey", ep->ring_rkey);
     gdr_json_add_u64(o, "credit_addr", ep->credit_addr);
     cJSON_AddNumberToObject(o, "credit_rkey", ep->credit_rkey);
+    cJSON_AddNumberToObject(o, "port_data_bps", ep->port_data_bps);
+    cJSON_AddStringToObject(o, "port_note", ep->port_note);
+    cJSON_AddStringToObject(o, "pcie_json", ep->pcie_json);
+    cJSON_AddStringToObject(o, "gpu_json", ep->gpu_json);
     return o;
 }
 
@@ -98,8 +117,14 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_str(o, "scatter_to_cqe", ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), what) ||
         gdr_json_str(o, "gpu_writes_ordering", ep->writes_ordering, sizeof(ep->writes_ordering),
                      what) ||
-        gdr_json_str(o, "gpu_writes_flush", ep->writes_flush, sizeof(ep->writes_flush), what))
+        gdr_json_str(o, "gpu_writes_flush", ep->writes_flush, sizeof(ep->writes_flush), what) ||
+        gdr_json_double(o, "port_data_bps", &ep->port_data_bps, what) ||
+        gdr_json_str(o, "port_note", ep->port_note, sizeof(ep->port_note), what) ||
+        gdr_json_str(o, "pcie_json", ep->pcie_json, sizeof(ep->pcie_json), what) ||
+        gdr_json_str(o, "gpu_json", ep->gpu_json, sizeof(ep->gpu_json), what))
         return -1;
+    if (ep->port_data_bps < 0 || ep->port_data_bps > 1e13)
+        return gdr_fail(GDR_EXIT_RUN, "%s: field 'port_data_bps' out of range", what);
     if (cuda_device < -1 || cuda_device > 1023 || cuda_device != (int)cuda_device)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'cuda_device' out of range", what);
     ep->cuda_device = (int)cuda_device;

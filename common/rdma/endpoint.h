@@ -49,6 +49,14 @@ struct gdr_endpoint {
     char scatter_to_cqe[24];  /* "not-needed", "not-mlx5", "disabled-mlx5dv", "disabled-env" */
     char writes_ordering[16]; /* GPU: "none", "owner", "all-devices"; "" host */
     char writes_flush[16];    /* "flush", "not-needed", "unsupported", "not-applicable" */
+    /* The path's context (common/context.c): the port's data rate after
+     * encoding (0 unknown, port_note says why), the PCIe links of the NIC,
+     * the GPU and the bridges above them, and the GPU's NVML state, the
+     * last two as JSON text (what ends.*.pcie and ends.*.gpu_state say). */
+    double port_data_bps;
+    char port_note[160];
+    char pcie_json[8192];
+    char gpu_json[1024];
 };
 
 /* Full form for the wire. */

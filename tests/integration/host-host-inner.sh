@@ -17,7 +17,7 @@ pair() {
     shift
     port=$((port + 1))
     # shellcheck disable=SC2086
-    "$bench/$tool" -d "$dev" -p $port --timeout=30 $server_args \
+    "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
     spid=$!
     "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
@@ -59,6 +59,21 @@ pair write_bw_qos --tclass=32 -S 1 -s 4096 -n 64 --validate --json="$out/write_b
 pair write_bw_cm_tos -R --tclass=32 -s 4096 -n 64 --validate \
     -- -R --tclass=32 -s 4096 -n 64 --validate --json="$out/write_bw_cm_tos.client.json"
 pair tclass_mismatch --tclass=32 -n 10 -- --tclass=64 -n 10
+# NIC counters: a small window on rxe0 moves no packet twice (clean);
+# then netem drops 2% of what rxe1 sends (veth1 carries rxe1 -> rxe0) and
+# rxe retransmits, which both ends' counters show.
+tool=gdr_write_bw
+pair counters_clean -s 4096 -t 4 -n 200 -- -s 4096 -t 4 -n 200 --json="$out/counters_clean.client.json"
+modprobe sch_netem 2>"$out/netem.err" &&
+    tc qdisc add dev veth1 root netem loss 2% 2>>"$out/netem.err"
+dev_saved=$dev
+dev=rxe1
+pair_server_dev=rxe0
+pair counters_lossy --sizes=16K:64K:4 -t 16 -n 100 \
+    -- --sizes=16K:64K:4 -t 16 -n 100 --json="$out/counters_lossy.client.json"
+tc qdisc del dev veth1 root 2>>"$out/netem.err"
+dev=$dev_saved
+pair_server_dev=
 # A server of one test and a client of another.
 port=$((port + 1))
 "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &

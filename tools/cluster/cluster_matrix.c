@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 int gdr_matrix_set_init(struct gdr_matrix_set *s, size_t n, const char (*nodes)[GDR_NODE_NAME_LEN])
@@ -104,6 +105,8 @@ void gdr_run_result_read(const char *path, const struct gdr_test_mode *test,
         r->gdr_off[1] = gdr_not_in_effect(&d.server, test->gdr);
         for (size_t i = 0; i < d.nrows && r->nrows < 64; i++) {
             r->sizes[r->nrows] = d.rows[i].size;
+            r->limits[r->nrows] = isnan(d.rows[i].limit) ? 0 : d.rows[i].limit;
+            r->clean[r->nrows] = d.rows[i].clean;
             r->values[r->nrows++] = d.latency ? d.rows[i].lat[LAT_MEDIAN] : d.rows[i].bw_avg;
         }
     }
@@ -136,6 +139,8 @@ int gdr_matrix_load(const struct gdr_plan *p, const char *dir, struct gdr_matrix
             c->value = r.values[k];
             c->round = run->round;
             c->rate_bytes = r.rate_bytes;
+            c->limit = r.limits[k];
+            c->clean = r.clean[k];
             c->gdr_off[0] = r.gdr_off[0];
             c->gdr_off[1] = r.gdr_off[1];
         }

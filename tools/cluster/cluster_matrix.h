@@ -20,6 +20,8 @@ struct gdr_cell {
     size_t round;      /* the plan's round (1-based); 0 unknown */
     double rate_bytes; /* slower port of the two ends, bytes/s; 0 unknown */
     bool gdr_off[2];   /* [0] client, [1] server: GDR asked for, not in effect */
+    double limit;      /* the row's limit (what the path carries at best); 0 unknown */
+    int clean;         /* 1, 0 (a NIC counted errors or retransmissions), -1 unknown */
 };
 
 struct gdr_matrix {
@@ -63,6 +65,8 @@ struct gdr_run_result {
     size_t nrows;
     uint64_t sizes[64];
     double values[64];
+    double limits[64]; /* 0 unknown */
+    int clean[64];
     double rate_bytes;
     bool gdr_off[2];
     char error[256];

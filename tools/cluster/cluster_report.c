@@ -280,9 +280,11 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
                 : "");
     fprintf(f,
             "- judged: the %s size of each test and rail; low = under the threshold "
-            "(reference - max(%.0f MAD, %.0f %%))%s\n\n",
+            "(reference - max(%.0f MAD, %.0f %%))%s%s\n\n",
             o->size ? "given" : "largest (latency: smallest)", o->mad_k, o->tolerance * 100,
-            o->min_link_frac > 0 ? ", or a link under the port-rate floor" : "");
+            o->min_link_frac > 0 ? ", or a link under the port-rate floor" : "",
+            o->min_pct_of_limit > 0 ? ", or a cell under --min-pct-of-limit of its row's limit"
+                                    : "");
 
     if (in->rails_dir)
         software_table(f, p, in->rails_dir);

@@ -60,6 +60,9 @@ bool gdr_cell_low(const struct gdr_matrix *m, const struct gdr_mstats *st,
         return false;
     if (score(m, c->value) < st->threshold_score)
         return true;
+    if (!m->latency && o->min_pct_of_limit > 0 && c->limit > 0 &&
+        c->value < o->min_pct_of_limit / 100 * c->limit)
+        return true;
     return !m->latency && o->min_link_frac > 0 && c->rate_bytes > 0 &&
            c->value < o->min_link_frac * c->rate_bytes;
 }
@@ -365,7 +368,8 @@ static const char *metric(const struct gdr_matrix *m)
     return m->latency ? "latency" : "bandwidth";
 }
 
-static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st)
+static cJSON *stats_json(const struct gdr_matrix_set *s, const struct gdr_matrix *m,
+                         const struct gdr_mstats *st)
 {
     cJSON *o = cJSON_CreateObject();
     char tn[64];
@@ -383,6 +387,18 @@ static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st
     cJSON_AddNumberToObject(o, "cells", (double)st->nvalid);
     cJSON_AddNumberToObject(o, "low_cells", (double)st->nlow);
     cJSON_AddNumberToObject(o, "failed_cells", (double)st->nfailed);
+    /* Cells whose NIC counted errors or retransmissions: suspect numbers. */
+    cJSON *nc = cJSON_AddArrayToObject(o, "not_clean");
+    for (size_t a = 0; a < s->n; a++)
+        for (size_t b = 0; b < s->n; b++) {
+            const struct gdr_cell *c = gdr_cell_at(m, a, b);
+            if (a == b || c->state != GDR_CELL_OK || c->clean != 0)
+                continue;
+            cJSON *pair = cJSON_CreateArray();
+            cJSON_AddItemToArray(pair, cJSON_CreateString(s->nodes[a]));
+            cJSON_AddItemToArray(pair, cJSON_CreateString(s->nodes[b]));
+            cJSON_AddItemToArray(nc, pair);
+        }
     cJSON *rs = cJSON_AddArrayToObject(o, "rounds");
     for (size_t r = 0; r < st->nrounds; r++) {
         cJSON *x = cJSON_CreateObject();
@@ -559,10 +575,11 @@ cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_mat
     cJSON_AddNumberToObject(op, "tolerance", o->tolerance);
     cJSON_AddNumberToObject(op, "mad_k", o->mad_k);
     cJSON_AddNumberToObject(op, "min_link_frac", o->min_link_frac);
+    cJSON_AddNumberToObject(op, "min_pct_of_limit", o->min_pct_of_limit);
     cJSON_AddNumberToObject(op, "size", (double)o->size);
     cJSON *ms = cJSON_AddArrayToObject(j, "matrices");
     for (size_t k = 0; k < d->nstats; k++)
-        cJSON_AddItemToArray(ms, stats_json(&s->m[d->stats[k].matrix], &d->stats[k]));
+        cJSON_AddItemToArray(ms, stats_json(s, &s->m[d->stats[k].matrix], &d->stats[k]));
     cJSON *ss = cJSON_AddArrayToObject(j, "suspects");
     for (size_t k = 0; k < d->nsuspects; k++)
         cJSON_AddItemToArray(ss, suspect_json(d, s, p, o, k, base_port));

@@ -12,7 +12,11 @@
  *     threshold = reference * (1 - tolerance).
  * Latency is compared as its inverse (a rate), so "low" always means bad.
  * A bandwidth cell under min_link_frac of the slower port's rate
- * (ends.*.speed_bps) is low too. Median and MAD are also kept per round.
+ * (ends.*.speed_bps) is low too, and so is one under min_pct_of_limit %
+ * of its row's limit (what the path carries at best: an absolute rule, as
+ * ngc_multinode_perf's 90 % of port rate). A cell whose NIC counted errors
+ * or retransmissions (clean: false) is listed as not clean in its matrix's
+ * statistics. Median and MAD are also kept per round.
  *
  * Suspects (a node "flagged" in a matrix: low against more than half of its
  * partners, at least two of them):
@@ -34,10 +38,11 @@
 #define GDR_SUSPECT_MAX_PARTNERS 8
 
 struct gdr_detect_opts {
-    double tolerance;     /* fraction of the reference; default 0.10 */
-    double mad_k;         /* default 4 */
-    double min_link_frac; /* default 0.90; 0 = no absolute floor */
-    uint64_t size;        /* 0 = largest (bandwidth) / smallest (latency) */
+    double tolerance;        /* fraction of the reference; default 0.10 */
+    double mad_k;            /* default 4 */
+    double min_link_frac;    /* default 0.90; 0 = no absolute floor */
+    double min_pct_of_limit; /* 0 = off */
+    uint64_t size;           /* 0 = largest (bandwidth) / smallest (latency) */
 };
 void gdr_detect_opts_default(struct gdr_detect_opts *o);
 

@@ -52,7 +52,7 @@ static const char usage_text[] =
     "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR]\n"
     "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
     "                      --heat: {heat,failed,values}-TEST-SIZE-rRAIL.dat for gnuplot\n"
-    "  suspects --plan PLAN --dir RESULTS [-o FILE] [--min-link-pct P]\n"
+    "  suspects --plan PLAN --dir RESULTS [-o FILE] [--min-link-pct P] [--min-pct-of-limit P]\n"
     "       [--tolerance-pct P] [--size BYTES] [--port N]\n"
     "                      write suspects.json; print 'suspects N retest M'\n"
     "  retest-runs SUSPECTS --plan PLAN\n"
@@ -67,7 +67,7 @@ static const char usage_text[] =
     "                      later line for an ID wins); print 'planned N ok N failed N\n"
     "                      missing N'\n"
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
-    "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--tolerance-pct P] [--size B]\n"
+    "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--min-pct-of-limit P] [--tolerance-pct P] [--size B]\n"
     "                      report.md (figures linked relative to -o's directory)\n"
     "  --help, --version\n"
     "exit: 0 ok, 1 suspects confirmed or unresolved, 2 bad input, 3 environment\n";
@@ -588,6 +588,8 @@ static int parse_common(int argc, char **argv, const char *cmd, bool want_file,
         else if (opt(argc, argv, &i, "--min-link-pct", &v)) {
             rc = parse_real("--min-link-pct", v, 100, &pct);
             a->det.min_link_frac = pct / 100;
+        } else if (opt(argc, argv, &i, "--min-pct-of-limit", &v)) {
+            rc = parse_real("--min-pct-of-limit", v, 100, &a->det.min_pct_of_limit);
         } else if (opt(argc, argv, &i, "--tolerance-pct", &v)) {
             rc = parse_real("--tolerance-pct", v, 100, &pct);
             a->det.tolerance = pct / 100;

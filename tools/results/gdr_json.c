@@ -37,7 +37,7 @@ static const char usage_text[] =
     "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
     "                            (test, placements, registrations), write DIR/<n>.dat\n"
     "                            per series and print a tab-separated index\n"
-    "  compare [--bw-tol PCT] [--lat-tol PCT] [--markdown FILE] BASELINE... -- RUN...\n"
+    "  compare [--bw-tol PCT] [--lat-tol PCT] [--by-limit] [--markdown FILE] BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
     "  manifest init MANIFEST [--run-id ID] [--git-version V] [--mode MODE] [--resume]\n"
     "           [-- COMMAND LINE...]\n"
@@ -182,7 +182,8 @@ static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t
     if (latency)
         fprintf(f, "# size_B min_s median_s mean_s p99_s p999_s max_s cpu_client cpu_server\n");
     else
-        fprintf(f, "# size_B bw_avg_Bps bw_peak_Bps msg_rate_per_s cpu_client cpu_server\n");
+        fprintf(f, "# size_B bw_avg_Bps bw_peak_Bps msg_rate_per_s cpu_client cpu_server "
+                   "limit_Bps pct_of_limit clean\n");
     for (size_t i = 0; i < n; i++) {
         const struct gdr_row *r = &rows[i];
         if (latency)
@@ -191,8 +192,10 @@ static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t
                     r->lat[LAT_MEAN], r->lat[LAT_P99], r->lat[LAT_P999], r->lat[LAT_MAX],
                     r->cpu_client, r->cpu_server);
         else
-            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g\n", (unsigned long long)r->size,
-                    r->bw_avg, r->bw_peak, r->msg_rate, r->cpu_client, r->cpu_server);
+            /* unknown: NaN, which gnuplot leaves out; clean: 1, 0 or -1 (not known) */
+            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g %.10g %.10g %d\n",
+                    (unsigned long long)r->size, r->bw_avg, r->bw_peak, r->msg_rate, r->cpu_client,
+                    r->cpu_server, r->limit, r->pct_of_limit, r->clean);
     }
 }
 
@@ -337,6 +340,10 @@ static int cmd_compare(int argc, char **argv)
     int i = 0;
     for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
         const char *opt = argv[i];
+        if (!strcmp(opt, "--by-limit")) {
+            o.by_limit = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return usage_error("compare: %s needs a value", opt);
         const char *val = argv[++i];
