@@ -1,0 +1,214 @@
+/* core_manifest.c - gdr-cluster-core manifest: manifest.json from the
+ * plan and the script's run status lines. */
+#include "config.h"
+
+#include "core_cli.h"
+#include "cluster_plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct status_line {
+    char id[3 * GDR_NODE_NAME_LEN], status[16], crc[8], src[8], resumed[8];
+    double duration;
+    char reason[420];
+    size_t order;
+};
+
+static int cmp_status(const void *a, const void *b)
+{
+    const struct status_line *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int read_status(const char *path, struct status_line **out, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gdr_core_usage_error("manifest: %s: %s", path, strerror(errno));
+    size_t cap = 0;
+    char line[2048];
+    *out = NULL;
+    *n = 0;
+    for (size_t no = 1; fgets(line, sizeof(line), f); no++) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!*line)
+            continue;
+        char *fld[7];
+        size_t k = 0;
+        for (char *p = line, *t; k < 7 && (t = strsep(&p, "\t"));)
+            fld[k++] = t;
+        if (k != 7 || (strcmp(fld[1], "ok") && strcmp(fld[1], "failed"))) {
+            fclose(f);
+            return gdr_core_usage_error(
+                "manifest: %s:%zu: not 'ID STATUS CRC SRC DURATION RESUMED REASON'", path, no);
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 256;
+            void *g = realloc(*out, cap * sizeof(**out));
+            if (!g) {
+                fclose(f);
+                return gdr_core_usage_error("out of memory");
+            }
+            *out = g;
+        }
+        struct status_line *s = &(*out)[(*n)++];
+        snprintf(s->id, sizeof(s->id), "%s", fld[0]);
+        snprintf(s->status, sizeof(s->status), "%s", fld[1]);
+        snprintf(s->crc, sizeof(s->crc), "%s", fld[2]);
+        snprintf(s->src, sizeof(s->src), "%s", fld[3]);
+        s->duration = strtod(fld[4], NULL);
+        snprintf(s->resumed, sizeof(s->resumed), "%s", fld[5]);
+        snprintf(s->reason, sizeof(s->reason), "%s", fld[6]);
+        s->order = no;
+    }
+    fclose(f);
+    qsort(*out, *n, sizeof(**out), cmp_status);
+    return 0;
+}
+
+/* The last line for id, or NULL. */
+static const struct status_line *find_status(const struct status_line *v, size_t n, const char *id)
+{
+    const struct status_line *hit = NULL;
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* first line with this id */
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(v[mid].id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && !strcmp(v[lo].id, id); lo++)
+        hit = &v[lo];
+    return hit;
+}
+
+static cJSON *exit_code(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s && !*end ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
+}
+
+int gdr_core_cmd_manifest(int argc, char **argv)
+{
+    const char *plan = NULL, *status = NULL, *out = NULL, *args_file = NULL, *v;
+    cJSON *m = cJSON_CreateObject(), *cmd = cJSON_CreateArray();
+    cJSON_AddStringToObject(m, "manifest_version", "gdrbench.cluster/1");
+    int rc = 0;
+    for (int i = 0; i < argc && !rc; i++) {
+        if (gdr_core_opt(argc, argv, &i, "--plan", &v))
+            plan = v;
+        else if (gdr_core_opt(argc, argv, &i, "--status", &v))
+            status = v;
+        else if (gdr_core_opt(argc, argv, &i, "-o", &v))
+            out = v;
+        else if (gdr_core_opt(argc, argv, &i, "--args-file", &v))
+            args_file = v;
+        else if (gdr_core_opt(argc, argv, &i, "--arg", &v)) {
+            if (v)
+                cJSON_AddItemToArray(cmd, cJSON_CreateString(v));
+        } else if (gdr_core_opt(argc, argv, &i, "--set", &v)) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            if (v && (!eq || eq == v))
+                rc = gdr_core_usage_error("manifest: --set wants KEY=VALUE, not '%s'", v);
+            else if (v) {
+                char key[64];
+                snprintf(key, sizeof(key), "%.*s", (int)(eq - v), v);
+                cJSON_AddStringToObject(m, key, eq + 1);
+            }
+        } else
+            rc = gdr_core_usage_error("manifest: unknown argument '%s'", argv[i]);
+        if (!rc && gdr_core_missing_value)
+            rc = gdr_core_usage_error("manifest: %s needs a value", gdr_core_missing_value);
+    }
+    if (!rc && (!plan || !status || !out))
+        rc = gdr_core_usage_error("manifest: --plan, --status and -o are required");
+    if (!rc && args_file) {
+        FILE *f = fopen(args_file, "r");
+        char line[4096];
+        if (!f)
+            rc = gdr_core_usage_error("manifest: %s: %s", args_file, strerror(errno));
+        while (f && fgets(line, sizeof(line), f)) {
+            line[strcspn(line, "\n")] = '\0';
+            cJSON_AddItemToArray(cmd, cJSON_CreateString(line));
+        }
+        if (f)
+            fclose(f);
+    }
+    cJSON_AddItemToObject(m, "command_line", cmd);
+    struct gdr_plan p = {0};
+    struct status_line *st = NULL;
+    size_t nst = 0;
+    if (!rc && gdr_plan_load(plan, &p))
+        rc = gdr_core_report_error();
+    if (!rc)
+        rc = read_status(status, &st, &nst);
+    if (rc) {
+        cJSON_Delete(m);
+        gdr_plan_free(&p);
+        free(st);
+        return rc;
+    }
+    cJSON *nodes = cJSON_AddArrayToObject(m, "nodes");
+    for (size_t i = 0; i < p.nnodes; i++)
+        cJSON_AddItemToArray(nodes, cJSON_CreateString(p.nodes[i]));
+    cJSON *pl = cJSON_AddObjectToObject(m, "plan");
+    cJSON_AddStringToObject(pl, "file", "plan.json");
+    cJSON_AddNumberToObject(pl, "rounds", (double)p.nrounds);
+    cJSON_AddNumberToObject(pl, "steps", (double)p.nsteps);
+    cJSON_AddNumberToObject(pl, "estimated_s", p.estimated_s);
+    cJSON *runs = cJSON_AddArrayToObject(m, "runs");
+    size_t ok = 0, failed = 0, missing = 0;
+    for (size_t i = 0; i < p.nruns; i++) {
+        const struct gdr_plan_run *r = &p.runs[i];
+        const struct status_line *s = find_status(st, nst, r->id);
+        cJSON *o = cJSON_CreateObject();
+        char tn[64], f[sizeof(r->id) + 16];
+        gdr_test_mode_name(&r->test, tn, sizeof(tn));
+        cJSON_AddStringToObject(o, "id", r->id);
+        cJSON_AddStringToObject(o, "status", s ? s->status : "missing");
+        cJSON_AddNumberToObject(o, "round", (double)r->round);
+        cJSON_AddNumberToObject(o, "step", (double)r->step);
+        cJSON_AddStringToObject(o, "test", tn);
+        cJSON_AddNumberToObject(o, "rail", r->rail);
+        cJSON_AddStringToObject(o, "client", p.nodes[r->client.node]);
+        cJSON_AddStringToObject(o, "server", p.nodes[r->server.node]);
+        cJSON_AddBoolToObject(o, "resumed", s && !strcmp(s->resumed, "true"));
+        cJSON *ec = cJSON_AddObjectToObject(o, "exit_codes");
+        cJSON_AddItemToObject(ec, "client", exit_code(s ? s->crc : ""));
+        cJSON_AddItemToObject(ec, "server", exit_code(s ? s->src : ""));
+        cJSON_AddNumberToObject(o, "duration_s", s ? s->duration : 0);
+        if (s && *s->reason)
+            cJSON_AddStringToObject(o, "reason", s->reason);
+        else
+            cJSON_AddNullToObject(o, "reason");
+        cJSON *files = cJSON_AddObjectToObject(o, "files");
+        snprintf(f, sizeof(f), "%s.client.json", r->id);
+        cJSON_AddStringToObject(files, "client", f);
+        snprintf(f, sizeof(f), "%s.server.json", r->id);
+        cJSON_AddStringToObject(files, "server", f);
+        cJSON_AddItemToArray(runs, o);
+        if (!s)
+            missing++;
+        else if (!strcmp(s->status, "ok"))
+            ok++;
+        else
+            failed++;
+    }
+    cJSON_AddNumberToObject(m, "planned", (double)p.nruns);
+    cJSON_AddNumberToObject(m, "ok", (double)ok);
+    cJSON_AddNumberToObject(m, "failed", (double)failed);
+    cJSON_AddNumberToObject(m, "missing", (double)missing);
+    rc = gdr_core_write_json(m, out);
+    if (!rc)
+        printf("planned %zu ok %zu failed %zu missing %zu\n", p.nruns, ok, failed, missing);
+    cJSON_Delete(m);
+    gdr_plan_free(&p);
+    free(st);
+    return rc;
+}
