@@ -114,6 +114,8 @@ int gdr_core_parse_common(int argc, char **argv, const char *cmd, bool want_file
             a->suspects = v;
         else if (gdr_core_opt(argc, argv, &i, "--manifest", &v))
             a->manifest = v;
+        else if (gdr_core_opt(argc, argv, &i, "--status", &v))
+            a->status = v;
         else if (gdr_core_opt(argc, argv, &i, "--figures", &v))
             a->figures = v;
         else if (gdr_core_opt(argc, argv, &i, "--title", &v))

@@ -35,7 +35,7 @@ int gdr_core_write_json(const cJSON *j, const char *path);
 
 /* The options of matrix, suspects, retest-runs, confirm and report. */
 struct gdr_core_args {
-    const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title;
+    const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title, *status;
     struct gdr_detect_opts det;
     unsigned long port;
 };

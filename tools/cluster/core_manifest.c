@@ -4,87 +4,36 @@
 
 #include "core_cli.h"
 #include "cluster_plan.h"
+#include "cluster_status.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct status_line {
-    char id[3 * GDR_NODE_NAME_LEN], status[16], crc[8], src[8], resumed[8];
-    double duration;
-    char reason[420];
-    size_t order;
-};
-
-static int cmp_status(const void *a, const void *b)
-{
-    const struct status_line *x = a, *y = b;
-    int c = strcmp(x->id, y->id);
-    return c ? c : x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int read_status(const char *path, struct status_line **out, size_t *n)
+/* --unreachable FILE: "NODE<TAB>REASON" lines (the rails probe's misses)
+ * -> "unreachable": [{"node", "reason"}]. */
+static int add_unreachable(cJSON *m, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return gdr_core_usage_error("manifest: %s: %s", path, strerror(errno));
-    size_t cap = 0;
-    char line[2048];
-    *out = NULL;
-    *n = 0;
-    for (size_t no = 1; fgets(line, sizeof(line), f); no++) {
+    cJSON *u = cJSON_AddArrayToObject(m, "unreachable");
+    char line[1024];
+    while (fgets(line, sizeof(line), f)) {
         line[strcspn(line, "\n")] = '\0';
+        char *tab = strchr(line, '\t');
         if (!*line)
             continue;
-        char *fld[7];
-        size_t k = 0;
-        for (char *p = line, *t; k < 7 && (t = strsep(&p, "\t"));)
-            fld[k++] = t;
-        if (k != 7 || (strcmp(fld[1], "ok") && strcmp(fld[1], "failed"))) {
-            fclose(f);
-            return gdr_core_usage_error(
-                "manifest: %s:%zu: not 'ID STATUS CRC SRC DURATION RESUMED REASON'", path, no);
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            void *g = realloc(*out, cap * sizeof(**out));
-            if (!g) {
-                fclose(f);
-                return gdr_core_usage_error("out of memory");
-            }
-            *out = g;
-        }
-        struct status_line *s = &(*out)[(*n)++];
-        snprintf(s->id, sizeof(s->id), "%s", fld[0]);
-        snprintf(s->status, sizeof(s->status), "%s", fld[1]);
-        snprintf(s->crc, sizeof(s->crc), "%s", fld[2]);
-        snprintf(s->src, sizeof(s->src), "%s", fld[3]);
-        s->duration = strtod(fld[4], NULL);
-        snprintf(s->resumed, sizeof(s->resumed), "%s", fld[5]);
-        snprintf(s->reason, sizeof(s->reason), "%s", fld[6]);
-        s->order = no;
+        if (tab)
+            *tab++ = '\0';
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "node", line);
+        cJSON_AddStringToObject(o, "reason", tab ? tab : "");
+        cJSON_AddItemToArray(u, o);
     }
     fclose(f);
-    qsort(*out, *n, sizeof(**out), cmp_status);
     return 0;
-}
-
-/* The last line for id, or NULL. */
-static const struct status_line *find_status(const struct status_line *v, size_t n, const char *id)
-{
-    const struct status_line *hit = NULL;
-    size_t lo = 0, hi = n;
-    while (lo < hi) { /* first line with this id */
-        size_t mid = (lo + hi) / 2;
-        if (strcmp(v[mid].id, id) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < n && !strcmp(v[lo].id, id); lo++)
-        hit = &v[lo];
-    return hit;
 }
 
 static cJSON *exit_code(const char *s)
@@ -97,6 +46,7 @@ static cJSON *exit_code(const char *s)
 int gdr_core_cmd_manifest(int argc, char **argv)
 {
     const char *plan = NULL, *status = NULL, *out = NULL, *args_file = NULL, *v;
+    const char *unreachable = NULL;
     cJSON *m = cJSON_CreateObject(), *cmd = cJSON_CreateArray();
     cJSON_AddStringToObject(m, "manifest_version", "gdrbench.cluster/1");
     int rc = 0;
@@ -109,6 +59,8 @@ int gdr_core_cmd_manifest(int argc, char **argv)
             out = v;
         else if (gdr_core_opt(argc, argv, &i, "--args-file", &v))
             args_file = v;
+        else if (gdr_core_opt(argc, argv, &i, "--unreachable", &v))
+            unreachable = v;
         else if (gdr_core_opt(argc, argv, &i, "--arg", &v)) {
             if (v)
                 cJSON_AddItemToArray(cmd, cJSON_CreateString(v));
@@ -142,12 +94,14 @@ int gdr_core_cmd_manifest(int argc, char **argv)
     }
     cJSON_AddItemToObject(m, "command_line", cmd);
     struct gdr_plan p = {0};
-    struct status_line *st = NULL;
+    struct gdr_run_status *st = NULL;
     size_t nst = 0;
     if (!rc && gdr_plan_load(plan, &p))
         rc = gdr_core_report_error();
-    if (!rc)
-        rc = read_status(status, &st, &nst);
+    if (!rc && gdr_run_status_read(status, &st, &nst))
+        rc = gdr_core_report_error();
+    if (!rc && unreachable)
+        rc = add_unreachable(m, unreachable);
     if (rc) {
         cJSON_Delete(m);
         gdr_plan_free(&p);
@@ -166,7 +120,7 @@ int gdr_core_cmd_manifest(int argc, char **argv)
     size_t ok = 0, failed = 0, missing = 0;
     for (size_t i = 0; i < p.nruns; i++) {
         const struct gdr_plan_run *r = &p.runs[i];
-        const struct status_line *s = find_status(st, nst, r->id);
+        const struct gdr_run_status *s = gdr_run_status_find(st, nst, r->id);
         cJSON *o = cJSON_CreateObject();
         char tn[64], f[sizeof(r->id) + 16];
         gdr_test_mode_name(&r->test, tn, sizeof(tn));
@@ -187,6 +141,15 @@ int gdr_core_cmd_manifest(int argc, char **argv)
             cJSON_AddStringToObject(o, "reason", s->reason);
         else
             cJSON_AddNullToObject(o, "reason");
+        /* An object, so that a class can carry its details (issue 23's
+         * error.kind from the benchmarks' documents goes here too). */
+        if (s && !strcmp(s->status, "failed")) {
+            cJSON *fc = cJSON_AddObjectToObject(o, "failure");
+            cJSON_AddStringToObject(fc, "class", *s->fclass ? s->fclass : "unknown");
+            cJSON_AddStringToObject(fc, "end", *s->end ? s->end : "unknown");
+        } else {
+            cJSON_AddNullToObject(o, "failure");
+        }
         cJSON *files = cJSON_AddObjectToObject(o, "files");
         snprintf(f, sizeof(f), "%s.client.json", r->id);
         cJSON_AddStringToObject(files, "client", f);

@@ -154,15 +154,15 @@ static int add_tests(struct gdr_plan_opts *o, const char *tools, const char *pla
 }
 
 /* Rails from DIR/NODE.json (gdr-cluster-core rails); nodes without a file
- * get none. Returns how many nodes had one. */
-static int load_rails(const char *dir, const struct names *ns, struct gdr_rail_map *maps,
-                      size_t *found)
+ * get none. *found counts the nodes (not left out) that had one. */
+static int load_rails(const char *dir, const struct names *ns, const bool *left_out,
+                      struct gdr_rail_map *maps, size_t *found)
 {
     *found = 0;
     for (size_t i = 0; i < ns->n; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s.json", dir, ns->v[i]);
-        if (access(path, F_OK))
+        if (left_out[i] || access(path, F_OK))
             continue;
         cJSON *d = gdr_json_read_file(path, 1 << 20);
         if (!d || gdr_rails_from_json(d, path, &maps[i])) {
@@ -175,22 +175,97 @@ static int load_rails(const char *dir, const struct names *ns, struct gdr_rail_m
     return 0;
 }
 
-static int select_rails(struct gdr_plan_opts *o, const char *spec, const char *dir,
-                        const struct names *ns, struct gdr_rail_map *maps)
+static bool listed(const char (*names)[64], size_t n, const char *name)
 {
-    size_t found = 0;
-    if (dir && load_rails(dir, ns, maps, &found))
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(names[k], name))
+            return true;
+    return false;
+}
+
+/* --rails naming a NIC: the rails that use it (the same rail numbers on
+ * every node), or, for a NIC that is no GPU's rail on any node (storage),
+ * one more rail on it with no GPU. */
+static int select_nic(struct gdr_plan_opts *o, const char *nic, const struct names *ns,
+                      const bool *left_out, struct gdr_rail_map *maps, size_t common)
+{
+    long first = -1;
+    size_t extra = common, seen = 0;
+    for (size_t i = 0; i < ns->n; i++) {
+        if (left_out[i])
+            continue;
+        const struct gdr_rail_map *m = &maps[i];
+        bool rail = false;
+        for (size_t r = 0; r < m->nrails; r++)
+            rail |= !strcmp(m->rails[r].device, nic);
+        if (listed((const char(*)[64])m->down, m->ndown, nic))
+            return gdr_core_usage_error("--rails: %s on %s has no ACTIVE port", nic, ns->v[i]);
+        if (!rail && !listed((const char(*)[64])m->unused, m->nunused, nic))
+            return gdr_core_usage_error("--rails: no RDMA device '%s' on %s", nic, ns->v[i]);
+        if (first < 0)
+            first = rail;
+        else if (first != rail)
+            return gdr_core_usage_error("--rails: %s is a GPU's rail on some nodes, not on %s", nic,
+                                        ns->v[i]);
+        if (m->nrails > extra)
+            extra = m->nrails;
+        seen++;
+    }
+    if (!seen)
+        return 0;
+    if (first == 1) {
+        /* rail r of the first node; every node must use the NIC on it */
+        size_t i0 = 0;
+        while (left_out[i0])
+            i0++;
+        for (size_t r = 0; r < maps[i0].nrails; r++) {
+            if (strcmp(maps[i0].rails[r].device, nic))
+                continue;
+            for (size_t i = 0; i < ns->n; i++)
+                if (!left_out[i] && (r >= maps[i].nrails || strcmp(maps[i].rails[r].device, nic)))
+                    return gdr_core_usage_error("--rails: %s is rail %zu on %s, not on %s", nic, r,
+                                                ns->v[i0], ns->v[i]);
+            if (o->nrail_sel == GDR_RAILS_MAX)
+                return gdr_core_usage_error("--rails: too many rails");
+            o->rail_sel[o->nrail_sel++] = (int)r;
+        }
+        return 0;
+    }
+    if (extra >= GDR_RAILS_MAX || o->nrail_sel == GDR_RAILS_MAX)
+        return gdr_core_usage_error("--rails: too many rails");
+    for (size_t i = 0; i < ns->n; i++) {
+        if (left_out[i])
+            continue;
+        struct gdr_rail *x = &maps[i].rails[extra];
+        memset(x, 0, sizeof(*x));
+        x->gpu = -1;
+        x->path = GDR_PATH_UNKNOWN;
+        snprintf(x->device, sizeof(x->device), "%s", nic);
+        maps[i].nrails = extra + 1;
+    }
+    o->rail_sel[o->nrail_sel++] = (int)extra;
+    return 0;
+}
+
+static int select_rails(struct gdr_plan_opts *o, const char *spec, const char *dir,
+                        const struct names *ns, const bool *left_out, struct gdr_rail_map *maps)
+{
+    size_t found = 0, in = 0;
+    if (dir && load_rails(dir, ns, left_out, maps, &found))
         return GDR_EXIT_USAGE;
     size_t common = GDR_RAILS_MAX;
-    for (size_t i = 0; i < ns->n; i++)
+    for (size_t i = 0; i < ns->n; i++) {
+        if (left_out[i])
+            continue;
+        in++;
         if (maps[i].nrails < common)
             common = maps[i].nrails;
-    bool known = dir && found == ns->n && common > 0;
+    }
+    bool known = dir && found == in && common > 0;
     if (!strcmp(spec, "auto") || !strcmp(spec, "all")) {
         if (!known && !strcmp(spec, "all"))
-            return gdr_core_usage_error(
-                "--rails=all needs a rails file for every node (--rails-dir) "
-                "with at least one rail each");
+            return gdr_core_usage_error("--rails=all needs a rails file for every node "
+                                        "(--rails-dir) with at least one rail each");
         if (known) {
             for (size_t r = 0; r < common; r++)
                 o->rail_sel[o->nrail_sel++] = (int)r;
@@ -198,13 +273,18 @@ static int select_rails(struct gdr_plan_opts *o, const char *spec, const char *d
         }
         return 0;
     }
-    if (!known)
+    if (!dir || found != in)
         return gdr_core_usage_error("--rails=%s needs a rails file for every node (--rails-dir)",
                                     spec);
     char b[256];
     snprintf(b, sizeof(b), "%s", spec);
     for (char *bp = b, *t; (t = strsep(&bp, ","));) {
         unsigned long v;
+        if (*t < '0' || *t > '9') {
+            if (select_nic(o, t, ns, left_out, maps, common))
+                return GDR_EXIT_USAGE;
+            continue;
+        }
         if (gdr_core_parse_count("--rails", t, GDR_RAILS_MAX - 1, &v))
             return GDR_EXIT_USAGE;
         if (o->nrail_sel == GDR_RAILS_MAX)
@@ -215,11 +295,29 @@ static int select_rails(struct gdr_plan_opts *o, const char *spec, const char *d
     return 0;
 }
 
+/* --leave-out A,B: names of the node list, each once. */
+static int leave_out(const struct names *ns, const char *list, bool *out)
+{
+    char b[4096];
+    snprintf(b, sizeof(b), "%s", list);
+    for (char *bp = b, *t; (t = strsep(&bp, ","));) {
+        if (!*t)
+            continue;
+        size_t i = 0;
+        while (i < ns->n && strcmp(ns->v[i], t))
+            i++;
+        if (i == ns->n)
+            return gdr_core_usage_error("plan: --leave-out: '%s' is not in the node list", t);
+        out[i] = true;
+    }
+    return 0;
+}
+
 int gdr_core_cmd_plan(int argc, char **argv)
 {
     const char *hosts = NULL, *hostfile = NULL, *out = NULL, *pairing = "full", *pairs = NULL;
     const char *rails = "auto", *rails_dir = NULL, *tools = "write_bw";
-    const char *placements = "H-H,D-D", *gdrs = "on", *sizes = NULL, *v;
+    const char *placements = "H-H,D-D", *gdrs = "on", *sizes = NULL, *leave = NULL, *v;
     unsigned long maxc = 0, port = 18515;
     double tps = 0, overhead = 3;
     bool tps_given = false;
@@ -245,6 +343,10 @@ int gdr_core_cmd_plan(int argc, char **argv)
             rails_dir = v;
         else if (!strcmp(argv[i], "--rails-serial"))
             o.rails_serial = true;
+        else if (!strcmp(argv[i], "--shared-nic-together"))
+            o.shared_nic_together = true;
+        else if (gdr_core_opt(argc, argv, &i, "--leave-out", &v))
+            leave = v;
         else if (gdr_core_opt(argc, argv, &i, "--rails", &v))
             rails = v;
         else if (gdr_core_opt(argc, argv, &i, "--tools", &v))
@@ -274,6 +376,7 @@ int gdr_core_cmd_plan(int argc, char **argv)
     struct names ns = {0};
     struct pairs_ctx pc = {.ns = &ns};
     struct gdr_rail_map *maps = NULL;
+    bool *left = NULL;
     struct gdr_plan p = {0};
     cJSON *j = NULL;
     int rc = 0;
@@ -316,18 +419,22 @@ int gdr_core_cmd_plan(int argc, char **argv)
         goto done;
     }
     maps = calloc(ns.n + 1, sizeof(*maps));
-    if (!maps) {
+    left = calloc(ns.n + 1, sizeof(bool));
+    if (!maps || !left) {
         rc = gdr_core_usage_error("out of memory");
         goto done;
     }
+    if (leave && (rc = leave_out(&ns, leave, left)))
+        goto done;
     o.nnodes = ns.n;
     o.nodes = (const char(*)[GDR_NODE_NAME_LEN])ns.v;
+    o.left_out = left;
     o.max_concurrent = maxc;
     o.nsizes = sl.count;
     o.time_per_size_s = tps_given ? tps : 1;
     o.run_overhead_s = overhead;
     o.base_port = (unsigned)port;
-    if ((rc = select_rails(&o, rails, rails_dir, &ns, maps)))
+    if ((rc = select_rails(&o, rails, rails_dir, &ns, left, maps)))
         goto done;
     if (gdr_plan_build(&o, &p)) {
         rc = gdr_core_report_error();
@@ -344,6 +451,7 @@ done:
     cJSON_Delete(j);
     gdr_plan_free(&p);
     free(maps);
+    free(left);
     free(ns.v);
     free(pc.v);
     return rc;
