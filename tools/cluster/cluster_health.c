@@ -38,20 +38,6 @@ static struct gdr_dead_node *add(struct gdr_health *h, size_t node)
     return g;
 }
 
-/* The manifest's entry for plan run i (the manifest lists the plan's runs
- * in order; a hand-edited one is searched). */
-static const cJSON *manifest_run(const cJSON *runs, const struct gdr_plan *p, size_t i)
-{
-    const cJSON *r = cJSON_GetArrayItem(runs, (int)i);
-    if (r && !strcmp(jstr(r, "id"), p->runs[i].id))
-        return r;
-    cJSON_ArrayForEach(r, runs) {
-        if (!strcmp(jstr(r, "id"), p->runs[i].id))
-            return r;
-    }
-    return NULL;
-}
-
 static void add_partner(struct gdr_dead_node *d, size_t q)
 {
     for (size_t k = 0; k < d->npartners; k++)
@@ -61,23 +47,47 @@ static void add_partner(struct gdr_dead_node *d, size_t q)
         d->partners[d->npartners++] = q;
 }
 
+/* Per node, walking the runs from the last: its tail of failed runs. */
+struct walk {
+    bool done; /* an ok run seen: the tail is complete */
+    long first_fail;
+    size_t partner; /* its first partner in the plan */
+    bool several;   /* more than one partner in the plan */
+    bool any;
+    struct gdr_dead_node tail;
+};
+
 int gdr_health_from_manifest(const cJSON *man, const struct gdr_plan *p, struct gdr_health *h)
 {
     memset(h, 0, sizeof(*h));
     enum run_state *st = calloc(p->nruns + 1, sizeof(*st));
     const cJSON **mr = calloc(p->nruns + 1, sizeof(*mr));
+    struct walk *w = calloc(p->nnodes + 1, sizeof(*w));
+    bool *cand = calloc(p->nnodes + 1, sizeof(bool));
     h->nfail = calloc(p->nnodes + 1, sizeof(size_t));
     h->dead = calloc(p->nnodes + 1, sizeof(bool));
-    if (!st || !mr || !h->nfail || !h->dead)
+    if (!st || !mr || !w || !cand || !h->nfail || !h->dead)
         goto oom;
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(man, "runs"), *it;
+    /* The manifest lists the plan's runs in order (gdr-cluster-core
+     * manifest): one walk; an entry that is not the plan's is ignored. */
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(man, "runs");
+    it = it ? it->child : NULL;
     for (size_t i = 0; i < p->nruns; i++) {
-        mr[i] = manifest_run(runs, p, i);
+        if (it && !strcmp(jstr(it, "id"), p->runs[i].id)) {
+            mr[i] = it;
+            it = it->next;
+        }
         const char *s = jstr(mr[i], "status");
         st[i] = !strcmp(s, "ok") ? RUN_OK : !strcmp(s, "failed") ? RUN_FAILED : RUN_MISSING;
-        if (st[i] == RUN_FAILED) {
-            h->nfail[p->runs[i].client.node]++;
-            h->nfail[p->runs[i].server.node]++;
+        const size_t ends[2] = {p->runs[i].client.node, p->runs[i].server.node};
+        for (int e = 0; e < 2; e++) {
+            struct walk *x = &w[ends[e]];
+            size_t q = ends[!e];
+            if (!x->any)
+                x->partner = q;
+            x->several |= x->any && x->partner != q;
+            x->any = true;
+            h->nfail[ends[e]] += st[i] == RUN_FAILED;
         }
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(man, "unreachable")) {
@@ -90,61 +100,49 @@ int gdr_health_from_manifest(const cJSON *man, const struct gdr_plan *p, struct 
         d->unreachable = true;
         snprintf(d->why, sizeof(d->why), "%s", jstr(it, "reason"));
     }
-    size_t first = h->n; /* the failed candidates start here */
-    for (size_t node = 0; node < p->nnodes; node++) {
-        struct gdr_dead_node tail;
-        memset(&tail, 0, sizeof(tail));
-        tail.last_run = -1;
-        size_t partners[GDR_HEALTH_MAX_PARTNERS + 1], np = 0;
-        long first_fail = -1;
-        /* From the last run back to the last one that went well. */
-        for (size_t i = p->nruns; i-- > 0;) {
-            const struct gdr_plan_run *r = &p->runs[i];
-            if ((r->client.node != node && r->server.node != node) || st[i] == RUN_MISSING)
-                continue;
-            if (st[i] == RUN_OK)
-                break;
-            size_t q = r->client.node == node ? r->server.node : r->client.node;
-            add_partner(&tail, q);
-            tail.nfailed++;
-            tail.since_round = r->round;
-            first_fail = (long)i;
-            if (tail.last_run < 0)
-                tail.last_run = (long)i;
-        }
-        if (!tail.nfailed)
+    /* From the last run back to each node's last one that went well. */
+    for (size_t i = p->nruns; i-- > 0;) {
+        if (st[i] == RUN_MISSING)
             continue;
-        /* Partners in the whole plan: one only, and its failure is a candidate. */
-        for (size_t i = 0; i < p->nruns && np <= 1; i++) {
-            const struct gdr_plan_run *r = &p->runs[i];
-            if (r->client.node != node && r->server.node != node)
+        const size_t ends[2] = {p->runs[i].client.node, p->runs[i].server.node};
+        for (int e = 0; e < 2; e++) {
+            struct walk *x = &w[ends[e]];
+            if (x->done)
                 continue;
-            size_t q = r->client.node == node ? r->server.node : r->client.node, k = 0;
-            while (k < np && partners[k] != q)
-                k++;
-            if (k == np)
-                partners[np++] = q;
+            if (st[i] == RUN_OK) {
+                x->done = true;
+                continue;
+            }
+            add_partner(&x->tail, ends[!e]);
+            x->tail.nfailed++;
+            x->tail.since_round = p->runs[i].round;
+            x->first_fail = (long)i;
+            if (x->tail.nfailed == 1)
+                x->tail.last_run = (long)i;
         }
-        if (tail.npartners < 2 && np > 1)
+    }
+    /* At least two partners in the tail, or the only partner it has (then
+     * the partner is a candidate too: the retest tells them apart). */
+    size_t first = h->n;
+    for (size_t node = 0; node < p->nnodes; node++) {
+        const struct walk *x = &w[node];
+        if (!x->tail.nfailed || (x->tail.npartners < 2 && x->several))
             continue;
         struct gdr_dead_node *d = add(h, node);
         if (!d)
             goto oom;
-        *d = tail;
+        *d = x->tail;
         d->node = node;
+        cand[node] = true;
         /* The first failure says most (a crash; the later ones: refused). */
-        const cJSON *fc = cJSON_GetObjectItemCaseSensitive(mr[first_fail], "failure");
-        snprintf(d->why, sizeof(d->why), "round %zu: %s: %s", tail.since_round,
-                 *jstr(fc, "class") ? jstr(fc, "class") : "failed", jstr(mr[first_fail], "reason"));
+        const cJSON *fc = cJSON_GetObjectItemCaseSensitive(mr[x->first_fail], "failure");
+        snprintf(d->why, sizeof(d->why), "round %zu: %s: %s", x->tail.since_round,
+                 *jstr(fc, "class") ? jstr(fc, "class") : "failed",
+                 jstr(mr[x->first_fail], "reason"));
     }
     /* A healthy node whose last partners all died fails with each of them:
      * a candidate none of whose failures is with a node outside the
-     * candidates (and its only partner counted once) is the partners' victim. */
-    bool *cand = calloc(p->nnodes + 1, sizeof(bool));
-    if (!cand)
-        goto oom;
-    for (size_t k = first; k < h->n; k++)
-        cand[h->v[k].node] = true;
+     * candidates (and its only partner counted once) is their victim. */
     size_t kept = first;
     for (size_t k = first; k < h->n; k++) {
         size_t outside = 0;
@@ -154,15 +152,18 @@ int gdr_health_from_manifest(const cJSON *man, const struct gdr_plan *p, struct 
             h->v[kept++] = h->v[k];
     }
     h->n = kept;
-    free(cand);
     for (size_t k = 0; k < h->n; k++)
         h->dead[h->v[k].node] = true;
     free(st);
     free(mr);
+    free(w);
+    free(cand);
     return 0;
 oom:
     free(st);
     free(mr);
+    free(w);
+    free(cand);
     gdr_health_free(h);
     return gdr_fail(GDR_EXIT_RUN, "out of memory");
 }
