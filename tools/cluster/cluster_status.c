@@ -61,7 +61,8 @@ int gdr_run_status_read(const char *path, struct gdr_run_status **out, size_t *n
         s->order = no;
     }
     fclose(f);
-    qsort(*out, *n, sizeof(**out), cmp_status);
+    if (*n) /* qsort(NULL, 0) is undefined */
+        qsort(*out, *n, sizeof(**out), cmp_status);
     return 0;
 }
 
