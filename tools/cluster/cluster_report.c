@@ -303,19 +303,29 @@ static void rail_facts(const cJSON *doc, int r, const char *dev, char *bdf, char
 /* Lines "- WHAT: a, b on n1, n2" for a device list of rails/NODE.json
  * ("unused_devices", "down_devices"), nodes with the same list together. */
 static void device_list(FILE *f, const struct gdr_plan *p, cJSON **docs, const char *key,
-                        const char *what)
+                        const char *what, const struct gdr_plan_end **ends, size_t nsel)
 {
     char **text = calloc(p->nnodes + 1, sizeof(char *));
     bool *done = calloc(p->nnodes + 1, sizeof(bool));
-    for (size_t i = 0; text && done && i < p->nnodes; i++) {
-        const cJSON *li = cJSON_GetObjectItemCaseSensitive(docs[i], key);
-        text[i] = cJSON_GetArraySize(li) ? cJSON_PrintUnformatted(li) : NULL;
+    cJSON **lists = calloc(p->nnodes + 1, sizeof(cJSON *));
+    for (size_t i = 0; text && done && lists && i < p->nnodes; i++) {
+        /* the node's list, less the NICs a selected rail uses (--rails=NAME) */
+        lists[i] = cJSON_CreateArray();
+        const cJSON *it;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(docs[i], key)) {
+            bool used = false;
+            for (size_t k = 0; k < nsel && cJSON_IsString(it) && !used; k++)
+                used = ends[i * nsel + k] && !strcmp(ends[i * nsel + k]->device, it->valuestring);
+            if (!used)
+                cJSON_AddItemToArray(lists[i], cJSON_Duplicate(it, false));
+        }
+        text[i] = cJSON_GetArraySize(lists[i]) ? cJSON_PrintUnformatted(lists[i]) : NULL;
     }
-    for (size_t i = 0; text && done && i < p->nnodes; i++) {
+    for (size_t i = 0; text && done && lists && i < p->nnodes; i++) {
         if (done[i] || !text[i])
             continue;
         fprintf(f, "- %s:", what);
-        names_list(f, cJSON_GetObjectItemCaseSensitive(docs[i], key));
+        names_list(f, lists[i]);
         fprintf(f, " on");
         for (size_t k = i, n = 0; k < p->nnodes; k++)
             if (text[k] && !strcmp(text[i], text[k])) {
@@ -324,9 +334,14 @@ static void device_list(FILE *f, const struct gdr_plan *p, cJSON **docs, const c
             }
         fprintf(f, "\n");
     }
-    for (size_t i = 0; text && i < p->nnodes; i++)
-        free(text[i]);
+    for (size_t i = 0; i < p->nnodes; i++) {
+        if (text)
+            free(text[i]);
+        if (lists)
+            cJSON_Delete(lists[i]);
+    }
     free(text);
+    free(lists);
     free(done);
 }
 
@@ -437,8 +452,9 @@ static void rails_section(FILE *f, const struct gdr_plan *p, const char *rails_d
                        "measure a share of the NIC and look like a slow rail).\n");
     }
     device_list(f, p, docs, "unused_devices",
-                "not used (no GPU's nearest NIC: storage, management; `--rails=NAME` uses one)");
-    device_list(f, p, docs, "down_devices", "**port down** (never a rail)");
+                "not used (no GPU's nearest NIC: storage, management; `--rails=NAME` uses one)",
+                ends, nsel);
+    device_list(f, p, docs, "down_devices", "**port down** (never a rail)", ends, nsel);
     fprintf(f, "\n");
 out:
     for (size_t i = 0; docs && i < p->nnodes; i++)
