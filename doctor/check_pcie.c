@@ -1,12 +1,13 @@
 /* check_pcie: NIC<->GPU path class per pair and NCCL's GDR decision. */
 #include "doctor.h"
+#include "pairing.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int gpu_facts(struct gdr_doctor_ctx *ctx)
+static int gpu_facts(struct gdr_doctor_ctx *ctx, const struct gdr_topo_pairing *pr)
 {
     cJSON *jgpus = cJSON_AddArrayToObject(ctx->facts, "gpus");
     if (!jgpus)
@@ -24,6 +25,10 @@ static int gpu_facts(struct gdr_doctor_ctx *ctx)
         snprintf(rel, sizeof(rel), "bus/pci/devices/%s/device", ctx->gpus[g]);
         gdr_doctor_read_line(ctx->sysfs, rel, buf, sizeof(buf));
         cJSON_AddStringToObject(jg, "device_id", buf);
+        if (pr->nic_of[g] >= 0)
+            cJSON_AddStringToObject(jg, "rail_device", ctx->ibdevs[pr->nic_of[g]]);
+        else
+            cJSON_AddNullToObject(jg, "rail_device");
     }
     return 0;
 }
@@ -31,9 +36,14 @@ static int gpu_facts(struct gdr_doctor_ctx *ctx)
 int gdr_doctor_check_pcie(struct gdr_doctor_ctx *ctx)
 {
     enum gdr_path_class cls[GDR_DOCTOR_MAX_DEVS][GDR_DOCTOR_MAX_DEVS];
+    static struct gdr_topo_pairing pr;
     const char *level = gdr_path_class_name(ctx->level);
     cJSON *jpairs;
-    int rc = gpu_facts(ctx);
+    /* Each GPU's rail NIC: the nearest with an active port, as
+     * gdr-cluster-core rails pairs them (common/topo/pairing.h). */
+    gdr_topo_pair(ctx->sysfs, (const char(*)[64])ctx->ibdevs, ctx->n_ibdevs,
+                  (const char(*)[GDR_BDF_LEN])ctx->gpus, ctx->n_gpus, &pr);
+    int rc = gpu_facts(ctx, &pr);
 
     if (rc)
         return rc;
@@ -53,12 +63,8 @@ int gdr_doctor_check_pcie(struct gdr_doctor_ctx *ctx)
 
     for (size_t g = 0; g < ctx->n_gpus; g++) {
         /* NCCL picks the nearest NIC per GPU; judge a pair in that light. */
-        size_t best = 0;
-        for (size_t d = 1; d < ctx->n_ibdevs; d++)
-            if (cls[g][d] != GDR_PATH_UNKNOWN &&
-                (cls[g][best] == GDR_PATH_UNKNOWN || cls[g][d] < cls[g][best]))
-                best = d;
-        bool best_used = ctx->n_ibdevs && gdr_nccl_gdr_used(cls[g][best], ctx->level);
+        int best = pr.nic_of[g];
+        bool best_used = best >= 0 && gdr_nccl_gdr_used(cls[g][best], ctx->level);
 
         for (size_t d = 0; d < ctx->n_ibdevs; d++) {
             enum gdr_path_class c = cls[g][d];

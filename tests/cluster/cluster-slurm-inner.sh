@@ -25,3 +25,22 @@ timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
     >"$out/cluster.out" 2>"$out/cluster.err"
 echo $? >"$out/cluster.rc"
 echo $(( $(date +%s) - start )) >"$out/cluster.seconds"
+
+# --drain-confirmed against the real scontrol: a second, fake cluster run
+# (tests/cluster/fake-launch as ssh, the fake benchmark; nodex is no Slurm
+# node) where node2 is slow and confirmed, so gdr-cluster drains node2 with
+# its reason; the node's state is read back, then resumed.
+fake=$out/fake
+mkdir -p "$fake/bin" "$fake/path" "$fake/state"
+for t in write_bw read_lat send_bw; do ln -sf "$srcdir/tests/cluster/fake-bench" "$fake/bin/gdr_$t"; done
+for c in ssh getent; do ln -sf "$srcdir/tests/cluster/fake-launch" "$fake/path/$c"; done
+printf 'node2 * * 0.5\n* node2 * 0.5\n' >"$fake/table"
+PATH=$fake/path:$PATH FAKE_STATE=$fake/state FAKE_TABLE=$fake/table LD_PRELOAD='' \
+    timeout -k 5 120 "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --launcher=ssh \
+        --hosts=node1,node2,nodex --bindir="$fake/bin" --remote-tmp="$fake/remote" \
+        --placements=H-H --one-direction --timeout=2 --drain-confirmed --out="$out/drain" \
+    >"$out/drain.out" 2>"$out/drain.err"
+echo $? >"$out/drain.rc"
+scontrol show node node2 >"$out/drain-node2.txt" 2>&1
+sinfo -h -N -o '%N %t' >"$out/drain-sinfo.txt" 2>&1
+scontrol update nodename=node2 state=resume >/dev/null 2>&1

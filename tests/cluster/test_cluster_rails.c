@@ -5,6 +5,7 @@
 #include "unit.h"
 
 #include "cluster_rails.h"
+#include "pairing.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -53,6 +54,80 @@ static void test_dgx_one_pix_nic_per_gpu(void **state)
     assert_int_equal(map.nunused, 1);
     assert_string_equal(map.unused[0], "mlx5_1"); /* the storage NIC */
     assert_int_equal(map.nwarnings, 0);
+}
+
+/* Two GPUs per switch share its NIC; the two storage NICs on a root complex
+ * of their own are no rails (the old one-NIC-per-GPU search gave GPUs 1, 3,
+ * 5 and 7 the storage NICs and a farther compute NIC). */
+static void test_dgx_two_gpus_per_nic(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"mlx5_0", "mlx5_0", "mlx5_3", "mlx5_3",
+                                       "mlx5_4", "mlx5_4", "mlx5_5", "mlx5_5"};
+    detect("dgx-shared");
+    assert_int_equal(map.nrails, 8);
+    for (size_t i = 0; i < 8; i++) {
+        assert_int_equal(map.rails[i].gpu, (int)i);
+        assert_string_equal(map.rails[i].device, want[i]);
+        assert_int_equal(map.rails[i].path, GDR_PATH_PIX);
+    }
+    assert_int_equal(map.nunused, 2);
+    assert_string_equal(map.unused[0], "mlx5_1");
+    assert_string_equal(map.unused[1], "mlx5_2");
+    assert_int_equal(map.ndown, 0);
+    assert_int_equal(map.nwarnings, 1);
+    assert_true(warned("2 GPUs per NIC: mlx5_0 (GPU 0, 1), mlx5_3 (GPU 2, 3), mlx5_4 (GPU 4, 5), "
+                       "mlx5_5 (GPU 6, 7)"));
+}
+
+/* mlx5_3's port is down: never a rail. GPUs 2 and 3 take the nearest
+ * active NIC, mlx5_0 (PHB: same host bridge), not a storage NIC (NODE). */
+static void test_dgx_down_port(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"mlx5_0", "mlx5_0", "mlx5_0", "mlx5_0",
+                                       "mlx5_4", "mlx5_4", "mlx5_5", "mlx5_5"};
+    detect("dgx-down");
+    assert_int_equal(map.nrails, 8);
+    for (size_t i = 0; i < 8; i++)
+        assert_string_equal(map.rails[i].device, want[i]);
+    assert_int_equal(map.rails[2].path, GDR_PATH_PHB);
+    assert_int_equal(map.rails[1].path, GDR_PATH_PIX);
+    assert_int_equal(map.ndown, 1);
+    assert_string_equal(map.down[0], "mlx5_3");
+    assert_int_equal(map.nunused, 2);
+    assert_true(warned("mlx5_3 port 1 is DOWN: not a rail"));
+    assert_true(warned("4 GPUs per NIC: mlx5_0 (GPU 0, 1, 2, 3)"));
+    assert_true(warned("GPU 3 (0000:23:00.0): nearest NIC mlx5_0 is PHB"));
+    cJSON *j = gdr_rails_to_json("n", &map);
+    struct gdr_rail_map back;
+    assert_int_equal(gdr_rails_from_json(j, "rails", &back), 0);
+    assert_int_equal(back.ndown, 1);
+    assert_string_equal(back.down[0], "mlx5_3");
+    assert_int_equal(back.nunused, 2);
+    cJSON_Delete(j);
+}
+
+/* gdr_doctor and the rails read one pairing (common/topo/pairing.h). */
+static void test_pairing_is_shared(void **state)
+{
+    (void)state;
+    const char *base =
+        access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
+    char root[4096], nics[GDR_PAIR_MAX][64], gpus[GDR_PAIR_MAX][GDR_BDF_LEN];
+    size_t nn, ng;
+    snprintf(root, sizeof(root), "%s/dgx-down/sys", base);
+    assert_int_equal(gdr_topo_list_ibdevs(root, nics, GDR_PAIR_MAX, &nn), 0);
+    assert_int_equal(gdr_topo_list_gpus(root, gpus, GDR_PAIR_MAX, &ng), 0);
+    static struct gdr_topo_pairing pr;
+    assert_int_equal(
+        gdr_topo_pair(root, (const char(*)[64])nics, nn, (const char(*)[GDR_BDF_LEN])gpus, ng, &pr),
+        0);
+    detect("dgx-down");
+    for (size_t g = 0; g < ng; g++)
+        assert_string_equal(nics[pr.nic_of[g]], map.rails[g].device);
+    for (size_t n = 0; n < nn; n++)
+        assert_int_equal(pr.role[n] == GDR_NIC_DOWN, !strcmp(nics[n], "mlx5_3"));
 }
 
 static void test_single_pairs(void **state)
@@ -113,6 +188,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dgx_one_pix_nic_per_gpu),
+        cmocka_unit_test(test_dgx_two_gpus_per_nic),
+        cmocka_unit_test(test_dgx_down_port),
+        cmocka_unit_test(test_pairing_is_shared),
         cmocka_unit_test(test_single_pairs),
         cmocka_unit_test(test_host_only_and_empty),
         cmocka_unit_test(test_json_round_trip),

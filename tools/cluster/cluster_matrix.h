@@ -36,6 +36,7 @@ struct gdr_matrix {
 struct gdr_matrix_set {
     size_t n; /* nodes */
     char (*nodes)[GDR_NODE_NAME_LEN];
+    bool *left_out; /* per node: in no run (the plan's options.left_out) */
     size_t count;
     struct gdr_matrix *m;
 };
@@ -84,7 +85,8 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
  * heat-NAME.dat "column row ratio value" for every cell, ratio = value /
  * reference (latency: reference / value, so low is bad either way), NaN
  * when not planned or failed; failed-NAME.dat "column row" of the failed
- * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells.
+ * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells;
+ * unreachable-NAME.dat "column row" of the cells of nodes left out.
  * reference[k] is matrix k's reference in its own unit (the detector's:
  * with few nodes the median would be one of a slow node's links); 0 or a
  * NULL array means the matrix's median. */

@@ -232,6 +232,237 @@ out:
     free(common);
 }
 
+/* " a, b" (" -" when empty) from a JSON array of strings. */
+static void names_list(FILE *f, const cJSON *arr)
+{
+    const cJSON *it;
+    bool first = true;
+    cJSON_ArrayForEach(it, arr) {
+        fprintf(f, "%s%s", first ? " " : ", ", cJSON_IsString(it) ? it->valuestring : "?");
+        first = false;
+    }
+    if (first)
+        fprintf(f, " -");
+}
+
+static void names_cell(FILE *f, const cJSON *arr)
+{
+    names_list(f, arr);
+    fprintf(f, " |");
+}
+
+/* Dead nodes first: a node that never answered, or stopped working, is the
+ * finding that matters most (suspects.json, finding failed/unreachable). */
+static void dead_nodes(FILE *f, const cJSON *suspects)
+{
+    const cJSON *sp;
+    bool any = false;
+    cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(suspects, "suspects")) {
+        const char *finding = jstr(sp, "finding");
+        if (strcmp(finding, "failed") && strcmp(finding, "unreachable"))
+            continue;
+        if (!any)
+            fprintf(f,
+                    "## Node failures\n\n"
+                    "| node | finding | status | since round | failed runs | partners | why |\n"
+                    "|------|---------|--------|-------------|-------------|----------|-----|\n");
+        any = true;
+        const cJSON *ev = cJSON_GetObjectItemCaseSensitive(sp, "evidence");
+        fprintf(f, "|");
+        names_cell(f, cJSON_GetObjectItemCaseSensitive(sp, "nodes"));
+        fprintf(f, " %s | **%s** |", finding, jstr(sp, "status"));
+        if (cJSON_GetObjectItemCaseSensitive(ev, "since_round"))
+            fprintf(f, " %.0f |", jnum(ev, "since_round"));
+        else
+            fprintf(f, " - |");
+        fprintf(f, " %.0f |", jnum(ev, "failed_runs"));
+        names_cell(f, cJSON_GetObjectItemCaseSensitive(ev, "partners"));
+        /* one table cell: no '|' or newline from a reason */
+        fprintf(f, " ");
+        for (const char *c = jstr(ev, "reason"); *c; c++)
+            fputc(*c == '|' ? '/' : *c == '\n' ? ' ' : *c, f);
+        fprintf(f, " |\n");
+    }
+    if (any)
+        fprintf(f, "\nA node failure is confirmed when a retest run from the node to a healthy "
+                   "partner fails too; see the suspects below.\n\n");
+}
+
+/* What rails/NODE.json says of rail r with device dev: the GPU's BDF and
+ * the path class ("" when the file has no such rail). */
+static void rail_facts(const cJSON *doc, int r, const char *dev, char *bdf, char *path)
+{
+    bdf[0] = path[0] = '\0';
+    const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rails"), r);
+    if (x && !strcmp(jstr(x, "device"), dev)) {
+        snprintf(bdf, GDR_BDF_LEN, "%s", jstr(x, "gpu_bdf"));
+        snprintf(path, 16, "%s", jstr(x, "path"));
+    }
+}
+
+/* Lines "- WHAT: a, b on n1, n2" for a device list of rails/NODE.json
+ * ("unused_devices", "down_devices"), nodes with the same list together. */
+static void device_list(FILE *f, const struct gdr_plan *p, cJSON **docs, const char *key,
+                        const char *what, const struct gdr_plan_end **ends, size_t nsel)
+{
+    char **text = calloc(p->nnodes + 1, sizeof(char *));
+    bool *done = calloc(p->nnodes + 1, sizeof(bool));
+    cJSON **lists = calloc(p->nnodes + 1, sizeof(cJSON *));
+    for (size_t i = 0; text && done && lists && i < p->nnodes; i++) {
+        /* the node's list, less the NICs a selected rail uses (--rails=NAME) */
+        lists[i] = cJSON_CreateArray();
+        const cJSON *it;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(docs[i], key)) {
+            bool used = false;
+            for (size_t k = 0; k < nsel && cJSON_IsString(it) && !used; k++)
+                used = ends[i * nsel + k] && !strcmp(ends[i * nsel + k]->device, it->valuestring);
+            if (!used)
+                cJSON_AddItemToArray(lists[i], cJSON_Duplicate(it, false));
+        }
+        text[i] = cJSON_GetArraySize(lists[i]) ? cJSON_PrintUnformatted(lists[i]) : NULL;
+    }
+    for (size_t i = 0; text && done && lists && i < p->nnodes; i++) {
+        if (done[i] || !text[i])
+            continue;
+        fprintf(f, "- %s:", what);
+        names_list(f, lists[i]);
+        fprintf(f, " on");
+        for (size_t k = i, n = 0; k < p->nnodes; k++)
+            if (text[k] && !strcmp(text[i], text[k])) {
+                fprintf(f, "%s %s", n++ ? "," : "", p->nodes[k]);
+                done[k] = true;
+            }
+        fprintf(f, "\n");
+    }
+    for (size_t i = 0; i < p->nnodes; i++) {
+        if (text)
+            free(text[i]);
+        if (lists)
+            cJSON_Delete(lists[i]);
+    }
+    free(text);
+    free(lists);
+    free(done);
+}
+
+/* One rail's table rows: its GPU and NIC, the nodes that agree on a row.
+ * ends[i]: node i's end on the rail (NULL: in no run). */
+static void rail_rows(FILE *f, const struct gdr_plan *p, cJSON **docs, int r,
+                      const struct gdr_plan_end **ends)
+{
+    bool *done = calloc(p->nnodes + 1, sizeof(bool));
+    char(*bdf)[GDR_BDF_LEN] = calloc(p->nnodes + 1, GDR_BDF_LEN);
+    char(*path)[16] = calloc(p->nnodes + 1, 16);
+    for (size_t i = 0; done && bdf && path && i < p->nnodes; i++)
+        if (ends[i])
+            rail_facts(docs[i], r, ends[i]->device, bdf[i], path[i]);
+    for (size_t i = 0; done && bdf && path && i < p->nnodes; i++) {
+        const struct gdr_plan_end *e = ends[i];
+        if (done[i] || !e)
+            continue;
+        fprintf(f, "| %d | ", r);
+        if (e->gpu >= 0)
+            fprintf(f, "GPU %d%s%s%s |", e->gpu, *bdf[i] ? " (" : "", bdf[i], *bdf[i] ? ")" : "");
+        else
+            fprintf(f, "- |");
+        fprintf(f, " %s | %s |", *e->device ? e->device : "(default)", *path[i] ? path[i] : "-");
+        for (size_t k = i, n = 0; k < p->nnodes; k++) {
+            const struct gdr_plan_end *x = ends[k];
+            if (x && x->gpu == e->gpu && !strcmp(x->device, e->device) && !strcmp(bdf[k], bdf[i]) &&
+                !strcmp(path[k], path[i])) {
+                fprintf(f, "%s %s", n++ ? "," : "", p->nodes[k]);
+                done[k] = true;
+            }
+        }
+        fprintf(f, " |\n");
+    }
+    free(done);
+    free(bdf);
+    free(path);
+}
+
+/* Each rail's GPU and NIC, the rails that share a NIC, the NICs not used
+ * and the ports down. */
+static void rails_section(FILE *f, const struct gdr_plan *p, const char *rails_dir)
+{
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(p->meta, "rails"), *it;
+    size_t nsel = (size_t)cJSON_GetArraySize(sel);
+    cJSON **docs = calloc(p->nnodes + 1, sizeof(cJSON *));
+    const struct gdr_plan_end **ends = calloc(p->nnodes * (nsel ? nsel : 1) + 1, sizeof(*ends));
+    if (!docs || !ends)
+        goto out;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s.json", rails_dir, p->nodes[i]);
+        if (!access(path, F_OK) && !(docs[i] = gdr_json_read_file(path, 1 << 20)))
+            gdr_error_clear();
+    }
+    fprintf(f, "## Rails\n\n");
+    if (nsel == 0) {
+        fprintf(f, "One rail: the benchmarks' default device and GPU on every node (no "
+                   "topology from every node, or none asked for).\n\n");
+    } else {
+        /* Each node's end on each selected rail, in one pass over the runs. */
+        int slot[GDR_RAILS_MAX];
+        for (int r = 0; r < GDR_RAILS_MAX; r++)
+            slot[r] = -1;
+        size_t k = 0;
+        cJSON_ArrayForEach(it, sel) {
+            if (it->valuedouble >= 0 && it->valuedouble < GDR_RAILS_MAX)
+                slot[(int)it->valuedouble] = (int)k;
+            k++;
+        }
+        bool shared = false;
+        unsigned most = 1;
+        for (size_t i = 0; i < p->nruns; i++) {
+            const struct gdr_plan_run *r = &p->runs[i];
+            int q = r->rail >= 0 && r->rail < GDR_RAILS_MAX ? slot[r->rail] : -1;
+            most = r->nic_share > most ? r->nic_share : most;
+            if (q < 0)
+                continue;
+            ends[r->client.node * nsel + (size_t)q] = &r->client;
+            ends[r->server.node * nsel + (size_t)q] = &r->server;
+        }
+        fprintf(f, "| rail | GPU | NIC | path | nodes |\n|------|-----|-----|------|-------|\n");
+        k = 0;
+        const struct gdr_plan_end **col = calloc(p->nnodes + 1, sizeof(*col));
+        cJSON_ArrayForEach(it, sel) {
+            for (size_t i = 0; col && i < p->nnodes; i++) {
+                col[i] = ends[i * nsel + k];
+                for (size_t j = 0; j < k && col[i] && !shared; j++)
+                    shared = ends[i * nsel + j] && *col[i]->device &&
+                             !strcmp(ends[i * nsel + j]->device, col[i]->device);
+            }
+            if (col)
+                rail_rows(f, p, docs, (int)it->valuedouble, col);
+            k++;
+        }
+        free(col);
+        fprintf(f, "\n");
+        if (most > 1)
+            fprintf(f,
+                    "- **Rails sharing a NIC ran together** (--shared-nic-together, up to %u "
+                    "on one NIC): each measured a share of it. They are judged against each "
+                    "other: each rail's cells against its own reference, the port-rate "
+                    "floor divided among them; not against the rails with a NIC of their "
+                    "own.\n",
+                    most);
+        else if (shared)
+            fprintf(f, "- Rails sharing a NIC ran in separate steps (together, each would "
+                       "measure a share of the NIC and look like a slow rail).\n");
+    }
+    device_list(f, p, docs, "unused_devices",
+                "not used (no GPU's nearest NIC: storage, management; `--rails=NAME` uses one)",
+                ends, nsel);
+    device_list(f, p, docs, "down_devices", "**port down** (never a rail)", ends, nsel);
+    fprintf(f, "\n");
+out:
+    for (size_t i = 0; docs && i < p->nnodes; i++)
+        cJSON_Delete(docs[i]);
+    free(docs);
+    free(ends);
+}
+
 /* Links to the per-rail panels (panel-TEST-SIZE.png: made by gdr-cluster
  * where a test and size ran on two or more rails), each once. */
 static void rail_panels(FILE *f, const struct gdr_matrix_set *s, const struct gdr_detection *d,
@@ -268,6 +499,18 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
         fprintf(f, "- runs: %.0f planned, %.0f ok, %.0f failed, %.0f missing\n",
                 jnum(in->manifest, "planned"), jnum(in->manifest, "ok"),
                 jnum(in->manifest, "failed"), jnum(in->manifest, "missing"));
+        const cJSON *u;
+        bool first = true;
+        cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(in->manifest, "unreachable")) {
+            fprintf(f, "%s%s", first ? "- left out of the plan (unreachable): " : ", ",
+                    jstr(u, "node"));
+            first = false;
+        }
+        if (!first)
+            fprintf(f, "\n");
+        if (!strcmp(jstr(in->manifest, "interrupted"), "yes"))
+            fprintf(f, "- **interrupted**: the runs in flight were stopped (`--resume` reruns "
+                       "the missing ones)\n");
     }
     fprintf(f, "- nodes (%zu):", p->nnodes);
     for (size_t i = 0; i < p->nnodes; i++)
@@ -286,8 +529,13 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
             o->min_pct_of_limit > 0 ? ", or a cell under --min-pct-of-limit of its row's limit"
                                     : "");
 
-    if (in->rails_dir)
+    if (in->suspects)
+        dead_nodes(f, in->suspects);
+
+    if (in->rails_dir) {
         software_table(f, p, in->rails_dir);
+        rails_section(f, p, in->rails_dir);
+    }
 
     fprintf(
         f,
