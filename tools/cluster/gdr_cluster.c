@@ -15,6 +15,7 @@
  * input, 3 environment (sysfs unreadable). */
 #include "config.h"
 
+#include "cluster_aggregate.h"
 #include "cluster_matrix.h"
 #include "cluster_plan.h"
 #include "cluster_rails.h"
@@ -66,6 +67,10 @@ static const char usage_text[] =
     "                      STATUS CRC SRC DURATION RESUMED REASON, tab-separated; a\n"
     "                      later line for an ID wins); print 'planned N ok N failed N\n"
     "                      missing N'\n"
+    "  aggregate --plan PLAN --dir RESULTS [-o FILE]\n"
+    "                      the node-pair bandwidth summed over the rails per bandwidth\n"
+    "                      test and size: each pair's sum, min/median/max over the pairs\n"
+    "                      whose every rail was measured (JSON; default stdout)\n"
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
     "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--tolerance-pct P] [--size B]\n"
     "                      report.md (figures linked relative to -o's directory)\n"
@@ -691,6 +696,32 @@ static int cmd_suspects(int argc, char **argv)
     return rc;
 }
 
+static int cmd_aggregate(int argc, char **argv)
+{
+    struct common_args a = {0};
+    int rc = parse_common(argc, argv, "aggregate", false, &a);
+    if (rc)
+        return rc;
+    if (!a.dir)
+        return usage_error("aggregate: --dir RESULTS is required");
+    struct gdr_plan p;
+    struct gdr_matrix_set s;
+    struct gdr_aggregate_set g;
+    if (gdr_plan_load(a.plan, &p))
+        return report_error();
+    if (gdr_matrix_load(&p, a.dir, &s) || gdr_aggregate_compute(&p, &s, &g)) {
+        gdr_plan_free(&p);
+        return report_error();
+    }
+    cJSON *j = gdr_aggregate_to_json(&g, &s);
+    rc = j ? write_json(j, a.out) : (gdr_fail(GDR_EXIT_RUN, "out of memory"), report_error());
+    cJSON_Delete(j);
+    gdr_aggregate_free(&g);
+    gdr_matrix_set_free(&s);
+    gdr_plan_free(&p);
+    return rc;
+}
+
 static cJSON *load_suspects(const char *path)
 {
     cJSON *j = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
@@ -1074,9 +1105,11 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        {"plan", cmd_plan},       {"plan-runs", cmd_plan_runs}, {"rails", cmd_rails},
-        {"matrix", cmd_matrix},   {"suspects", cmd_suspects},   {"retest-runs", cmd_retest_runs},
-        {"confirm", cmd_confirm}, {"manifest", cmd_manifest},   {"report", cmd_report},
+        {"plan", cmd_plan},         {"plan-runs", cmd_plan_runs},
+        {"rails", cmd_rails},       {"matrix", cmd_matrix},
+        {"suspects", cmd_suspects}, {"retest-runs", cmd_retest_runs},
+        {"confirm", cmd_confirm},   {"manifest", cmd_manifest},
+        {"report", cmd_report},     {"aggregate", cmd_aggregate},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))
