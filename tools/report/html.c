@@ -238,7 +238,7 @@ static const char css[] =
     ".tbl{overflow-x:auto;max-width:100%;margin:.4em 0 1em}"
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.93em}"
     "th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top;"
-    "overflow-wrap:anywhere;max-width:36em}"
+    "overflow-wrap:anywhere;min-width:4.2em}"
     "td.n{text-align:right;white-space:nowrap}th.n{text-align:right}"
     "tbody th{white-space:nowrap;font-weight:600}thead th{max-width:14em}"
     "thead th{background:#f2f2f2}"
