@@ -530,13 +530,14 @@ static void fill_run(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
     p->planned = col_count(st, 5);
     p->ok = col_count(st, 6);
     p->failed = col_count(st, 7);
+    col_text(st, 8, p->source, sizeof(p->source));
 }
 
 static int load_runs(struct hdb *h, struct hdb_testbed *t)
 {
     void *rows = NULL;
     int rc = load_rows(h,
-                       "SELECT id, run_id, date, version, mode, planned, ok, failed "
+                       "SELECT id, run_id, date, version, mode, planned, ok, failed, source "
                        "FROM runs WHERE testbed = ? ORDER BY date, run_id",
                        t, &rows, &t->nruns, sizeof(*t->runs), fill_run, "reading the runs");
     t->runs = rows;

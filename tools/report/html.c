@@ -109,6 +109,19 @@ static bool esc(struct gdr_buf *b, const char *s, size_t max)
     const unsigned char *p = (const unsigned char *)s;
     size_t chars = 0;
     while (*p) {
+        /* A run of plain printable ASCII goes in at once. */
+        size_t run = 0;
+        while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '&' && p[run] != '<' && p[run] != '>' &&
+               p[run] != '"' && p[run] != '\'' && chars + run < max)
+            run++;
+        if (run) {
+            gdr_buf_put(b, (const char *)p, run);
+            p += run;
+            chars += run;
+            continue;
+        }
+        if (!*p)
+            break;
         if (chars++ == max)
             return true;
         size_t n = utf8_len(p);
@@ -297,6 +310,27 @@ void gdr_html_end(struct gdr_buf *b, const char *generator)
     gdr_buf_puts(b, "</footer>\n</main>\n</body>\n</html>\n");
 }
 
+void gdr_section_begin(struct gdr_buf *b, const char *id, const char *title)
+{
+    gdr_buf_escf(b, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
+}
+
+void gdr_section_end(struct gdr_buf *b)
+{
+    gdr_buf_puts(b, "</section>\n");
+}
+
+void gdr_badge(struct gdr_buf *b, const char *cls, const char *text)
+{
+    char c[64];
+    size_t n = 0;
+    /* The class is a verdict word; anything else becomes '-'. */
+    for (const char *p = cls; *p && n + 1 < sizeof(c); p++)
+        c[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ? *p : '-');
+    c[n] = '\0';
+    gdr_buf_escf(b, "<span class=\"badge v-%s\">%s</span>", c, text);
+}
+
 int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path, bool durable)
 {
     if (b->oom)
@@ -336,10 +370,12 @@ void gdr_fmt_num(double v, char *buf, size_t len)
 {
     if (isnan(v))
         snprintf(buf, len, "-");
-    else if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3))
+    else if (v != 0 && (fabs(v) >= 1e7 || fabs(v) < 1e-3))
         snprintf(buf, len, "%.3g", v);
-    else if (fabs(v) >= 100)
+    else if (fabs(v) >= 1000)
         snprintf(buf, len, "%.0f", v);
+    else if (fabs(v) >= 100)
+        snprintf(buf, len, "%.1f", v);
     else if (fabs(v) >= 10)
         snprintf(buf, len, "%.1f", v);
     else if (fabs(v) >= 1)

@@ -46,6 +46,13 @@ void gdr_html_begin(struct gdr_buf *b, const char *title);
 /* The footer line (what made the page) and the closing tags. */
 void gdr_html_end(struct gdr_buf *b, const char *generator);
 
+/* A <section> with an id and an <h2> (both escaped), and its end. */
+void gdr_section_begin(struct gdr_buf *b, const char *id, const char *title);
+void gdr_section_end(struct gdr_buf *b);
+/* A badge: <span class="badge v-CLASS">text</span>; CLASS keeps letters only
+ * (a verdict word), text is escaped. */
+void gdr_badge(struct gdr_buf *b, const char *cls, const char *text);
+
 /* Write b to path atomically: path.tmp.PID, fsync when durable, rename.
  * Returns 0, or -1 after gdr_fail(GDR_EXIT_USAGE) naming the path; the
  * temporary file is removed on failure. An incomplete buffer (oom) is an

@@ -83,11 +83,6 @@ void gdr_bw_unit(double max_bytes_per_s, double *scale, const char **unit);
 void gdr_lat_unit(double max_s, double *scale, const char **unit);
 /* <td class="n" data-si="..."> with the shown number. */
 void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title);
-/* A <section> with an id and an <h2>. */
-void gdr_section_begin(struct gdr_buf *b, const char *id, const char *title);
-void gdr_section_end(struct gdr_buf *b);
-/* A badge: <span class="badge v-CLASS">text</span> (text escaped). */
-void gdr_badge(struct gdr_buf *b, const char *cls, const char *text);
 /* The soft-RoCE / simulated warnings for a set of documents. */
 void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce);
 

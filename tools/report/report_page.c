@@ -86,27 +86,6 @@ void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, co
     gdr_buf_puts(b, "</td>");
 }
 
-void gdr_section_begin(struct gdr_buf *b, const char *id, const char *title)
-{
-    gdr_buf_escf(b, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
-}
-
-void gdr_section_end(struct gdr_buf *b)
-{
-    gdr_buf_puts(b, "</section>\n");
-}
-
-void gdr_badge(struct gdr_buf *b, const char *cls, const char *text)
-{
-    char c[64];
-    size_t n = 0;
-    /* The class is a verdict word; anything else becomes '-'. */
-    for (const char *p = cls; *p && n + 1 < sizeof(c); p++)
-        c[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ? *p : '-');
-    c[n] = '\0';
-    gdr_buf_escf(b, "<span class=\"badge v-%s\">%s</span>", c, text);
-}
-
 void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce)
 {
     if (simulated)
