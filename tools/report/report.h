@@ -44,14 +44,15 @@ struct gdr_rdir {
     struct gdr_rdoc *docs; /* sorted by file name */
     cJSON *manifest;       /* manifest.json or NULL */
     size_t ndoctor;
-    cJSON **doctor;     /* DIR/doctor/ and --doctor files */
-    cJSON *history;     /* history.json (a nightly's gdr-history check --json) or NULL */
-    struct gdr_set set; /* the complete documents as series */
+    cJSON **doctor;            /* DIR/doctor/ and --doctor files */
+    char (*doctor_names)[256]; /* their file names */
+    cJSON *history;            /* history/check.json (a nightly's gdr-history check --json) */
+    struct gdr_set set;        /* the complete documents as series */
     bool has_set;
 };
 
-/* Read every *.json of dir (not recursing; manifest.json and history.json
- * are the run's, not result documents), each checked as gdr-json check
+/* Read every *.json of dir (not recursing; manifest.json is the run's, not
+ * a result document; doctor/ and history/check.json are read too), each checked as gdr-json check
  * does; a document of a newer schema version, corrupt JSON or a failed
  * check is an error naming the file. min_docs: fewer documents is an
  * error ("no result documents"). Returns 0 or -1 after gdr_fail. */

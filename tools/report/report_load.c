@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -90,11 +91,16 @@ static int add_doctor(struct gdr_rdir *r, cJSON *root, const char *path)
         return gdr_fail(GDR_EXIT_USAGE, "%s: not a gdr_doctor --json document", path);
     }
     cJSON **p = realloc(r->doctor, (r->ndoctor + 1) * sizeof(*p));
-    if (!p) {
+    char(*names)[256] = p ? realloc(r->doctor_names, (r->ndoctor + 1) * sizeof(*names)) : NULL;
+    if (p)
+        r->doctor = p;
+    if (!names) {
         cJSON_Delete(root);
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
     }
-    r->doctor = p;
+    r->doctor_names = names;
+    const char *base = strrchr(path, '/');
+    snprintf(names[r->ndoctor], sizeof(names[0]), "%s", base ? base + 1 : path);
     p[r->ndoctor++] = root;
     return 0;
 }
@@ -161,16 +167,13 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
             rc = -1;
             break;
         }
-        if (!strcmp(names[i], "manifest.json") || !strcmp(names[i], "history.json")) {
+        if (!strcmp(names[i], "manifest.json")) {
             if (!cJSON_IsObject(root)) {
                 cJSON_Delete(root);
                 rc = gdr_fail(GDR_EXIT_USAGE, "%s: not a JSON object", path);
                 break;
             }
-            if (names[i][0] == 'm')
-                r->manifest = root;
-            else
-                r->history = root;
+            r->manifest = root;
             continue;
         }
         if (is_doctor(root)) {
@@ -194,6 +197,12 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
         rc = gdr_fail(GDR_EXIT_USAGE, "%s: no result documents (*.json): nothing to report", dir);
     if (rc == 0)
         rc = load_doctors(S_ISDIR(st.st_mode) ? dir : ".", o, r);
+    /* A nightly's gdr-history check --json (ci/nightly). */
+    char hpath[4200];
+    snprintf(hpath, sizeof(hpath), "%s/history/check.json", dir);
+    if (rc == 0 && S_ISDIR(st.st_mode) && access(hpath, F_OK) == 0 &&
+        !(r->history = gdr_json_read_file(hpath, GDR_DOC_MAX_BYTES)))
+        rc = -1;
     if (rc == 0 && ncomplete) {
         bool failed = false;
         rc = gdr_set_load(&r->set, complete, ncomplete, GDR_INCOMPLETE_SKIP, &failed);
@@ -228,6 +237,7 @@ void gdr_rdir_free(struct gdr_rdir *r)
     for (size_t i = 0; i < r->ndoctor; i++)
         cJSON_Delete(r->doctor[i]);
     free(r->doctor);
+    free(r->doctor_names);
     if (r->has_set)
         gdr_set_free(&r->set);
     memset(r, 0, sizeof(*r));

@@ -146,15 +146,19 @@ static void doctor_block(struct gdr_buf *b, const struct gdr_rdir *r, const char
         const cJSON *d = r->doctor[i], *sum = cJSON_GetObjectItemCaseSensitive(d, "summary");
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "versions");
         double fail = jnum(sum, "fail"), warn = jnum(sum, "warn");
-        const char *host = jstr(d, "host");
-        gdr_buf_escf(b, "<p>%s%s", host ? host : "", host ? ": " : "");
+        gdr_buf_escf(b, "<p>%s: ", r->doctor_names[i]);
+        const char *env = jstr(d, "environment_missing");
         gdr_badge(b,
                   fail > 0   ? "fail"
+                  : env      ? "unknown"
                   : warn > 0 ? "warn"
                              : "pass",
                   fail > 0   ? "GDR conditions not met"
+                  : env      ? "not checked: environment missing"
                   : warn > 0 ? "GDR possible, with warnings"
                              : "GDR conditions met");
+        if (env)
+            gdr_buf_escf(b, " (%s)", env);
         gdr_buf_printf(b, " %.0f PASS, %.0f WARN, %.0f FAIL, %.0f UNKNOWN", jnum(sum, "pass"), warn,
                        fail, jnum(sum, "unknown"));
         if (v)
