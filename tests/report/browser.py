@@ -65,6 +65,10 @@ def metrics(d, width, height=900):
 
 
 def screenshot(d, path, width):
+    if width >= 1000:
+        top = d.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+        with open(path.replace(".png", "-top.png"), "wb") as f:
+            f.write(base64.b64decode(top["data"]))
     h = d.execute_script("return Math.ceil(document.documentElement.scrollHeight)")
     metrics(d, width, min(h, 16000))
     shot = d.execute_cdp_cmd("Page.captureScreenshot", {"format": "png",

@@ -72,7 +72,15 @@ struct gdr_row_extra {
 void gdr_row_extra(const struct gdr_rdir *r, const struct gdr_series *s, uint64_t size,
                    struct gdr_row_extra *x);
 
+/* A test's section of the sweep page (report_tests.c). */
+int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const char *test);
+
 /* Shared page pieces (report_page.c). */
+/* An optional field of a JSON object: the string (or NULL), the number (or NAN). */
+const char *gdr_jstr(const cJSON *o, const char *key);
+double gdr_jnum(const cJSON *o, const char *key);
+/* A JSON array of strings (a command line), joined by spaces, escaped. */
+void gdr_argv_text(struct gdr_buf *b, const cJSON *arr);
 const char *gdr_pair_short(const char *pair); /* "host-cuda" -> "H-D" */
 /* "H-D GDR on (host/peermem)" */
 void gdr_series_label(const struct gdr_series *s, char *buf, size_t len);

@@ -22,18 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* Bandwidth in bits per second, as report.md and network people read it;
  * latency in microseconds. */
 static void fmt_value(bool latency, double v, char *buf, size_t len)
@@ -64,7 +52,7 @@ static int newer_docs(const char *dir)
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         cJSON *root = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
         gdr_error_clear(); /* unreadable: the matrix marks the run failed */
-        const char *sv = root ? jstr(root, "schema_version") : NULL;
+        const char *sv = root ? gdr_jstr(root, "schema_version") : NULL;
         int v;
         if (sv && sscanf(sv, "gdrbench.result/%d", &v) == 1 && v > 1)
             rc = gdr_fail(GDR_EXIT_USAGE,
@@ -91,7 +79,7 @@ static cJSON *read_optional(const char *dir, const char *name, const char *versi
         *rc = -1;
         return NULL;
     }
-    const char *v = jstr(j, version_key);
+    const char *v = gdr_jstr(j, version_key);
     if (version && (!v || strcmp(v, version))) {
         *rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s is '%s', this gdr-report reads '%s'", path,
                        version_key, v ? v : "(none)", version);
@@ -111,9 +99,9 @@ static void facts(struct gdr_buf *b, const struct gdr_plan *p, const cJSON *m)
         gdr_buf_escf(b,
                      "<dt>finished</dt><dd>%s (UTC)</dd><dt>gdrbench</dt><dd>%s</dd>"
                      "<dt>launcher</dt><dd>%s</dd>",
-                     jstr(m, "end_date") ? jstr(m, "end_date") : "?",
-                     jstr(m, "git_version") ? jstr(m, "git_version") : "?",
-                     jstr(m, "launcher") ? jstr(m, "launcher") : "?");
+                     gdr_jstr(m, "end_date") ? gdr_jstr(m, "end_date") : "?",
+                     gdr_jstr(m, "git_version") ? gdr_jstr(m, "git_version") : "?",
+                     gdr_jstr(m, "launcher") ? gdr_jstr(m, "launcher") : "?");
         gdr_buf_puts(b, "<dt>command</dt><dd><code>");
         const cJSON *it;
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(m, "command_line")) {
@@ -124,7 +112,8 @@ static void facts(struct gdr_buf *b, const struct gdr_plan *p, const cJSON *m)
         }
         gdr_buf_puts(b, "</code></dd>");
         gdr_buf_printf(b, "<dt>runs</dt><dd>%.0f planned: %.0f ok, %.0f failed, %.0f missing</dd>",
-                       jnum(m, "planned"), jnum(m, "ok"), jnum(m, "failed"), jnum(m, "missing"));
+                       gdr_jnum(m, "planned"), gdr_jnum(m, "ok"), gdr_jnum(m, "failed"),
+                       gdr_jnum(m, "missing"));
     }
     gdr_buf_printf(b, "<dt>plan</dt><dd>%zu nodes, %zu rounds, %zu steps, %zu runs</dd>", p->nnodes,
                    p->nrounds, p->nsteps, p->nruns);
@@ -156,11 +145,11 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj)
                     "<th>retests</th><th>status</th><th>verdict</th></tr></thead><tbody>\n");
     const cJSON *s;
     cJSON_ArrayForEach(s, arr) {
-        const char *st = jstr(s, "status");
+        const char *st = gdr_jstr(s, "status");
         bool bad = st && strcmp(st, "cleared");
-        bool lat = jstr(s, "metric") && !strcmp(jstr(s, "metric"), "latency");
+        bool lat = gdr_jstr(s, "metric") && !strcmp(gdr_jstr(s, "metric"), "latency");
         gdr_buf_escf(b, "<tr%s><td>%s</td><td>", bad ? " class=\"flag\"" : "",
-                     jstr(s, "kind") ? jstr(s, "kind") : "?");
+                     gdr_jstr(s, "kind") ? gdr_jstr(s, "kind") : "?");
         const cJSON *n;
         bool first = true;
         cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(s, "nodes")) {
@@ -170,12 +159,12 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj)
             }
         }
         char ref[48];
-        fmt_value(lat, jnum(s, "reference"), ref, sizeof(ref));
-        gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %.0f B</td>", jnum(s, "rail"),
-                     jstr(s, "test") ? jstr(s, "test") : "?", jnum(s, "size"));
+        fmt_value(lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
+        gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %.0f B</td>", gdr_jnum(s, "rail"),
+                     gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "?", gdr_jnum(s, "size"));
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "evidence");
         gdr_buf_printf(b, "<td>low against %.0f of %.0f partners (reference ",
-                       jnum(ev, "low_partners"), jnum(ev, "partners"));
+                       gdr_jnum(ev, "low_partners"), gdr_jnum(ev, "partners"));
         gdr_buf_esc(b, ref);
         gdr_buf_puts(b, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "gdr_not_in_effect"))
                             ? "; GDR not in effect)"
@@ -186,14 +175,16 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj)
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "client"),
                         *v = cJSON_GetObjectItemCaseSensitive(r, "server");
             char val[48];
-            fmt_value(lat, jnum(r, "value"), val, sizeof(val));
-            gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>", jstr(c, "node") ? jstr(c, "node") : "?",
-                         jstr(v, "node") ? jstr(v, "node") : "?", val,
+            fmt_value(lat, gdr_jnum(r, "value"), val, sizeof(val));
+            gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>",
+                         gdr_jstr(c, "node") ? gdr_jstr(c, "node") : "?",
+                         gdr_jstr(v, "node") ? gdr_jstr(v, "node") : "?", val,
                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "low")) ? " (low)" : "");
         }
         gdr_buf_puts(b, "</td><td>");
         gdr_badge(b, st ? st : "unknown", st ? st : "?");
-        gdr_buf_escf(b, "</td><td>%s</td></tr>\n", jstr(s, "verdict") ? jstr(s, "verdict") : "");
+        gdr_buf_escf(b, "</td><td>%s</td></tr>\n",
+                     gdr_jstr(s, "verdict") ? gdr_jstr(s, "verdict") : "");
     }
     gdr_buf_puts(b, "</tbody></table></div>\n");
     gdr_section_end(b);
@@ -499,9 +490,9 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
         const cJSON *sw = cJSON_GetObjectItemCaseSensitive(docs[i], "software");
         for (int c = 0; c < NC; c++)
             snprintf(vals[i][c], sizeof(vals[i][c]), "%s",
-                     !docs[i]                                    ? "?"
-                     : jstr(sw, cols[c]) && jstr(sw, cols[c])[0] ? jstr(sw, cols[c])
-                                                                 : "-");
+                     !docs[i]                                            ? "?"
+                     : gdr_jstr(sw, cols[c]) && gdr_jstr(sw, cols[c])[0] ? gdr_jstr(sw, cols[c])
+                                                                         : "-");
         snprintf(vals[i][NC], sizeof(vals[i][NC]), "%s",
                  !docs[i]                                                               ? "?"
                  : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sw, "nvidia_peermem")) ? "yes"
@@ -537,10 +528,11 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
         gdr_buf_puts(b, "<td>");
         const cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(docs[i], "rails")) {
-            const char *bdf = jstr(r, "gpu_bdf");
-            gdr_buf_escf(b, "%.0f: %s \xe2\x86\x94 %s (%s)<br>", jnum(r, "rail"),
-                         bdf && bdf[0] ? bdf : "host", jstr(r, "device") ? jstr(r, "device") : "?",
-                         jstr(r, "path") ? jstr(r, "path") : "?");
+            const char *bdf = gdr_jstr(r, "gpu_bdf");
+            gdr_buf_escf(b, "%.0f: %s \xe2\x86\x94 %s (%s)<br>", gdr_jnum(r, "rail"),
+                         bdf && bdf[0] ? bdf : "host",
+                         gdr_jstr(r, "device") ? gdr_jstr(r, "device") : "?",
+                         gdr_jstr(r, "path") ? gdr_jstr(r, "path") : "?");
         }
         if (!docs[i])
             gdr_buf_puts(b, "? (no rails file)");
@@ -573,15 +565,17 @@ static void failed_runs(struct gdr_buf *b, const cJSON *m)
     size_t k = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(m, "runs")) {
-        const char *st = jstr(r, "status");
+        const char *st = gdr_jstr(r, "status");
         if (!st || !strcmp(st, "ok"))
             continue;
         if (k++ == 0)
             gdr_buf_puts(b, "<h3>Runs that did not complete</h3><div class=\"tbl\"><table><thead>"
                             "<tr><th>run</th><th>status</th><th>reason</th></tr></thead><tbody>\n");
-        gdr_buf_escf(b, "<tr class=\"flag\"><td>%s</td><td>", jstr(r, "id") ? jstr(r, "id") : "?");
+        gdr_buf_escf(b, "<tr class=\"flag\"><td>%s</td><td>",
+                     gdr_jstr(r, "id") ? gdr_jstr(r, "id") : "?");
         gdr_badge(b, "failed", st);
-        gdr_buf_escf(b, "</td><td>%s</td></tr>\n", jstr(r, "reason") ? jstr(r, "reason") : "");
+        gdr_buf_escf(b, "</td><td>%s</td></tr>\n",
+                     gdr_jstr(r, "reason") ? gdr_jstr(r, "reason") : "");
     }
     if (k)
         gdr_buf_puts(b, "</tbody></table></div>\n");
@@ -592,13 +586,13 @@ static void detect_opts_of(const cJSON *sj, struct gdr_detect_opts *o)
     gdr_detect_opts_default(o);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(sj, "options");
     double v;
-    if (!isnan(v = jnum(op, "tolerance")))
+    if (!isnan(v = gdr_jnum(op, "tolerance")))
         o->tolerance = v;
-    if (!isnan(v = jnum(op, "mad_k")))
+    if (!isnan(v = gdr_jnum(op, "mad_k")))
         o->mad_k = v;
-    if (!isnan(v = jnum(op, "min_link_frac")))
+    if (!isnan(v = gdr_jnum(op, "min_link_frac")))
         o->min_link_frac = v;
-    if (!isnan(v = jnum(op, "size")) && v >= 0)
+    if (!isnan(v = gdr_jnum(op, "size")) && v >= 0)
         o->size = (uint64_t)v;
 }
 
@@ -645,8 +639,8 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         gdr_error_clear();
         const cJSON *ce = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(doc, "ends"), "client");
-        soft = jstr(ce, "device") && !strncmp(jstr(ce, "device"), "rxe", 3);
-        bool sim = jstr(ce, "cuda_name") && !strncmp(jstr(ce, "cuda_name"), "cudasim", 7);
+        soft = gdr_jstr(ce, "device") && !strncmp(gdr_jstr(ce, "device"), "rxe", 3);
+        bool sim = gdr_jstr(ce, "cuda_name") && !strncmp(gdr_jstr(ce, "cuda_name"), "cudasim", 7);
         cJSON_Delete(doc);
         gdr_lab_warnings(b, sim, soft);
         gdr_buf_puts(b, "</header>\n");

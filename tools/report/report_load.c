@@ -105,12 +105,13 @@ static int add_doctor(struct gdr_rdir *r, cJSON *root, const char *path)
     return 0;
 }
 
+/* The JSON files of dir/doctor (dir NULL: none), then the --doctor files. */
 static int load_doctors(const char *dir, const struct gdr_report_opts *o, struct gdr_rdir *r)
 {
     char sub[4096];
-    snprintf(sub, sizeof(sub), "%s/doctor", dir);
+    snprintf(sub, sizeof(sub), "%s/doctor", dir ? dir : "");
     struct stat st;
-    if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (dir && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
         char **names;
         size_t n;
         if (list_json(sub, &names, &n))
@@ -196,7 +197,7 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
     if (rc == 0 && r->ndocs < min_docs)
         rc = gdr_fail(GDR_EXIT_USAGE, "%s: no result documents (*.json): nothing to report", dir);
     if (rc == 0)
-        rc = load_doctors(S_ISDIR(st.st_mode) ? dir : ".", o, r);
+        rc = load_doctors(S_ISDIR(st.st_mode) ? dir : NULL, o, r);
     /* A nightly's gdr-history check --json (ci/nightly). */
     char hpath[4200];
     snprintf(hpath, sizeof(hpath), "%s/history/check.json", dir);
