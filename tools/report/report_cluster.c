@@ -103,13 +103,7 @@ static void facts(struct gdr_buf *b, const struct gdr_plan *p, const cJSON *m)
                      gdr_jstr(m, "git_version") ? gdr_jstr(m, "git_version") : "?",
                      gdr_jstr(m, "launcher") ? gdr_jstr(m, "launcher") : "?");
         gdr_buf_puts(b, "<dt>command</dt><dd><code>");
-        const cJSON *it;
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(m, "command_line")) {
-            if (cJSON_IsString(it)) {
-                gdr_buf_esc(b, it->valuestring);
-                gdr_buf_puts(b, " ");
-            }
-        }
+        gdr_argv_text(b, cJSON_GetObjectItemCaseSensitive(m, "command_line"));
         gdr_buf_puts(b, "</code></dd>");
         gdr_buf_printf(b, "<dt>runs</dt><dd>%.0f planned: %.0f ok, %.0f failed, %.0f missing</dd>",
                        gdr_jnum(m, "planned"), gdr_jnum(m, "ok"), gdr_jnum(m, "failed"),
