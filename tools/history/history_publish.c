@@ -386,18 +386,15 @@ static int series_page(const struct page_ctx *p, const char *path)
                      unit_html(k), hist_shown(k, row->center), unit_html(k));
     if (row && row->center > 0 && !isnan(row->value))
         gdr_buf_printf(&b, " (%+.1f %%)", (row->value - row->center) / row->center * 100);
-    gdr_buf_puts(&b, ".</p>\n<figure><div class=\"fig\">");
-    gdr_chart_svg(&b, &c);
-    gdr_buf_puts(&b, "</div>");
-    gdr_chart_legend(&b, &c);
-    char note[256];
-    gdr_chart_axis_note(&c, note, sizeof(note));
-    gdr_buf_escf(&b,
-                 "<figcaption>%zu nights. Band: the baseline (median of the last %zu good "
-                 "nights) \xc2\xb1 the wider of %.1f noise sigmas and %.1f %%. Red lines: steps "
-                 "(the night a change started); grey dashed: annotations; ringed: outlier nights. "
-                 "%s</figcaption></figure>\n",
-                 n, so->window, so->z_min, so->rel_min * 100, note);
+    gdr_buf_puts(&b, ".</p>\n<figure>");
+    char cap[400];
+    snprintf(cap, sizeof(cap),
+             "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
+             "wider of %.1f noise sigmas and %.1f %%. Red lines: steps (the night a change "
+             "started); grey dashed: annotations; ringed: outlier nights.",
+             n, so->window, so->z_min, so->rel_min * 100);
+    gdr_chart_figure(&b, &c, cap);
+    gdr_buf_puts(&b, "</figure>\n");
     gdr_buf_puts(&b, "</section>\n<section id=\"nights\"><h2>The last nights</h2>\n"
                      "<div class=\"tbl\"><table data-kind=\"nights\"><thead><tr><th>night</th>"
                      "<th>run</th><th>gdrbench</th><th class=\"n\">value</th><th class=\"n\">"

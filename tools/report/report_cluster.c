@@ -238,13 +238,9 @@ static void aggregate_section(struct gdr_buf *b, const struct gdr_aggregate_set 
                               .nlines = 1,
                               .lines = &line,
                               .height = 320};
-        gdr_buf_escf(b, "<h3>%s</h3>\n<figure><div class=\"fig\">", tn);
-        gdr_chart_svg(b, &c);
-        gdr_buf_puts(b, "</div>");
-        gdr_chart_legend(b, &c);
-        char note[200];
-        gdr_chart_axis_note(&c, note, sizeof(note));
-        gdr_buf_escf(b, "<figcaption>%s</figcaption></figure>\n", note);
+        gdr_buf_escf(b, "<h3>%s</h3>\n<figure>", tn);
+        gdr_chart_figure(b, &c, NULL);
+        gdr_buf_puts(b, "</figure>\n");
         gdr_buf_escf(b,
                      "<div class=\"tbl\"><table data-kind=\"aggregate\" data-test=\"%s\"><thead>"
                      "<tr><th>size</th><th class=\"n\">rails</th><th class=\"n\">pairs</th>"

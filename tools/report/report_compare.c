@@ -136,13 +136,8 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
     gdr_buf_escf(b, "<figure data-series=\"%s %s %s\"><h3>%s %s ", s->test, s->pair, s->reg,
                  s->test, label);
     gdr_badge(b, verdict_class(j->worst), gdr_cmp_verdict_name(j->worst));
-    gdr_buf_puts(b, "</h3><div class=\"fig\">");
-    gdr_chart_svg(b, &c);
-    gdr_buf_puts(b, "</div>");
-    gdr_chart_legend(b, &c);
-    char note[200];
-    gdr_chart_axis_note(&c, note, sizeof(note));
-    gdr_buf_escf(b, "<figcaption>%s</figcaption>", note);
+    gdr_buf_puts(b, "</h3>");
+    gdr_chart_figure(b, &c, NULL);
     gdr_buf_escf(b,
                  "<div class=\"tbl\"><table data-kind=\"compare\" data-test=\"%s\" "
                  "data-pair=\"%s\" data-reg=\"%s\"><thead><tr><th>size</th><th class=\"n\">"

@@ -88,17 +88,9 @@ static struct gdr_line *fig_add(struct fig *f, const struct gdr_series *s, const
 
 static void figure(struct gdr_buf *b, const struct gdr_chart *c, const char *caption)
 {
-    char note[256];
-    gdr_chart_axis_note(c, note, sizeof(note));
-    gdr_buf_puts(b, "<figure><div class=\"fig\">");
-    gdr_chart_svg(b, c);
-    gdr_buf_puts(b, "</div>");
-    gdr_chart_legend(b, c);
-    gdr_buf_puts(b, "<figcaption>");
-    gdr_buf_esc(b, caption);
-    gdr_buf_puts(b, " ");
-    gdr_buf_esc(b, note);
-    gdr_buf_puts(b, "</figcaption></figure>\n");
+    gdr_buf_puts(b, "<figure>");
+    gdr_chart_figure(b, c, caption);
+    gdr_buf_puts(b, "</figure>\n");
 }
 
 /* The table under a figure: a row per size, a column per line. */

@@ -551,6 +551,18 @@ void gdr_chart_legend(struct gdr_buf *b, const struct gdr_chart *c)
     gdr_buf_puts(b, "</ul>\n");
 }
 
+void gdr_chart_figure(struct gdr_buf *b, const struct gdr_chart *c, const char *caption)
+{
+    char note[256];
+    gdr_chart_axis_note(c, note, sizeof(note));
+    gdr_buf_puts(b, "<div class=\"fig\">");
+    gdr_chart_svg(b, c);
+    gdr_buf_puts(b, "</div>");
+    gdr_chart_legend(b, c);
+    gdr_buf_escf(b, "<figcaption>%s%s%s</figcaption>\n", caption ? caption : "", caption ? " " : "",
+                 note);
+}
+
 /* ---- heatmap ---- */
 
 void gdr_heat_color(double ratio, char out[8])

@@ -85,6 +85,10 @@ struct gdr_chart {
 };
 
 void gdr_chart_svg(struct gdr_buf *b, const struct gdr_chart *c);
+/* The chart in a scrolling <div class="fig">, its legend, and a
+ * <figcaption> of caption (escaped; may be NULL) and the axis note. The
+ * caller opens and closes the <figure>. */
+void gdr_chart_figure(struct gdr_buf *b, const struct gdr_chart *c, const char *caption);
 /* The HTML legend of a chart's lines (label escaped), plus extra items. */
 void gdr_chart_legend(struct gdr_buf *b, const struct gdr_chart *c);
 /* One sentence on the y axis ("y from zero", "y: at least +-10 % around the
