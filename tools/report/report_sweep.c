@@ -363,13 +363,34 @@ int gdr_report_sweep(struct gdr_buf *b, const char *dir, const struct gdr_report
     header(b, &r, dir, kind, &soft_roce);
     runs_table(b, &r);
     int rc = 0;
-    /* One section per test, in the order of the series. */
+    /* One section per test, in the order of the series; then the tests
+     * whose every run failed (from the manifest, or failed documents). */
     for (size_t i = 0; rc == 0 && r.has_set && i < r.set.nseries; i++) {
         bool seen = false;
         for (size_t j = 0; j < i; j++)
             seen |= !strcmp(r.set.series[j].test, r.set.series[i].test);
         if (!seen)
             rc = gdr_report_test_section(b, &r, r.set.series[i].test);
+    }
+    char failed[32][64];
+    size_t nf = 0;
+    const cJSON *run, *runs = cJSON_GetObjectItemCaseSensitive(r.manifest, "runs");
+    cJSON_ArrayForEach(run, runs) {
+        const char *tool = gdr_jstr(run, "tool"), *st = gdr_jstr(run, "status");
+        if (tool && st && strcmp(st, "ok") && nf < 32)
+            snprintf(failed[nf++], sizeof(failed[0]), "%s", tool);
+    }
+    for (size_t i = 0; !r.manifest && i < r.ndocs && nf < 32; i++)
+        if (strcmp(r.docs[i].d.status, "complete"))
+            snprintf(failed[nf++], sizeof(failed[0]), "%s", r.docs[i].d.test);
+    for (size_t i = 0; rc == 0 && i < nf; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen |= !strcmp(failed[j], failed[i]);
+        for (size_t j = 0; r.has_set && j < r.set.nseries; j++)
+            seen |= !strcmp(r.set.series[j].test, failed[i]);
+        if (!seen)
+            rc = gdr_report_test_section(b, &r, failed[i]);
     }
     if (rc == 0 && r.history)
         history_section(b, r.history);

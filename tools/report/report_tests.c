@@ -200,8 +200,16 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
 {
     const struct gdr_series *ss[32];
     size_t ns = test_series(r, test, ss, 32);
-    if (ns == 0)
+    if (ns == 0) {
+        /* Every run of the test failed: the section says so. */
+        char id[96], title[160];
+        snprintf(id, sizeof(id), "t-%s", test);
+        snprintf(title, sizeof(title), "%s: no complete run", test);
+        gdr_section_begin(b, id, title);
+        failed_runs_note(b, r, test);
+        gdr_section_end(b);
         return 0;
+    }
     bool lat = ss[0]->latency;
     char id[96], title[160];
     snprintf(id, sizeof(id), "t-%s", test);
