@@ -6,7 +6,8 @@ For each page of SPEC ({"shots": DIR or null, "pages": [{"path", "name",
 "kind", ...}]}) it asserts:
   - no console error (a CSP violation is one) and no request other than
     file:// (the performance log's Network.requestWillBeSent);
-  - every <svg> rendered: a bounding box that is not empty;
+  - every figure (<svg role="img">) rendered: a bounding box that is not
+    empty;
   - usable at 1280 and at 390 px wide: no horizontal scroll of the page,
     text of at least 12 px, headings that do not overlap; a full-page
     screenshot of each width in DIR (NAME-1280.png, NAME-390.png);
@@ -94,8 +95,9 @@ out.wide = Array.from(document.querySelectorAll('.fig, .tbl, header, section'))
 return out;
 """
 
+# The figures (role="img"; the legends' little icons are aria-hidden).
 SVG_JS = """
-return Array.from(document.querySelectorAll('svg')).map(s => {
+return Array.from(document.querySelectorAll('svg[role="img"]')).map(s => {
   const r = s.getBoundingClientRect(); let b = {width: 0, height: 0};
   try { b = s.getBBox(); } catch (e) {}
   return [r.width, r.height, b.width, b.height];
@@ -104,11 +106,15 @@ return Array.from(document.querySelectorAll('svg')).map(s => {
 
 
 def load_docs(d):
+    """The client result documents of a directory (a baseline's files need
+    not be named *.client.json)."""
     docs = []
     for n in sorted(os.listdir(d)):
-        if n.endswith(".client.json"):
+        if n.endswith(".json") and n != "manifest.json":
             with open(os.path.join(d, n)) as f:
-                docs.append(json.load(f))
+                doc = json.load(f)
+            if doc.get("role") == "client":
+                docs.append(doc)
     return docs
 
 
@@ -248,7 +254,7 @@ def check_page(d, page, shots):
     svgs = d.execute_script(SVG_JS)
     empty = [s for s in svgs if not (s[0] > 0 and s[1] > 0 and s[2] > 0 and s[3] > 0)]
     check(len(svgs) >= page.get("min_svgs", 1) and not empty,
-          "%s: %d SVGs rendered, %d empty" % (name, len(svgs), len(empty)))
+          "%s: %d figures (SVG) rendered, %d empty" % (name, len(svgs), len(empty)))
     for width in (1280, 390):
         metrics(d, width)
         lay = d.execute_script(LAYOUT_JS)

@@ -388,11 +388,12 @@ static int series_page(const struct page_ctx *p, const char *path)
         gdr_buf_printf(&b, " (%+.1f %%)", (row->value - row->center) / row->center * 100);
     gdr_buf_puts(&b, ".</p>\n<figure>");
     char cap[400];
-    snprintf(cap, sizeof(cap),
-             "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
-             "wider of %.1f noise sigmas and %.1f %%. Red lines: steps (the night a change "
-             "started); grey dashed: annotations; ringed: outlier nights.",
-             n, so->window, so->z_min, so->rel_min * 100);
+    snprintf(
+        cap, sizeof(cap),
+        "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
+        "wider of %.1f noise sigmas and %.1f %%. Solid vermillion lines: steps (the night a change "
+        "started); grey dashed: annotations; ringed: outlier nights.",
+        n, so->window, so->z_min, so->rel_min * 100);
     gdr_chart_figure(&b, &c, cap);
     gdr_buf_puts(&b, "</figure>\n");
     gdr_buf_puts(&b, "</section>\n<section id=\"nights\"><h2>The last nights</h2>\n"

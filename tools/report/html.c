@@ -267,6 +267,7 @@ static const char css[] =
     "a{color:#0b5394}"
     "footer{color:var(--mute);font-size:.85em;margin-top:2em;overflow-wrap:anywhere}"
     "@media (max-width:600px){body{font-size:14px}main{padding:8px}"
+    ".fig svg{min-width:640px}"
     ".facts{grid-template-columns:1fr}.facts dt{margin-top:.3em}}"
     "@page{size:A4;margin:12mm}"
     "@media print{main{max-width:none;padding:0}section{break-before:page}"

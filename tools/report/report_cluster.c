@@ -29,11 +29,11 @@ static void fmt_value(bool latency, double v, char *buf, size_t len)
     if (isnan(v))
         snprintf(buf, len, "-");
     else if (latency)
-        snprintf(buf, len, "%.3g \xc2\xb5s", v * 1e6);
+        snprintf(buf, len, "%.3g\xc2\xa0\xc2\xb5s", v * 1e6);
     else if (v * 8 >= 1e9)
-        snprintf(buf, len, "%.1f Gb/s", v * 8 / 1e9);
+        snprintf(buf, len, "%.1f\xc2\xa0Gb/s", v * 8 / 1e9);
     else
-        snprintf(buf, len, "%.1f Mb/s", v * 8 / 1e6);
+        snprintf(buf, len, "%.1f\xc2\xa0Mb/s", v * 8 / 1e6);
 }
 
 /* A result document of a newer schema is not a failed run: refuse it. */
