@@ -272,7 +272,9 @@ static const char css[] =
     "@page{size:A4;margin:12mm}"
     "@media print{main{max-width:none;padding:0}section{break-before:page}"
     "section:first-of-type{break-before:auto}figure,tr,.facts{break-inside:avoid}"
-    ".fig,.tbl{overflow:visible}.fig svg{min-width:0}h2,h3{break-after:avoid}}";
+    ".fig,.tbl{overflow:visible}.fig svg{min-width:0}h2,h3{break-after:avoid}"
+    "table{font-size:.8em;max-width:100%}th,td{overflow-wrap:anywhere}th{white-space:nowrap}"
+    "td{min-width:3.6em}}";
 
 const char *gdr_html_css(void)
 {
