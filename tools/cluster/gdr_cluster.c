@@ -10,6 +10,7 @@
  *   confirm      judge the suspects from the retest results
  *   manifest     manifest.json from the plan and the script's run status lines
  *   report       report.md: what ran, per-rail and per-node tables, suspects
+ *   aggregate    node-pair bandwidth summed over the rails (gdr-report's lead figure)
  *
  * Exit codes: 0 ok, 1 suspects confirmed or unresolved (confirm), 2 bad
  * input, 3 environment (sysfs unreadable). This file holds --help and the
@@ -63,6 +64,10 @@ static const char usage_text[] =
     "                      tab-separated; a later line for an ID wins); print\n"
     "                      'planned N ok N failed N missing N'. --unreachable: NODE\n"
     "                      REASON lines (tab) of the nodes the rails probe missed\n"
+    "  aggregate --plan PLAN --dir RESULTS [-o FILE]\n"
+    "                      the node-pair bandwidth summed over the rails per bandwidth\n"
+    "                      test and size: each pair's sum, min/median/max over the pairs\n"
+    "                      whose every rail was measured (JSON; default stdout)\n"
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
     "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--min-pct-of-limit P]\n"
     "       [--tolerance-pct P] [--size B]\n"
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
         {"rails", gdr_core_cmd_rails},       {"matrix", gdr_core_cmd_matrix},
         {"suspects", gdr_core_cmd_suspects}, {"retest-runs", gdr_core_cmd_retest_runs},
         {"confirm", gdr_core_cmd_confirm},   {"manifest", gdr_core_cmd_manifest},
-        {"report", gdr_core_cmd_report},
+        {"report", gdr_core_cmd_report},     {"aggregate", gdr_core_cmd_aggregate},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))

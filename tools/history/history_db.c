@@ -137,17 +137,30 @@ static int inspect(const char *path, bool *fresh)
     return 0;
 }
 
+/* The busy timeout: HDB_BUSY_TIMEOUT_MS, or GDR_HISTORY_BUSY_MS (tests). */
+static int busy_ms(void)
+{
+    const char *e = getenv("GDR_HISTORY_BUSY_MS");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v > 0 && v <= 600000 ? (int)v : HDB_BUSY_TIMEOUT_MS;
+}
+
 /* Corruption past the header shows here, before anything is written. */
 static int sound(struct hdb *h)
 {
     sqlite3_stmt *q = NULL;
     char check[256];
-    if (sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
+    int rc = sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &q, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
         snprintf(check, sizeof(check), "%s", (const char *)sqlite3_column_text(q, 0));
     else
         snprintf(check, sizeof(check), "%s", sqlite3_errmsg(h->db));
     sqlite3_finalize(q);
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: locked by another process for more than %d s; try again when "
+                        "it is done",
+                        h->path, busy_ms() / 1000);
     if (strcmp(check, "ok"))
         return gdr_fail(GDR_EXIT_USAGE, "%s: corrupt database: %s", h->path, check);
     return 0;
@@ -195,7 +208,7 @@ static int wal(struct hdb *h)
                             h->path, sqlite3_errmsg(h->db));
         if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
             return db_fail(h, "switching to WAL");
-        if (waited_ms >= HDB_BUSY_TIMEOUT_MS)
+        if (waited_ms >= busy_ms())
             return db_fail(h, "switching to WAL");
         sqlite3_sleep(20);
     }
@@ -227,7 +240,7 @@ struct hdb *hdb_open(const char *path, bool create)
         gdr_fail(GDR_EXIT_USAGE, "%s: cannot open it: %s", path, sqlite3_errmsg(h->db));
         goto fail;
     }
-    sqlite3_busy_timeout(h->db, HDB_BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(h->db, busy_ms());
     sqlite3_extended_result_codes(h->db, 1);
     if (!fresh && sound(h))
         goto fail;
@@ -530,13 +543,14 @@ static void fill_run(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
     p->planned = col_count(st, 5);
     p->ok = col_count(st, 6);
     p->failed = col_count(st, 7);
+    col_text(st, 8, p->source, sizeof(p->source));
 }
 
 static int load_runs(struct hdb *h, struct hdb_testbed *t)
 {
     void *rows = NULL;
     int rc = load_rows(h,
-                       "SELECT id, run_id, date, version, mode, planned, ok, failed "
+                       "SELECT id, run_id, date, version, mode, planned, ok, failed, source "
                        "FROM runs WHERE testbed = ? ORDER BY date, run_id",
                        t, &rows, &t->nruns, sizeof(*t->runs), fill_run, "reading the runs");
     t->runs = rows;

@@ -62,6 +62,7 @@ struct hdb_run_row {
     int64_t id;
     char run_id[128], date[40], version[64], mode[16];
     long planned, ok, failed;
+    char source[1024]; /* the run directory as ingested */
 };
 struct hdb_point {
     size_t run; /* index into hdb_testbed.runs */

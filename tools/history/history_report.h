@@ -52,6 +52,9 @@ struct check_report {
 
 int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *o,
                struct check_report *r);
+/* One series' row of the check of its newest analysed point (v from
+ * hist_analyse, v->n > 0): verdict, value, baseline, step, outliers. */
+void hist_check_row(const struct hdb_testbed *t, const struct hist_view *v, struct check_row *row);
 void hist_check_free(struct check_report *r);
 /* Exit status of the check: 1 on a regression or a failed run, else 0. */
 int hist_check_status(const struct check_report *r);

@@ -4,6 +4,7 @@
 #include "history_trend.h"
 #include "history_report.h"
 #include "error.h"
+#include "svg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +164,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     snprintf(cap, sizeof(cap),
              "band: baseline (median of the last %zu good nights) +/- the "
              "wider of %.1f sigma and %.1f%%; red: steps; grey dashed: annotations; circled: "
-             "outlier nights",
+             "outlier nights; y: at least +/-10%% around the baseline",
              o->window, o->z_min, o->rel_min * 100);
     fprintf(gp, "  set label 103 ");
     gq(gp, cap);
@@ -213,6 +214,26 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                     "font ',9' tc rgb '#c00000'\n",
                     400 + (int)i, (st->after - st->before) / st->before * 100, d);
         }
+        /* Honest axis: at least +-10 % around the newest baseline, so two
+         * nights 1 % apart do not fill the panel as a cliff. */
+        double lo = INFINITY, hi = -INFINITY, ref = NAN;
+        for (size_t i = 0; i < views[j].n; i++) {
+            const struct hist_point *h = &views[j].pts[i];
+            double v = hist_shown(&s->key, s->points[i].value);
+            double w = fmax(o->z_min * h->sigma, o->rel_min * fabs(h->center));
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+            if (!isnan(h->center)) {
+                lo = fmin(lo, hist_shown(&s->key, h->center - w));
+                hi = fmax(hi, hist_shown(&s->key, h->center + w));
+                ref = hist_shown(&s->key, h->center);
+            }
+        }
+        if (isnan(ref))
+            ref = hist_shown(&s->key, hist_median(views[j].v, views[j].n));
+        double y0, y1;
+        gdr_y_range(GDR_Y_AROUND, lo, hi, ref, 0.10, &y0, &y1);
+        fprintf(gp, "  set yrange [%.9g:%.9g]\n", y0, y1);
         fprintf(gp, "  set ylabel '%llu B: %s'\n", (unsigned long long)s->key.size, ylabel);
         fprintf(gp, "  set xlabel %s\n", j + 1 == n ? "'night (UTC)'" : "''");
         fprintf(gp,
@@ -234,7 +255,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     }
     for (size_t i = 0; i < t->nnotes; i++)
         fprintf(gp, "  unset label %d\n", 300 + (int)i);
-    fprintf(gp, "  unset multiplot\n  set key default\n}\n");
+    fprintf(gp, "  unset multiplot\n  set key default\n  set autoscale y\n}\n");
     fprintf(index, "%s\t%s\t%s-%s%s\t%s/%s\t%s.dat\n", name, k->test, k->cplace, k->splace,
             k->bidir ? " bidir" : "", k->creg, k->sreg, name);
     for (size_t j = 0; j < n; j++)
