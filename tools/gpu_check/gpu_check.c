@@ -210,6 +210,12 @@ static int write_ordering(struct gpu *g)
                              g->dev);
     cu->cuDeviceGetAttribute(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
                              g->dev);
+    if (!cu->cuFlushGPUDirectRDMAWrites) {
+        printf("rdma writes   ORDERING=%d FLUSH_OPTIONS=0x%x; cuFlushGPUDirectRDMAWrites: not in "
+               "this driver (CUDA 11.3)\n",
+               ordering, (unsigned)options);
+        return 0;
+    }
     CUresult rc = cu->cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
                                                  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
     const char *msg = "";
@@ -262,8 +268,10 @@ static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_
         write_ordering(g))
         return -1;
     int fd = -1;
-    CUresult rc = cu->cuMemGetHandleForAddressRange(&fd, g->dptr, dev_len,
-                                                    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+    CUresult rc = cu->cuMemGetHandleForAddressRange
+                      ? cu->cuMemGetHandleForAddressRange(&fd, g->dptr, dev_len,
+                                                          CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0)
+                      : CUDA_ERROR_NOT_SUPPORTED;
     const char *msg = "";
     if (rc != CUDA_SUCCESS)
         cu->cuGetErrorString(rc, &msg);
