@@ -104,7 +104,7 @@ static int nccl_level(struct gdr_doctor_ctx *ctx)
         if (gdr_nccl_gdr_level_parse(v, &ctx->level) != 0) {
             fprintf(
                 stderr,
-                "gdr_doctor: invalid %s='%s': expected LOC, PIX, PXB, PHB, SYS or an integer 0..4\n",
+                "gdr_doctor: invalid %s='%s': expected LOC, PIX, PXB, P2C, PHB, SYS or an integer 0..4\n",
                 vars[i], v);
             return -EINVAL;
         }

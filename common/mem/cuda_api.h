@@ -17,7 +17,7 @@
 /* An X-macro list, kept as written (the formatter would staircase it). */
 /* clang-format off */
 #define GDR_CUDA_FUNCTIONS(X) \
-    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorString) \
+    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorString) X(cuGetErrorName) \
     X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetByPCIBusId) X(cuDeviceGetPCIBusId) \
     X(cuDeviceGetName) X(cuDeviceGetAttribute) \
     X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) \

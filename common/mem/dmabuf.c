@@ -50,12 +50,15 @@ static struct ibv_mr *reg_mr(const struct gdr_dmabuf_req *req, uint64_t offset, 
 #endif
 }
 
+/* The error's name: the driver's sentences would crowd out the rest of a
+ * one-line message. */
 static void cuda_message(const struct gdr_cuda_api *cu, CUresult rc, char *out, size_t len)
 {
-    const char *msg = NULL;
-    if (cu->cuGetErrorString(rc, &msg) != CUDA_SUCCESS || !msg)
-        msg = "unknown error";
-    snprintf(out, len, "%s (CUDA error %d)", msg, (int)rc);
+    const char *name = NULL;
+    if (cu->cuGetErrorName(rc, &name) != CUDA_SUCCESS || !name)
+        snprintf(out, len, "CUDA error %d", (int)rc);
+    else
+        snprintf(out, len, "%s", name);
 }
 
 int gdr_dmabuf_register(const struct gdr_dmabuf_req *req, struct gdr_dmabuf_reg *reg, char *why,

@@ -137,12 +137,6 @@ static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct 
  * the NIC instead, which pushes its earlier writes ahead of the read. */
 static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
 {
-    if (b->c2c && (!strcmp(b->dmabuf_mapping, "pcie") || b->data_direct || st->nic_near)) {
-        b->writes_ordering = "all-devices";
-        b->writes_flush = "nic-read";
-        st->nic_read = true;
-        return;
-    }
     int ordering = -1, options = 0;
     if (st->cu->cuDeviceGetAttribute(&ordering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
                                      st->dev) != CUDA_SUCCESS)
@@ -154,6 +148,11 @@ static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
     b->writes_ordering = ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES ? "all-devices"
                          : ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER     ? "owner"
                                                                                     : "none";
+    if (b->c2c && (!strcmp(b->dmabuf_mapping, "pcie") || b->data_direct || st->nic_near)) {
+        b->writes_flush = "nic-read";
+        st->nic_read = true;
+        return;
+    }
     /* Our reads are the owning context's copies: OWNER ordering is enough.
      * A driver older than the flush (CUDA 11.3) cannot do it. */
     if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
@@ -170,7 +169,7 @@ static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct i
                            const struct gdr_mem_spec *spec)
 {
     enum gdr_mode mode = spec->gdr;
-    char dmabuf_why[192] = "", peermem_why[160] = "";
+    char dmabuf_why[256] = "", peermem_why[160] = "";
     if (mode != GDR_MODE_PEERMEM) {
         int rc = register_dmabuf(b, st, pd, spec, dmabuf_why, sizeof(dmabuf_why));
         if (rc == 0) {
