@@ -166,16 +166,40 @@ static unsigned send_depth(const struct gdr_session *s)
     return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
+/* The NIC-GPU pair, as gdr_doctor classifies it (shared code). */
+static enum gdr_path_class gpu_path_class(const struct gdr_session *s, const char *cuda_bus_id)
+{
+    enum gdr_path_class cls = GDR_PATH_UNKNOWN;
+    char err[160];
+    char bdf[GDR_BDF_LEN];
+    gdr_context_gpu_bdf(cuda_bus_id, bdf, sizeof(bdf));
+    if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
+        cls = GDR_PATH_UNKNOWN;
+    return cls;
+}
+
+/* mem asks, once the GPU is known: do NIC and GPU share a PCIe switch? */
+static int nic_shares_switch(const char *cuda_bus_id, void *arg)
+{
+    enum gdr_path_class cls = gpu_path_class(arg, cuda_bus_id);
+    return cls == GDR_PATH_UNKNOWN ? -1 : cls == GDR_PATH_PIX || cls == GDR_PATH_PXB;
+}
+
+/* mem asks before it reads what the NIC wrote (writes_flush "nic-read"). */
+static int nic_read(void *arg, struct gdr_buffer *b)
+{
+    struct gdr_session *s = arg;
+    return gdr_nic_flush_read(&s->verbs, &s->nic_flush, (uintptr_t)b->addr, b->mr->rkey,
+                              s->cfg->timeout);
+}
+
 /* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
 static void describe_gpu_path(struct gdr_session *s)
 {
     struct gdr_endpoint *ep = &s->local;
-    enum gdr_path_class cls = GDR_PATH_UNKNOWN;
-    char err[160];
-    char bdf[GDR_BDF_LEN];
-    gdr_context_gpu_bdf(s->buf.cuda_bus_id, bdf, sizeof(bdf));
-    if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
-        cls = GDR_PATH_UNKNOWN;
+    enum gdr_path_class cls = gpu_path_class(s, s->buf.cuda_bus_id);
+    /* On Grace, a path through the CPU is C2C then PCIe (NCCL's P2C). */
+    cls = gdr_path_with_c2c(cls, s->buf.c2c);
     snprintf(ep->pcie_path, sizeof(ep->pcie_path), "%s", gdr_path_class_name(cls));
     struct gdr_reg_caps caps;
     if (gdr_topo_reg_caps(NULL, NULL, &caps) == 0) {
@@ -198,10 +222,19 @@ static int setup_buffer(struct gdr_session *s)
     s->region =
         gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth, cfg->num_qps);
     s->dest_off = cfg->bidirectional ? s->region : 0;
-    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, (size_t)s->region * dirs,
-                          cfg->stage_slot, cfg->stage_slots * dirs) ||
+    if (cfg->mem.cuda && cfg->mem.data_direct == GDR_DD_ON && !gdr_verbs_is_mlx5(&s->verbs))
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--data-direct=on: %s is not an mlx5 device (Data Direct is mlx5's)",
+                        s->verbs.dev_name);
+    struct gdr_mem_spec spec = cfg->mem;
+    spec.nic_shares_switch = nic_shares_switch;
+    spec.nic_arg = s;
+    if (gdr_buffer_create(&s->buf, &spec, s->verbs.pd, (size_t)s->region * dirs, cfg->stage_slot,
+                          cfg->stage_slots * dirs) ||
         gdr_staged_credits_setup(s))
         return -1;
+    s->buf.nic_read = nic_read;
+    s->buf.nic_read_arg = s;
     struct gdr_endpoint *ep = &s->local;
     gdr_verbs_describe(&s->verbs, ep);
     ep->addr = (uintptr_t)b->addr;
@@ -223,9 +256,17 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "%s", s->verbs.scatter_to_cqe);
     snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "%s", b->writes_ordering);
     snprintf(ep->writes_flush, sizeof(ep->writes_flush), "%s", b->writes_flush);
+    snprintf(ep->gpu_alloc, sizeof(ep->gpu_alloc), "%s", b->gpu_alloc);
+    snprintf(ep->dmabuf_mapping, sizeof(ep->dmabuf_mapping), "%s", b->dmabuf_mapping);
+    ep->data_direct = b->data_direct;
+    ep->gpu_c2c = b->c2c;
+    ep->relaxed_ordering_enabled = gdr_topo_relaxed_ordering(NULL, s->verbs.dev_name);
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
     gdr_context_describe(s);
+    /* Said once: auto wanted the PCIe mapping and the driver predates it. */
+    if (!strcmp(b->dmabuf_mapping, "default-pcie-refused") && !cfg->quiet)
+        fprintf(stderr, "%s: notice: GPU %s: %s\n", s->test->binary, b->cuda_bus_id, b->reg_note);
     return 0;
 }
 
@@ -281,6 +322,7 @@ static void teardown(struct gdr_session *s)
 {
     gdr_context_release(s);
     gdr_staged_credits_release(s);
+    gdr_nic_flush_release(&s->nic_flush);
     gdr_buffer_destroy(&s->buf);
     gdr_cm_release_qps(s->cm, &s->verbs);
     gdr_verbs_close(&s->verbs);

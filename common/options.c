@@ -33,6 +33,9 @@ enum {
     OPT_STAGE_SLOTS,
     OPT_TCLASS,
     OPT_NO_RELAXED,
+    OPT_GPU_ALLOC,
+    OPT_DMABUF_MAPPING,
+    OPT_DATA_DIRECT,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +72,9 @@ static const struct option long_opts[] = {
     {"gdr", required_argument, NULL, OPT_GDR},
     {"stage-slot", required_argument, NULL, OPT_STAGE_SLOT},
     {"stage-slots", required_argument, NULL, OPT_STAGE_SLOTS},
+    {"gpu-alloc", required_argument, NULL, OPT_GPU_ALLOC},
+    {"dmabuf-mapping", required_argument, NULL, OPT_DMABUF_MAPPING},
+    {"data-direct", required_argument, NULL, OPT_DATA_DIRECT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -144,6 +150,13 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --gdr=MODE           GPU buffers: auto (dma-buf, else peermem; default),\n"
            "                           dmabuf, peermem, or off: staged through pinned host\n"
            "                           memory, as without GPUDirect RDMA\n"
+           "      --gpu-alloc=KIND     GPU buffers: malloc (cuMemAlloc; default) or vmm\n"
+           "                           (cuMemCreate, GPUDirect RDMA capable, mapped: as NCCL)\n"
+           "      --dmabuf-mapping=M   dma-buf exports: auto (the PCIe mapping where NCCL asks\n"
+           "                           for it: NIC and GPU on one PCIe switch of a C2C\n"
+           "                           platform; default), pcie, or default\n"
+           "      --data-direct=DD     dma-bufs through mlx5 Data Direct: auto (where the\n"
+           "                           device has it; default), on, off\n"
            "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default %s)\n"
            "      --stage-slots=N      --gdr=off: bounce slots per end and direction\n"
            "                           (default: as many as the direct path keeps in\n"
@@ -244,6 +257,43 @@ static int parse_gdr(struct gdr_mem_spec *m, const char *arg)
     return gdr_fail(GDR_EXIT_USAGE, "--gdr '%s': expected auto, dmabuf, peermem or off", arg);
 }
 
+/* One of n spellings (names[i] for value i) into *out. */
+static int parse_choice(const char *opt, const char *arg, const char *const *names, int n, int *out,
+                        const char *want)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return gdr_fail(GDR_EXIT_USAGE, "%s '%s': expected %s", opt, arg, want);
+}
+
+static int parse_gpu_options(struct gdr_mem_spec *m, int c, const char *arg)
+{
+    int v = 0, rc;
+    switch (c) {
+    case OPT_GPU_ALLOC: {
+        static const char *const names[] = {"malloc", "vmm"};
+        rc = parse_choice("--gpu-alloc", arg, names, 2, &v, "malloc or vmm");
+        m->alloc = (enum gdr_gpu_alloc)v;
+        return rc;
+    }
+    case OPT_DMABUF_MAPPING: {
+        static const char *const names[] = {"auto", "pcie", "default"};
+        rc = parse_choice("--dmabuf-mapping", arg, names, 3, &v, "auto, pcie or default");
+        m->mapping = (enum gdr_dmabuf_mapping)v;
+        return rc;
+    }
+    default: {
+        static const char *const names[] = {"auto", "on", "off"};
+        rc = parse_choice("--data-direct", arg, names, 3, &v, "auto, on or off");
+        m->data_direct = (enum gdr_data_direct)v;
+        return rc;
+    }
+    }
+}
+
 static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -268,6 +318,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
 struct choices {
     bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
     bool sl;
+    bool gpu_alloc, dmabuf_mapping, data_direct;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -376,6 +427,9 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
             return bad_value("--use_cuda_bus_id", arg, "expected a PCI bus id like 0000:3b:00.0");
         return set_cuda_device(&cfg->mem, "--use_cuda_bus_id", arg);
     case OPT_GDR: ch->gdr = true; return parse_gdr(&cfg->mem, arg);
+    case OPT_GPU_ALLOC: ch->gpu_alloc = true; return parse_gpu_options(&cfg->mem, c, arg);
+    case OPT_DMABUF_MAPPING: ch->dmabuf_mapping = true; return parse_gpu_options(&cfg->mem, c, arg);
+    case OPT_DATA_DIRECT: ch->data_direct = true; return parse_gpu_options(&cfg->mem, c, arg);
     case OPT_STAGE_SLOT:
         if (gdr_parse_bytes(arg, &v) || v < 4096 || v > (256u << 20))
             return bad_value("--stage-slot", arg, "expected 4K .. 256M");
@@ -410,6 +464,26 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
     return gdr_fail(GDR_EXIT_USAGE, "internal: unhandled option %d", c);
 }
 
+/* The GPU buffer options: each must apply to this end's buffer. */
+static int check_gpu_options(const struct gdr_mem_spec *m, const struct choices *ch)
+{
+    const char *given = ch->gpu_alloc        ? "--gpu-alloc"
+                        : ch->dmabuf_mapping ? "--dmabuf-mapping"
+                        : ch->data_direct    ? "--data-direct"
+                                             : NULL;
+    if (given && !m->cuda)
+        return gdr_fail(GDR_EXIT_USAGE, "%s applies to GPU buffers; add --mem=cuda", given);
+    bool no_dmabuf = m->gdr == GDR_MODE_PEERMEM || m->gdr == GDR_MODE_OFF;
+    if (no_dmabuf && ch->dmabuf_mapping)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--dmabuf-mapping applies to dma-buf registrations; --gdr=%s makes none",
+                        gdr_mode_name(m->gdr));
+    if (no_dmabuf && m->data_direct == GDR_DD_ON)
+        return gdr_fail(GDR_EXIT_USAGE, "--data-direct=on registers dma-bufs; --gdr=%s makes none",
+                        gdr_mode_name(m->gdr));
+    return 0;
+}
+
 static int check_combination(struct gdr_config *cfg, const struct gdr_test *test,
                              const struct choices *ch)
 {
@@ -438,6 +512,8 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
                         cfg->server);
     if (ch->gdr && !cfg->mem.cuda)
         return gdr_fail(GDR_EXIT_USAGE, "--gdr applies to GPU buffers; add --mem=cuda");
+    if (check_gpu_options(&cfg->mem, ch))
+        return -1;
     if (cfg->rdma_cm && cfg->gid_index >= 0)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
     if (cfg->rdma_cm && ch->sl)

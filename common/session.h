@@ -11,6 +11,7 @@
 #include "cm.h"
 #include "context.h"
 #include "endpoint.h"
+#include "flush.h"
 #include "mem.h"
 #include "oob.h"
 #include "options.h"
@@ -29,6 +30,7 @@ struct gdr_session {
     struct gdr_verbs verbs;
     struct gdr_cm *cm; /* -R only */
     struct gdr_buffer buf;
+    struct gdr_nic_flush nic_flush; /* reads through the NIC (C2C: writes_flush "nic-read") */
     struct gdr_endpoint local, remote;
     struct gdr_roles roles; /* who does what: final once the ends are known */
     /* Where each direction's data sits in the buffer: an end sends from

@@ -34,6 +34,14 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddStringToObject(o, "scatter_to_cqe", ep->scatter_to_cqe);
     cJSON_AddStringToObject(o, "gpu_writes_ordering", ep->writes_ordering);
     cJSON_AddStringToObject(o, "gpu_writes_flush", ep->writes_flush);
+    cJSON_AddStringToObject(o, "gpu_alloc", ep->gpu_alloc);
+    cJSON_AddStringToObject(o, "dmabuf_mapping", ep->dmabuf_mapping);
+    cJSON_AddBoolToObject(o, "data_direct", ep->data_direct);
+    cJSON_AddBoolToObject(o, "gpu_c2c", ep->gpu_c2c);
+    if (ep->relaxed_ordering_enabled < 0)
+        cJSON_AddNullToObject(o, "relaxed_ordering_enabled");
+    else
+        cJSON_AddBoolToObject(o, "relaxed_ordering_enabled", ep->relaxed_ordering_enabled);
 }
 
 cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
@@ -121,10 +129,19 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_double(o, "port_data_bps", &ep->port_data_bps, what) ||
         gdr_json_str(o, "port_note", ep->port_note, sizeof(ep->port_note), what) ||
         gdr_json_str(o, "pcie_json", ep->pcie_json, sizeof(ep->pcie_json), what) ||
-        gdr_json_str(o, "gpu_json", ep->gpu_json, sizeof(ep->gpu_json), what))
+        gdr_json_str(o, "gpu_json", ep->gpu_json, sizeof(ep->gpu_json), what) ||
+        gdr_json_str(o, "gpu_alloc", ep->gpu_alloc, sizeof(ep->gpu_alloc), what) ||
+        gdr_json_str(o, "dmabuf_mapping", ep->dmabuf_mapping, sizeof(ep->dmabuf_mapping), what) ||
+        gdr_json_bool(o, "data_direct", &ep->data_direct, what) ||
+        gdr_json_bool(o, "gpu_c2c", &ep->gpu_c2c, what))
         return -1;
     if (ep->port_data_bps < 0 || ep->port_data_bps > 1e13)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'port_data_bps' out of range", what);
+    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(o, "relaxed_ordering_enabled");
+    if (!cJSON_IsNull(ro) && !cJSON_IsBool(ro))
+        return gdr_fail(GDR_EXIT_RUN,
+                        "%s: field 'relaxed_ordering_enabled' is not true, false or null", what);
+    ep->relaxed_ordering_enabled = cJSON_IsNull(ro) ? -1 : cJSON_IsTrue(ro);
     if (cuda_device < -1 || cuda_device > 1023 || cuda_device != (int)cuda_device)
         return gdr_fail(GDR_EXIT_RUN, "%s: field 'cuda_device' out of range", what);
     ep->cuda_device = (int)cuda_device;

@@ -48,7 +48,15 @@ struct gdr_endpoint {
     bool relaxed_ordering;    /* MRs registered with relaxed ordering */
     char scatter_to_cqe[24];  /* "not-needed", "not-mlx5", "disabled-mlx5dv", "disabled-env" */
     char writes_ordering[16]; /* GPU: "none", "owner", "all-devices"; "" host */
-    char writes_flush[16];    /* "flush", "not-needed", "unsupported", "not-applicable" */
+    char writes_flush[16];    /* "flush", "not-needed", "unsupported", "not-applicable",
+                               * "nic-read" */
+    char gpu_alloc[8];        /* GPU: "malloc", "vmm"; "" host */
+    char dmabuf_mapping[24];  /* "pcie", "default", "default-pcie-refused"; "" no dma-buf */
+    bool data_direct;         /* registered through mlx5 Data Direct */
+    bool gpu_c2c;             /* the GPU hangs off the CPU by a C2C link */
+    /* The NIC's PCIe Device Control "Enable Relaxed Ordering" bit: 1 set,
+     * 0 clear, -1 unknown (software NIC, config space unreadable). */
+    int relaxed_ordering_enabled;
     /* The path's context (common/context.c): the port's data rate after
      * encoding (0 unknown, port_note says why), the PCIe links of the NIC,
      * the GPU and the bridges above them, and the GPU's NVML state, the

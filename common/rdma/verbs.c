@@ -450,6 +450,20 @@ int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, un
     return 0;
 }
 
+int gdr_verbs_loopback(struct gdr_verbs *v, struct ibv_qp *qp)
+{
+    struct gdr_endpoint self;
+    memset(&self, 0, sizeof(self));
+    gdr_verbs_describe(v, &self);
+    snprintf(self.host, sizeof(self.host), "this host (loopback)");
+    return qp_to_init(v, qp) || qp_to_rts(v, qp, &self, qp->qp_num, v->port_attr.active_mtu);
+}
+
+bool gdr_verbs_is_mlx5(const struct gdr_verbs *v)
+{
+    return is_mlx5(v->ctx);
+}
+
 void gdr_verbs_close(struct gdr_verbs *v)
 {
     for (unsigned i = v->num_qps; i-- > 0;)

@@ -78,6 +78,13 @@ int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, un
 
 void gdr_verbs_close(struct gdr_verbs *v);
 
+/* Walk a QP of this device from RESET to RTS connected to itself (a
+ * loopback, for reads of this host's own memory through the NIC). */
+int gdr_verbs_loopback(struct gdr_verbs *v, struct ibv_qp *qp);
+
+/* Is the device's provider mlx5? */
+bool gdr_verbs_is_mlx5(const struct gdr_verbs *v);
+
 /* One send-queue work request: an RDMA write/read or a send, with or
  * without immediate data. len 0 posts no data at all (a credit). */
 struct gdr_wr {

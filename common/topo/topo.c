@@ -385,6 +385,7 @@ const char *gdr_path_class_name(enum gdr_path_class c)
     case GDR_PATH_LOC: return "LOC";
     case GDR_PATH_PIX: return "PIX";
     case GDR_PATH_PXB: return "PXB";
+    case GDR_PATH_P2C: return "P2C";
     case GDR_PATH_PHB: return "PHB";
     case GDR_PATH_NODE: return "NODE";
     case GDR_PATH_SYS: return "SYS";
@@ -477,7 +478,7 @@ int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out)
         enum gdr_path_class c;
     } names[] = {
         {"LOC", GDR_PATH_LOC}, {"PIX", GDR_PATH_PIX}, {"PXB", GDR_PATH_PXB},
-        {"PHB", GDR_PATH_PHB}, {"SYS", GDR_PATH_SYS},
+        {"P2C", GDR_PATH_P2C}, {"PHB", GDR_PATH_PHB}, {"SYS", GDR_PATH_SYS},
     };
     char *end;
     long v;
@@ -504,16 +505,18 @@ int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out)
     return 0;
 }
 
-/* NCCL's distance scale: NODE is inside NCCL's PHB ("same NUMA node"). */
+/* NCCL's path types (graph.h): NODE is inside NCCL's PHB ("same NUMA
+ * node"); P2C lies between PXB and PHB. */
 static int nccl_rank(enum gdr_path_class c)
 {
     switch (c) {
     case GDR_PATH_LOC: return 0;
-    case GDR_PATH_PIX: return 1;
-    case GDR_PATH_PXB: return 2;
+    case GDR_PATH_PIX: return 4;
+    case GDR_PATH_PXB: return 5;
+    case GDR_PATH_P2C: return 6;
     case GDR_PATH_PHB:
-    case GDR_PATH_NODE: return 3;
-    case GDR_PATH_SYS: return 4;
+    case GDR_PATH_NODE: return 8;
+    case GDR_PATH_SYS: return 9;
     default: return 100;
     }
 }
@@ -523,4 +526,9 @@ bool gdr_nccl_gdr_used(enum gdr_path_class pair, enum gdr_path_class level)
     if (level == GDR_PATH_LOC || pair == GDR_PATH_NONE || pair == GDR_PATH_UNKNOWN)
         return false;
     return nccl_rank(pair) <= nccl_rank(level);
+}
+
+bool gdr_nccl_gdr_used_default(enum gdr_path_class pair, bool gdr_c2c)
+{
+    return gdr_nccl_gdr_used(pair, gdr_c2c ? GDR_PATH_P2C : GDR_NCCL_GDR_LEVEL_DEFAULT);
 }

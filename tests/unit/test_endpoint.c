@@ -34,7 +34,12 @@ static void sample(struct gdr_endpoint *ep)
     ep->relaxed_ordering = true;
     snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "disabled-mlx5dv");
     snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "none");
-    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "flush");
+    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "nic-read");
+    snprintf(ep->gpu_alloc, sizeof(ep->gpu_alloc), "vmm");
+    snprintf(ep->dmabuf_mapping, sizeof(ep->dmabuf_mapping), "default-pcie-refused");
+    ep->data_direct = true;
+    ep->gpu_c2c = true;
+    ep->relaxed_ordering_enabled = 0;
 }
 
 static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr_endpoint *b)
@@ -61,6 +66,11 @@ static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr
     assert_string_equal(a->scatter_to_cqe, b->scatter_to_cqe);
     assert_string_equal(a->writes_ordering, b->writes_ordering);
     assert_string_equal(a->writes_flush, b->writes_flush);
+    assert_string_equal(a->gpu_alloc, b->gpu_alloc);
+    assert_string_equal(a->dmabuf_mapping, b->dmabuf_mapping);
+    assert_int_equal(a->data_direct, b->data_direct);
+    assert_int_equal(a->gpu_c2c, b->gpu_c2c);
+    assert_int_equal(a->relaxed_ordering_enabled, b->relaxed_ordering_enabled);
 }
 
 /* Encode, print, parse the text, decode: what the peer would see. */
@@ -86,6 +96,13 @@ static void test_round_trip(void **state)
     /* The GID text becomes the raw 16 bytes: ::ffff:198.18.0.1 */
     static const uint8_t raw[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 1};
     assert_memory_equal(out.gid_raw, raw, 16);
+    /* Relaxed ordering's bit unknown: null on the wire, -1 back. */
+    in.relaxed_ordering_enabled = -1;
+    assert_int_equal(wire(&in, &out), 0);
+    assert_int_equal(out.relaxed_ordering_enabled, -1);
+    in.relaxed_ordering_enabled = 1;
+    assert_int_equal(wire(&in, &out), 0);
+    assert_int_equal(out.relaxed_ordering_enabled, 1);
 }
 
 static void test_round_trip_infiniband(void **state)
@@ -215,6 +232,9 @@ static void test_wrong_types_and_ranges(void **state)
     expect_rejected("gid", cJSON_CreateString("198.18.0.1"), "field 'gid' is not a GID");
     expect_rejected("gid", cJSON_CreateString("not-a-gid"), "field 'gid' is not a GID");
     expect_rejected("gid", cJSON_CreateString(""), "field 'gid' is not a GID");
+    expect_rejected("relaxed_ordering_enabled", cJSON_CreateString("yes"),
+                    "'relaxed_ordering_enabled' is not true, false or null");
+    expect_rejected("gpu_alloc", cJSON_CreateNumber(1), "'gpu_alloc' is not a string");
 }
 
 static void test_qpn_list(void **state)

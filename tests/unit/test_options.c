@@ -270,6 +270,31 @@ static void test_hardware_options(void **state)
     assert_run(PARSE(&cfg, &send_test, "-I", "0", "--mem=cuda", "srv"));
 }
 
+/* The GPU memory options land in the buffer's spec; their defaults are
+ * cuMemAlloc, auto mapping, auto Data Direct. */
+static void test_gpu_memory_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "srv"));
+    assert_int_equal(cfg.mem.alloc, GDR_ALLOC_MALLOC);
+    assert_int_equal(cfg.mem.mapping, GDR_MAPPING_AUTO);
+    assert_int_equal(cfg.mem.data_direct, GDR_DD_AUTO);
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gpu-alloc=vmm", "--dmabuf-mapping=pcie",
+                     "--data-direct=off", "srv"));
+    assert_int_equal(cfg.mem.alloc, GDR_ALLOC_VMM);
+    assert_int_equal(cfg.mem.mapping, GDR_MAPPING_PCIE);
+    assert_int_equal(cfg.mem.data_direct, GDR_DD_OFF);
+    assert_string_equal(gdr_gpu_alloc_name(cfg.mem.alloc), "vmm");
+    assert_string_equal(gdr_dmabuf_mapping_name(cfg.mem.mapping), "pcie");
+    assert_string_equal(gdr_data_direct_name(cfg.mem.data_direct), "off");
+    /* staged VMM memory is fine; so is turning Data Direct off with peermem */
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gdr=off", "--gpu-alloc=vmm", "srv"));
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gdr=peermem", "--data-direct=off", "srv"));
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gdr=dmabuf", "--data-direct=on",
+                     "--dmabuf-mapping=default", "srv"));
+}
+
 static void test_rdma_cm(void **state)
 {
     (void)state;
@@ -394,6 +419,16 @@ static const struct bad_case bad_cases[] = {
     {BW, {"--tclass=-1"}, "--tclass '-1'"},
     {BW, {"-S", "16"}, "--sl '16'"},
     {BW, {"--sl=x"}, "--sl 'x'"},
+    /* GPU memory options: values, and only where they apply */
+    {BW, {"--mem=cuda", "--gpu-alloc=cumem"}, "--gpu-alloc 'cumem': expected malloc or vmm"},
+    {BW, {"--mem=cuda", "--dmabuf-mapping=bar1"}, "--dmabuf-mapping 'bar1'"},
+    {BW, {"--mem=cuda", "--data-direct=yes"}, "--data-direct 'yes': expected auto, on or off"},
+    {BW, {"--gpu-alloc=vmm"}, "--gpu-alloc applies to GPU buffers; add --mem=cuda"},
+    {BW, {"--mem=host", "--dmabuf-mapping=pcie"}, "--dmabuf-mapping applies to GPU buffers"},
+    {BW, {"--data-direct=on"}, "--data-direct applies to GPU buffers"},
+    {BW, {"--mem=cuda", "--gdr=off", "--dmabuf-mapping=pcie"}, "--gdr=off makes none"},
+    {BW, {"--mem=cuda", "--gdr=peermem", "--dmabuf-mapping=default"}, "--gdr=peermem makes none"},
+    {BW, {"--mem=cuda", "--gdr=off", "--data-direct=on"}, "--data-direct=on registers dma-bufs"},
     /* inline from GPU memory: the provider would read it with the CPU */
     {BW, {"-I", "64", "--mem=cuda", "srv"}, "--inline_size 64: this end sends from GPU memory"},
     {SEND, {"-I", "16", "--use_cuda=0", "--gdr=dmabuf", "srv"}, "--inline_size 16"},
@@ -457,6 +492,7 @@ int main(void)
         gdr_unit_test(test_parse_twice),
         gdr_unit_test(test_help_and_version),
         gdr_unit_test(test_hardware_options),
+        gdr_unit_test(test_gpu_memory_options),
         gdr_unit_test(test_rdma_cm),
         gdr_unit_test(test_bidirectional_and_ring),
         gdr_unit_test(test_bad_values_table),
