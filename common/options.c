@@ -4,10 +4,7 @@
 #include "error.h"
 #include "sizing.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,32 +159,6 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "Environment: GDR_CLOCK=tsc|monotonic  the latency samples' clock (default:\n"
            "the TSC when the CPU says it is invariant, else clock_gettime)\n\n"
            "Exit status: 0 ok, 1 run failed, 2 bad usage or input, 3 no device or driver.\n");
-}
-
-int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-    if (!text || !isdigit((unsigned char)text[0]))
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int gdr_parse_seconds(const char *text, double *out)
-{
-    if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
-        return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(text, &end);
-    if (errno || *end || !isfinite(v) || v <= 0 || v > GDR_MAX_SECONDS)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* "0000:3b:00.0" or "3b:00.0": a PCI bus id as CUDA accepts it. */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parse.h"
 #include "sizes.h"
 #include "spec.h"
 #include "test.h"
@@ -18,7 +19,6 @@
 #define GDR_MAX_INLINE 4096
 #define GDR_MAX_ITERS 100000000ull
 #define GDR_DEFAULT_TIMEOUT 60.0
-#define GDR_MAX_SECONDS 86400.0
 
 struct gdr_config {
     const char *server; /* client mode: the server's host name; NULL = server */
@@ -62,9 +62,5 @@ enum gdr_parse_result {
 
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
                                         int argc, char **argv);
-
-/* Parse helpers, exposed for tests and for other tools. */
-int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
-int gdr_parse_seconds(const char *text, double *out);
 
 #endif

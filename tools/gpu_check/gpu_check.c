@@ -11,7 +11,7 @@
 
 #include "cuda_api.h"
 #include "error.h"
-#include "options.h"
+#include "parse.h"
 #include "sizes.h"
 #include "clock.h"
 #include "stats.h"
