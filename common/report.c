@@ -132,6 +132,8 @@ cJSON *gdr_report_parameters(const struct gdr_config *cfg)
     cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
     cJSON_AddNumberToObject(p, "traffic_class", cfg->traffic_class);
     cJSON_AddNumberToObject(p, "service_level", cfg->service_level);
+    cJSON_AddNumberToObject(p, "qp_timeout", cfg->qp_timeout);
+    cJSON_AddNumberToObject(p, "retry_count", cfg->retry_count);
     cJSON_AddBoolToObject(p, "validate", cfg->validate);
     cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
     gdr_json_add_u64(p, "stage_slot_bytes", cfg->stage_slot);
