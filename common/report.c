@@ -177,6 +177,7 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     if (latency(s)) {
         cJSON *l = cJSON_AddObjectToObject(o, "latency_s");
         gdr_json_add_u64(l, "count", r->m.lat.count);
+        gdr_json_add_u64(l, "dropped", r->m.lat.dropped);
         cJSON_AddNumberToObject(l, "min", r->m.lat.min);
         cJSON_AddNumberToObject(l, "median", r->m.lat.median);
         cJSON_AddNumberToObject(l, "mean", r->m.lat.mean);
@@ -233,6 +234,12 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
     if (s->clock.tsc) {
         cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
         cJSON_AddBoolToObject(clock, "tsc_invariant", s->clock.invariant);
+    }
+    if (s->clock.why) { /* a latency loop ran at this end */
+        cJSON_AddStringToObject(clock, "reason", s->clock.why);
+        cJSON_AddStringToObject(clock, "kernel_clocksource", s->clock.clocksource);
+        cJSON_AddBoolToObject(clock, "pinned", s->clock.pinned);
+        gdr_json_add_u64(clock, "dropped_samples", s->clock.dropped);
     }
     if (error)
         cJSON_AddStringToObject(doc, "error", error);
