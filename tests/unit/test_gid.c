@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "gid.h"
+#include "verbs.h"
 
 /* One table entry: index, address text (IPv4 as a.b.c.d), type, netdev,
  * VLAN, whether its netdev routes to the peer. */
@@ -183,13 +184,40 @@ static void test_sockaddr_form(void **state)
     assert_int_equal(gdr_gid_netdev_vlan("lo"), -1);
 }
 
+/* The GRH: always on RoCE; on InfiniBand only across subnets (the GIDs'
+ * first 8 bytes differ) or with a given GID. */
+static void test_grh_choice(void **state)
+{
+    (void)state;
+    struct gdr_verbs v;
+    struct gdr_endpoint r;
+    memset(&v, 0, sizeof(v));
+    memset(&r, 0, sizeof(r));
+    v.port_attr.link_layer = IBV_LINK_LAYER_INFINIBAND;
+    assert_int_equal(inet_pton(AF_INET6, "fe80::2:c903:a:1b2c", v.gid.raw), 1);
+    assert_int_equal(inet_pton(AF_INET6, "fe80::2:c903:a:9f00", r.gid_raw), 1);
+    v.gid_index = r.gid_index = 0;
+    assert_false(gdr_verbs_path_needs_grh(&v, &r)); /* one subnet: LID routing */
+    assert_int_equal(inet_pton(AF_INET6, "fec0:0:0:1:2:c903:a:9f00", r.gid_raw), 1);
+    assert_true(gdr_verbs_path_needs_grh(&v, &r)); /* another subnet prefix */
+    r.gid_index = -1;                              /* a peer that sent no GID cannot be routed to */
+    assert_false(gdr_verbs_path_needs_grh(&v, &r));
+    r.gid_index = 0;
+    assert_int_equal(inet_pton(AF_INET6, "fe80::2:c903:a:9f00", r.gid_raw), 1);
+    v.gid_given = true; /* -x: as perftest, a GRH */
+    assert_true(gdr_verbs_path_needs_grh(&v, &r));
+    v.gid_given = false;
+    v.port_attr.link_layer = IBV_LINK_LAYER_ETHERNET;
+    assert_true(gdr_verbs_path_needs_grh(&v, &r));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         gdr_unit_test(test_default_table),          gdr_unit_test(test_ipv6_only_skips_link_local),
         gdr_unit_test(test_link_local_last_resort), gdr_unit_test(test_vlan_that_routes),
         gdr_unit_test(test_source_address_first),   gdr_unit_test(test_family_and_type),
-        gdr_unit_test(test_sockaddr_form),
+        gdr_unit_test(test_sockaddr_form),          gdr_unit_test(test_grh_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
