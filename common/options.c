@@ -118,8 +118,9 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
         "Device and connection:\n"
         "  -d, --ib-dev=NAME        RDMA device (default: first with an active port)\n"
         "  -i, --ib-port=N          device port (default %d)\n"
-        "  -x, --gid-index=N        GID index (default: the RoCEv2 GID with an IPv4\n"
-        "                           address on Ethernet; unused on InfiniBand)\n"
+        "  -x, --gid-index=N        GID index (default on Ethernet: the GID that routes\n"
+        "                           to the peer, never link-local unless alone; on\n"
+        "                           InfiniBand the port GID, a GRH across subnets)\n"
         "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
         "  -p, --port=N             TCP port of the out-of-band channel (default %u)\n"
         "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
@@ -181,7 +182,9 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "  -F, --CPU-freq           accepted for perftest compatibility; no effect\n"
            "      --help, --version\n\n"
            "Environment: GDR_CLOCK=tsc|monotonic  the latency samples' clock (default:\n"
-           "the TSC when the CPU says it is invariant, else clock_gettime)\n\n"
+           "the TSC when the CPU says it is invariant, the kernel's clocksource is tsc\n"
+           "and the loop is pinned, else clock_gettime); GDR_CPU_CLAIM_DIR  where ends\n"
+           "claim their loop CPUs (default /dev/shm)\n\n"
            "Exit status: 0 ok, 1 run failed, 2 bad usage or input, 3 no device or driver.\n");
 }
 
