@@ -32,6 +32,21 @@ bool gdr_tsc_invariant(void)
 #endif
 }
 
+/* RDTSCP (CPUID 0x80000001 EDX bit 27): some hypervisors hide it, and
+ * executing it there would be SIGILL. */
+static bool has_rdtscp(void)
+{
+#ifdef GDR_HAVE_TSC
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000001u)
+        return false;
+    __get_cpuid(0x80000001u, &a, &b, &c, &d);
+    return (d >> 27) & 1;
+#else
+    return false;
+#endif
+}
+
 bool gdr_clock_choose(const char *force, bool present, bool invariant, const char *clocksource,
                       bool pinned, const char **why)
 {
@@ -40,7 +55,7 @@ bool gdr_clock_choose(const char *force, bool present, bool invariant, const cha
         *why = "GDR_CLOCK=monotonic";
     } else if (force && !strcmp(force, "tsc")) {
         tsc = present;
-        *why = present ? "GDR_CLOCK=tsc" : "GDR_CLOCK=tsc, but this CPU has no TSC";
+        *why = present ? "GDR_CLOCK=tsc" : "GDR_CLOCK=tsc, but this CPU has no TSC or RDTSCP";
     } else if (!present || !invariant) {
         *why = "the CPU does not flag an invariant TSC";
     } else if (!clocksource || strcmp(clocksource, "tsc")) {
@@ -71,8 +86,8 @@ void gdr_tick_clock_start(struct gdr_tick_clock *c, bool pinned)
     c->invariant = gdr_tsc_invariant();
     c->pinned = pinned;
     gdr_kernel_clocksource(c->clocksource, sizeof(c->clocksource));
-    c->tsc = gdr_clock_choose(getenv("GDR_CLOCK"), GDR_TSC_PRESENT, c->invariant, c->clocksource,
-                              pinned, &c->why);
+    c->tsc = gdr_clock_choose(getenv("GDR_CLOCK"), GDR_TSC_PRESENT && has_rdtscp(), c->invariant,
+                              c->clocksource, pinned, &c->why);
     c->ns_per_tick = 1.0;
     c->dropped = 0;
     c->start_ns = gdr_now_ns();

@@ -77,7 +77,7 @@ static inline bool gdr_tick_sample(uint64_t prev, unsigned prev_where, uint64_t 
 }
 
 /* The latency guard: the TSC only when it cannot lie (see above). force:
- * GDR_CLOCK's value (NULL unset); present: the CPU has a TSC at all. *why
+ * GDR_CLOCK's value (NULL unset); present: the CPU has a TSC and RDTSCP. *why
  * says what decided, for the JSON. */
 bool gdr_clock_choose(const char *force, bool present, bool invariant, const char *clocksource,
                       bool pinned, const char **why);
