@@ -271,8 +271,10 @@ int gdr_place_apply(struct gdr_placement *pl, const struct gdr_bind_request *rq,
         return -1;
     struct gdr_place_plan *p = &pl->plan;
     pl->nic_node = f.nic_node;
-    bool warn = !strcmp(p->binding, "refused") || !strcmp(p->binding, "partial") ||
-                (!strcmp(p->binding, "no-locality") && f.nnodes > 1);
+    /* stderr hears of what the machine refused (a cpuset, a system call);
+     * an unknown locality or a shared loop CPU is in the JSON's note only:
+     * a line on every run of a soft NIC would bury the errors. */
+    bool warn = !strcmp(p->binding, "refused") || !strcmp(p->binding, "partial");
     if (rq->mode != GDR_BIND_OFF) {
         if (sched_setaffinity(0, sizeof(p->cpus), &p->cpus)) {
             add_note(p, "sched_setaffinity: %s", strerror(errno));
@@ -297,7 +299,6 @@ int gdr_place_apply(struct gdr_placement *pl, const struct gdr_bind_request *rq,
                      "other gdrbench ends have claimed every CPU of this one: its loop "
                      "shares CPU %d",
                      pl->loop_cpu);
-            warn = true;
         } else if (pl->claim_fd < 0) {
             add_note(p,
                      "cannot claim a CPU in %s (GDR_CPU_CLAIM_DIR): concurrent ends may share "

@@ -76,7 +76,8 @@ struct gdr_placement {
 
 /* Read the facts, plan, apply (CPU affinity, memory policy) and claim a
  * loop CPU; fill `a` (all but the buffers' nodes). Prints a notice line
- * (prefixed by `prog`) when the machine refused part of it, unless quiet. */
+ * (prefixed by `prog`) when the machine refused part of it (a cpuset, a
+ * failed system call), unless quiet; the rest is in a->note only. */
 int gdr_place_apply(struct gdr_placement *pl, const struct gdr_bind_request *rq, const char *dev,
                     struct gdr_affinity *a, const char *prog, bool quiet);
 /* Pin the calling thread (the timed loops') to the loop CPU; call once
