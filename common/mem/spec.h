@@ -59,4 +59,11 @@ struct gdr_mem_spec {
     void *nic_arg;
 };
 
+/* Whether receives (or RDMA read responses) land directly in GPU memory;
+ * staged buffers receive into their host bounce ring. */
+static inline bool gdr_mem_spec_gpu_receives(const struct gdr_mem_spec *m)
+{
+    return m->cuda && m->gdr != GDR_MODE_OFF;
+}
+
 #endif

@@ -49,6 +49,24 @@ struct gdr_ibdev_info {
 int gdr_topo_ibdev_info(const char *sysfs_root, const char *ibdev, struct gdr_ibdev_info *out,
                         char *err, size_t errlen);
 
+/* Where an RDMA device sits for the CPU: the CPU list local to it
+ * (local_cpulist, "" unknown) and its NUMA node (-1 unknown), from its PCI
+ * function, or for a device without one (rxe) from its netdev's (through
+ * one VLAN or bond level). Returns 0, or -ENOENT when no PCI function
+ * answers (both left unknown). */
+int gdr_topo_ibdev_locality(const char *sysfs_root, const char *ibdev, char *cpulist, size_t len,
+                            int *numa_node);
+
+/* The NUMA node of a PCI function (bus/pci/devices/BDF/numa_node); -1
+ * unknown. */
+int gdr_topo_pci_numa(const char *sysfs_root, const char *bdf);
+
+/* The NUMA nodes online (devices/system/node/online, "0-1"); -ENOENT when
+ * the kernel has no NUMA support. */
+int gdr_topo_numa_online(const char *sysfs_root, char *nodelist, size_t len);
+/* The CPU list of one node (devices/system/node/nodeN/cpulist). */
+int gdr_topo_node_cpus(const char *sysfs_root, int node, char *cpulist, size_t len);
+
 /* The device's firmware version (class/infiniband/IBDEV/fw_ver), "" when
  * sysfs does not say (rxe has none). Returns 0 or -errno. */
 int gdr_topo_ibdev_fw(const char *sysfs_root, const char *ibdev, char *out, size_t len);

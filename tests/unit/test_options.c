@@ -295,6 +295,35 @@ static void test_gpu_memory_options(void **state)
                      "--dmabuf-mapping=default", "srv"));
 }
 
+/* Placement and the QP's patience: defaults, perftest's names, values. */
+static void test_placement_and_qp_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &bw_test));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_NIC);
+    assert_int_equal(cfg.bind.numa, -1);
+    assert_int_equal(cfg.qp_timeout, 20); /* NCCL's */
+    assert_int_equal(cfg.retry_count, 7);
+    assert_run(PARSE(&cfg, &bw_test, "--cpu=0-2,5", "--qp-timeout=14", "--retry-count=3"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_CPU);
+    assert_int_equal(CPU_COUNT(&cfg.bind.cpus), 4);
+    assert_true(CPU_ISSET(5, &cfg.bind.cpus) && !CPU_ISSET(3, &cfg.bind.cpus));
+    assert_int_equal(cfg.qp_timeout, 14);
+    assert_int_equal(cfg.retry_count, 3);
+    assert_run(PARSE(&cfg, &bw_test, "--numa=1"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_NUMA);
+    assert_int_equal(cfg.bind.numa, 1);
+    assert_run(PARSE(&cfg, &bw_test, "--pin_cores=3", "--numa_node=0"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_CPU); /* memory on 0, CPUs checked at run time */
+    assert_int_equal(cfg.bind.numa, 0);
+    assert_run(PARSE(&cfg, &lat_test, "--disable_numa", "--qp-timeout=0"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_OFF);
+    assert_int_equal(cfg.qp_timeout, 0);
+    assert_run(PARSE(&cfg, &lat_test, "--no-bind"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_OFF);
+}
+
 static void test_rdma_cm(void **state)
 {
     (void)state;
@@ -418,6 +447,19 @@ static const struct bad_case bad_cases[] = {
     {BW, {"--tclass=256"}, "--tclass '256'"},
     {BW, {"--tclass=-1"}, "--tclass '-1'"},
     {BW, {"-S", "16"}, "--sl '16'"},
+    {BW, {"--cpu="}, "--cpu ''"},
+    {BW, {"--cpu=1-"}, "--cpu '1-'"},
+    {BW, {"--cpu=3-1"}, "--cpu '3-1'"},
+    {BW, {"--cpu=a"}, "--cpu 'a'"},
+    {BW, {"--cpu=0,,1"}, "--cpu '0,,1'"},
+    {BW, {"--cpu=99999"}, "--cpu '99999'"},
+    {BW, {"--numa=-1"}, "--numa '-1'"},
+    {BW, {"--numa=64"}, "--numa '64'"},
+    {BW, {"--numa_node=x"}, "--numa 'x'"},
+    {BW, {"--no-bind", "--cpu=0"}, "--no-bind contradicts --cpu"},
+    {BW, {"--numa=0", "--disable_numa"}, "--no-bind contradicts --numa"},
+    {BW, {"--qp-timeout=32"}, "--qp-timeout '32'"},
+    {BW, {"--retry-count=8"}, "--retry-count '8'"},
     {BW, {"--sl=x"}, "--sl 'x'"},
     /* GPU memory options: values, and only where they apply */
     {BW, {"--mem=cuda", "--gpu-alloc=cumem"}, "--gpu-alloc 'cumem': expected malloc or vmm"},
@@ -493,6 +535,7 @@ int main(void)
         gdr_unit_test(test_help_and_version),
         gdr_unit_test(test_hardware_options),
         gdr_unit_test(test_gpu_memory_options),
+        gdr_unit_test(test_placement_and_qp_options),
         gdr_unit_test(test_rdma_cm),
         gdr_unit_test(test_bidirectional_and_ring),
         gdr_unit_test(test_bad_values_table),

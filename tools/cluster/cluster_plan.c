@@ -57,10 +57,12 @@ static void set_end(struct gdr_plan_end *e, const struct gdr_plan_opts *o, size_
     e->node = node;
     e->device[0] = '\0';
     e->gpu = -1;
+    e->gpu_bdf[0] = '\0';
     if (rail >= 0 && o->rails) {
         const struct gdr_rail *r = &o->rails[node].rails[rail];
         snprintf(e->device, sizeof(e->device), "%s", r->device);
         e->gpu = r->gpu;
+        snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", r->gpu_bdf);
     }
 }
 
@@ -286,6 +288,7 @@ static cJSON *end_json(const struct gdr_plan *p, const struct gdr_plan_end *e)
     cJSON_AddStringToObject(o, "node", p->nodes[e->node]);
     cJSON_AddStringToObject(o, "device", e->device);
     cJSON_AddNumberToObject(o, "gpu", e->gpu);
+    cJSON_AddStringToObject(o, "gpu_bdf", e->gpu_bdf);
     return o;
 }
 
@@ -359,6 +362,8 @@ static int end_from_json(const cJSON *o, const struct gdr_plan *p, struct gdr_pl
         return gdr_fail(GDR_EXIT_USAGE, "%s: node '%s' is not in the plan's nodes", what, node);
     e->node = (size_t)n;
     e->gpu = gpu < 0 ? -1 : (int)gpu;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "gpu_bdf"); /* optional */
+    snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", cJSON_IsString(b) ? b->valuestring : "");
     return 0;
 }
 
@@ -474,7 +479,11 @@ int gdr_plan_load(const char *path, struct gdr_plan *p)
 static void print_end(FILE *f, const struct gdr_plan *p, const struct gdr_plan_end *e)
 {
     fprintf(f, "\t%s\t%s\t", p->nodes[e->node], e->device[0] ? e->device : "-");
-    if (e->gpu >= 0)
+    /* The bus id, not the index: CUDA_VISIBLE_DEVICES can hide or reorder
+     * GPUs, and the benchmark takes --mem=cuda:BUS_ID as well. */
+    if (e->gpu >= 0 && e->gpu_bdf[0])
+        fputs(e->gpu_bdf, f);
+    else if (e->gpu >= 0)
         fprintf(f, "%d", e->gpu);
     else
         fputc('-', f);

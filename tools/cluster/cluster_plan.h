@@ -33,9 +33,10 @@ struct gdr_test_mode {
 };
 
 struct gdr_plan_end {
-    size_t node;     /* index into the plan's nodes */
-    char device[64]; /* "" = the benchmark's default device */
-    int gpu;         /* -1 = the benchmark's default (or host placement) */
+    size_t node;               /* index into the plan's nodes */
+    char device[64];           /* "" = the benchmark's default device */
+    int gpu;                   /* -1 = the benchmark's default (or host placement) */
+    char gpu_bdf[GDR_BDF_LEN]; /* the GPU's PCI bus id; "" unknown (older plans) */
 };
 
 struct gdr_plan_run {

@@ -14,7 +14,7 @@
 #include "cuda_api.h"
 #include "error.h"
 #include "gpu_alloc.h"
-#include "options.h"
+#include "parse.h"
 #include "sizes.h"
 #include "clock.h"
 #include "stats.h"
