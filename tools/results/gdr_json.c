@@ -203,28 +203,27 @@ static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t
     }
 }
 
-static int cmd_table(int argc, char **argv)
+static void print_table(const struct gdr_doc *d)
 {
-    if (argc != 1)
-        return usage_error("table: %s", "needs one FILE");
-    struct gdr_doc d;
-    if (gdr_doc_load(argv[0], &d))
-        return report_error(GDR_EXIT_USAGE);
-    write_rows(stdout, d.latency, d.rows, d.nrows);
-    gdr_doc_free(&d);
-    return GDR_EXIT_OK;
+    write_rows(stdout, d->latency, d->rows, d->nrows);
 }
 
-static int cmd_brief(int argc, char **argv)
+static void print_brief(const struct gdr_doc *d)
+{
+    char line[256];
+    gdr_fmt_brief(d->rows, d->nrows, d->latency, line, sizeof(line));
+    printf("%s\n", line);
+}
+
+/* table and brief: one document loaded, checked and printed by show. */
+static int cmd_one_doc(const char *cmd, void (*show)(const struct gdr_doc *), int argc, char **argv)
 {
     if (argc != 1)
-        return usage_error("brief: %s", "needs one FILE");
+        return usage_error("%s: %s", cmd, "needs one FILE");
     struct gdr_doc d;
     if (gdr_doc_load(argv[0], &d))
         return report_error(GDR_EXIT_USAGE);
-    char line[256];
-    gdr_fmt_brief(d.rows, d.nrows, d.latency, line, sizeof(line));
-    printf("%s\n", line);
+    show(&d);
     gdr_doc_free(&d);
     return GDR_EXIT_OK;
 }
@@ -606,9 +605,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "get"))
         return cmd_get(argc, argv);
     if (!strcmp(cmd, "table"))
-        return cmd_table(argc, argv);
+        return cmd_one_doc("table", print_table, argc, argv);
     if (!strcmp(cmd, "brief"))
-        return cmd_brief(argc, argv);
+        return cmd_one_doc("brief", print_brief, argc, argv);
     if (!strcmp(cmd, "series"))
         return cmd_series(argc, argv);
     if (!strcmp(cmd, "compare"))
