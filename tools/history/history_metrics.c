@@ -130,7 +130,8 @@ int hist_metrics_write(FILE *f, const struct hdb_testbed *tbs, size_t n, const s
         family(f, "gdrbench_series_change_ratio",
                "Newest night against the baseline, (value - baseline) / baseline, as measured.");
         for (size_t i = 0; i < nr; i++) {
-            if (isnan(rows[i].value) || !(rows[i].baseline > 0))
+            /* A suspect night is no measurement to compare (its verdict says so). */
+            if (isnan(rows[i].value) || !(rows[i].baseline > 0) || rows[i].verdict == HV_SUSPECT)
                 continue;
             series_labels(rows[i].t, &rows[i].s->key, labels, sizeof(labels));
             sample(f, "gdrbench_series_change_ratio", labels,
