@@ -42,7 +42,7 @@ static const char usage_text[] =
     "                      this node's rails (GPU i with its rail NIC: the nearest\n"
     "                      with an ACTIVE port; NICs no GPU uses, ports down) and its\n"
     "                      software (gdrbench, kernel, NVIDIA driver, NIC firmware)\n"
-    "                      as JSON\n"
+    "                      and the rails' PCIe links, as JSON\n"
     "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR]\n"
     "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
     "                      --heat: {heat,failed,values}-TEST-SIZE-rRAIL.dat for gnuplot\n"

@@ -52,6 +52,11 @@ static const char *const migrations[] = {
     "CREATE TABLE annotations ("
     "  id INTEGER PRIMARY KEY, testbed TEXT NOT NULL, date TEXT NOT NULL, text TEXT NOT NULL,"
     "  UNIQUE (testbed, date, text));",
+    /* 1 -> 2: what the NIC counted during the point's size (clean 1, 0; NULL
+     * not known: documents before the counters) and its % of the path's
+     * limit (NULL unknown). Older points stay NULL: unknown, not dirty. */
+    "ALTER TABLE points ADD COLUMN clean INTEGER;"
+    "ALTER TABLE points ADD COLUMN pct_of_limit REAL;",
 };
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(NMIGRATIONS == HDB_SCHEMA_VERSION, "one migration per schema version");
@@ -392,8 +397,9 @@ int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const str
     int64_t sid;
     if (series_id(h, k, &sid))
         return -1;
-    sqlite3_stmt *st = prepare(h, "INSERT OR IGNORE INTO points (series, run, value, spread, "
-                                  "simulated, soft_roce, document) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st =
+        prepare(h, "INSERT OR IGNORE INTO points (series, run, value, spread, simulated, "
+                   "soft_roce, document, clean, pct_of_limit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, sid);
@@ -406,6 +412,14 @@ int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const str
     sqlite3_bind_int(st, 5, p->simulated);
     sqlite3_bind_int(st, 6, p->soft_roce);
     bind_text(st, 7, p->document);
+    if (p->clean < 0)
+        sqlite3_bind_null(st, 8);
+    else
+        sqlite3_bind_int(st, 8, p->clean > 0);
+    if (isnan(p->pct_of_limit))
+        sqlite3_bind_null(st, 9);
+    else
+        sqlite3_bind_double(st, 9, p->pct_of_limit);
     return insert(h, st, "adding a point", added);
 }
 
@@ -580,12 +594,13 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
     for (size_t i = 0; i < t->nruns; i++)
         idx[t->runs[i].id] = i;
     sqlite3_stmt *st = prepare(
-        h, "SELECT s.id, s.test, s.client_placement, s.client_registration, s.server_placement, "
-           "s.server_registration, s.bidirectional, s.size, s.metric, p.run, p.value, p.spread, "
-           "p.simulated, p.soft_roce FROM series s JOIN points p ON p.series = s.id "
-           "JOIN runs r ON r.id = p.run WHERE s.testbed = ? "
-           "ORDER BY s.test, s.client_placement, s.client_registration, s.server_placement, "
-           "s.server_registration, s.bidirectional, s.metric, s.size, r.date, r.run_id");
+        h,
+        "SELECT s.id, s.test, s.client_placement, s.client_registration, s.server_placement, "
+        "s.server_registration, s.bidirectional, s.size, s.metric, p.run, p.value, p.spread, "
+        "p.simulated, p.soft_roce, p.clean, p.pct_of_limit FROM series s JOIN points p ON p.series = s.id "
+        "JOIN runs r ON r.id = p.run WHERE s.testbed = ? "
+        "ORDER BY s.test, s.client_placement, s.client_registration, s.server_placement, "
+        "s.server_registration, s.bidirectional, s.metric, s.size, r.date, r.run_id");
     if (!st) {
         free(idx);
         return -1;
@@ -627,6 +642,9 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
             sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 11);
         p->simulated = sqlite3_column_int(st, 12);
         p->soft_roce = sqlite3_column_int(st, 13);
+        p->clean = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 14);
+        p->pct_of_limit =
+            sqlite3_column_type(st, 15) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 15);
     }
     sqlite3_finalize(st);
     free(idx);

@@ -249,6 +249,8 @@ static int write_doc(struct hdb *h, const struct gdr_doc *d, bool bidir, const c
             .spread = d->latency ? row->lat[LAT_STDEV] : NAN,
             .simulated = d->simulated,
             .soft_roce = is_rxe(d->client.device) && is_rxe(d->server.device),
+            .clean = row->clean,
+            .pct_of_limit = d->latency ? NAN : row->pct_of_limit,
             .document = doc ? doc + 1 : d->path,
         };
         bool added;

@@ -42,9 +42,11 @@ static void series_labels(const struct hdb_testbed *t, const struct hdb_key *k, 
              (unsigned long long)k->size);
 }
 
-static const char *const verdicts[] = {"ok",         "noise",      "improvement",
-                                       "regression", "new_series", "missing_series"};
+/* In enum hist_verdict's order, then the missing series. */
+static const char *const verdicts[] = {"ok",         "noise",   "improvement",   "regression",
+                                       "new_series", "suspect", "missing_series"};
 #define NVERDICTS (sizeof(verdicts) / sizeof(verdicts[0]))
+_Static_assert(NVERDICTS == HIST_MISSING + 1, "a label per verdict and the missing series");
 
 struct mrow {
     const struct hdb_testbed *t;
@@ -91,7 +93,7 @@ int hist_metrics_write(FILE *f, const struct hdb_testbed *tbs, size_t n, const s
             struct mrow *m = &rows[nr++];
             m->t = t;
             m->s = cr->s;
-            m->verdict = cr->missing ? 5 : cr->verdict == HV_NEW ? 4 : (size_t)cr->verdict;
+            m->verdict = cr->missing ? HIST_MISSING : (size_t)cr->verdict;
             m->value = cr->value;
             m->baseline = cr->center;
             counts[i][m->verdict]++;
@@ -128,7 +130,8 @@ int hist_metrics_write(FILE *f, const struct hdb_testbed *tbs, size_t n, const s
         family(f, "gdrbench_series_change_ratio",
                "Newest night against the baseline, (value - baseline) / baseline, as measured.");
         for (size_t i = 0; i < nr; i++) {
-            if (isnan(rows[i].value) || !(rows[i].baseline > 0))
+            /* A suspect night is no measurement to compare (its verdict says so). */
+            if (isnan(rows[i].value) || !(rows[i].baseline > 0) || rows[i].verdict == HV_SUSPECT)
                 continue;
             series_labels(rows[i].t, &rows[i].s->key, labels, sizeof(labels));
             sample(f, "gdrbench_series_change_ratio", labels,

@@ -34,8 +34,8 @@ struct pub_row {
 
 static int verdict_rank(const char *v)
 {
-    static const char *const order[] = {
-        "regression", "missing series", "noise", "improvement", "new series", "ok", "not recent"};
+    static const char *const order[] = {"regression",  "missing series", "suspect", "noise",
+                                        "improvement", "new series",     "ok",      "not recent"};
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
         if (!strcmp(v, order[i]))
             return (int)i;
@@ -223,6 +223,8 @@ static void series_hash(const struct hdb_testbed *t, const struct hdb_series *s,
         hash_num(&c, p->value);
         hash_num(&c, p->spread);
         hash_num(&c, p->simulated * 2 + p->soft_roce);
+        hash_num(&c, p->clean);
+        hash_num(&c, p->pct_of_limit);
     }
     /* Whether the newest point is this run, a recent one or older decides
      * "missing series"; later runs without a point change nothing else. */
@@ -297,12 +299,12 @@ static int series_page(const struct page_ctx *p, const char *path)
         double x = (double)epoch(run->date), c = h->center;
         double w = fmax(so->z_min * h->sigma, so->rel_min * fabs(c));
         point_href(p->o, run, p->pagedir, href[i], sizeof(href[i]));
-        snprintf(tip[i], sizeof(tip[i]), "%s %s: %.4g %s (%s%s)", run->date, run->run_id,
+        snprintf(tip[i], sizeof(tip[i]), "%s %s: %.4g %s (%s%s%s)", run->date, run->run_id,
                  hist_shown(k, pt->value), hist_unit(k), hist_verdict_name(h->verdict),
+                 pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
                  pt->simulated ? ", simulated" : "");
-        pts[i] = (struct gdr_pt){x,     hist_shown(k, pt->value),        NAN,
-                                 NAN,   h->outlier ? GDR_PT_OUTLIER : 0, href[i],
-                                 tip[i]};
+        unsigned flags = (h->outlier ? GDR_PT_OUTLIER : 0) | (pt->clean == 0 ? GDR_PT_UNCLEAN : 0);
+        pts[i] = (struct gdr_pt){x, hist_shown(k, pt->value), NAN, NAN, flags, href[i], tip[i]};
         base[i] = (struct gdr_pt){x, hist_shown(k, c), NAN, NAN, 0, NULL, NULL};
         bx[i] = x;
         blo[i] = isnan(c) ? NAN : hist_shown(k, c - w);
@@ -386,13 +388,21 @@ static int series_page(const struct page_ctx *p, const char *path)
                      unit_html(k), hist_shown(k, row->center), unit_html(k));
     if (row && row->center > 0 && !isnan(row->value))
         gdr_buf_printf(&b, " (%+.1f %%)", (row->value - row->center) / row->center * 100);
-    gdr_buf_puts(&b, ".</p>\n<figure>");
-    char cap[400];
+    if (row && !isnan(row->pct_of_limit))
+        gdr_buf_printf(&b, ", %.1f %% of the path's limit", row->pct_of_limit);
+    gdr_buf_puts(&b, ".</p>\n");
+    if (row && row->clean == 0)
+        gdr_buf_puts(&b, "<p class=\"warn\">Not clean: the NIC counted errors or retransmissions "
+                         "during this night's point. It is not judged, and no baseline uses "
+                         "it.</p>\n");
+    gdr_buf_puts(&b, "<figure>");
+    char cap[512];
     snprintf(
         cap, sizeof(cap),
         "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
         "wider of %.1f noise sigmas and %.1f %%. Solid vermillion lines: steps (the night a change "
-        "started); grey dashed: annotations; ringed: outlier nights.",
+        "started); grey dashed: annotations; ringed: outlier nights; crossed: not-clean nights "
+        "(left out of the baseline and the steps).",
         n, so->window, so->z_min, so->rel_min * 100);
     gdr_chart_figure(&b, &c, cap);
     gdr_buf_puts(&b, "</figure>\n");
@@ -424,9 +434,9 @@ static int series_page(const struct page_ctx *p, const char *path)
                        "<td class=\"n\" data-si=\"%.9g\">%s</td><td class=\"n\">%s</td>"
                        "<td class=\"n\">%s</td><td>",
                        pt->value, val, bl, z);
-        gdr_buf_escf(&b, "<span class=\"badge v-%s\">%s</span></td><td>%s%s%s</td></tr>\n",
+        gdr_buf_escf(&b, "<span class=\"badge v-%s\">%s</span></td><td>%s%s%s%s</td></tr>\n",
                      verdict_class(vn), vn, h->outlier ? "outlier " : "", step ? "step " : "",
-                     pt->simulated ? "simulated" : "");
+                     pt->clean == 0 ? "not clean " : "", pt->simulated ? "simulated" : "");
     }
     gdr_buf_puts(&b, "</tbody></table></div>\n");
     if (t->nnotes) {

@@ -80,7 +80,7 @@ static size_t pick(const struct hdb_testbed *t, size_t first, size_t last, const
 }
 
 struct fig_facts {
-    bool simulated, soft_roce_only;
+    bool simulated, soft_roce_only, unclean;
     size_t first_run, last_run;
 };
 
@@ -107,8 +107,8 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             fclose(dat);
             return -1;
         }
-        fprintf(dat, "# %s %llu B: date value baseline band_low band_high outlier\n", name,
-                (unsigned long long)s->key.size);
+        fprintf(dat, "# %s %llu B: date value baseline band_low band_high outlier not_clean\n",
+                name, (unsigned long long)s->key.size);
         for (size_t i = 0; i < views[j].n; i++) {
             const struct hdb_point *p = &s->points[i];
             const struct hist_point *h = &views[j].pts[i];
@@ -119,7 +119,9 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             dat_num(dat, hist_shown(&s->key, c - w));
             dat_num(dat, hist_shown(&s->key, c + w));
             dat_num(dat, h->outlier ? hist_shown(&s->key, p->value) : NAN);
+            dat_num(dat, p->clean == 0 ? hist_shown(&s->key, p->value) : NAN);
             fputc('\n', dat);
+            ff.unclean |= p->clean == 0;
             ff.simulated |= p->simulated;
             ff.soft_roce_only &= p->soft_roce;
             if (p->run < ff.first_run)
@@ -244,8 +246,14 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                 "       '' index %zu using 1:2 with linespoints pt 7 ps 0.5 lw 1.2 "
                 "lc rgb '#202020' title 'measured', \\\n"
                 "       '' index %zu using 1:6 with points pt 6 ps 1.8 lw 1.5 lc rgb '#c00000' "
-                "title 'outlier'\n",
-                name, j, j, j, j);
+                "title 'outlier'%s",
+                name, j, j, j, j, ff.unclean ? ", \\\n" : "\n");
+        /* Not-clean nights crossed, in every panel of a figure that has one. */
+        if (ff.unclean)
+            fprintf(gp,
+                    "       '' index %zu using 1:7 with points pt 2 ps 1.8 lw 2 lc rgb '#000000' "
+                    "title 'not clean (left out)'\n",
+                    j);
         for (size_t i = 0; i < views[j].nsteps; i++)
             fprintf(gp, "  unset label %d\n", 400 + (int)i);
         /* The caption and warnings are drawn once, with the first panel. */

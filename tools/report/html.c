@@ -245,7 +245,7 @@ static const char css[] =
     ".badge{display:inline-block;padding:0 .45em;border-radius:.6em;font-size:.85em;"
     "font-weight:600;border:1px solid currentColor;white-space:nowrap}"
     ".v-regression,.v-failed,.v-fail,.v-confirmed,.v-unreachable,.v-REGRESSION{color:var(--bad)}"
-    ".v-noise,.v-warn,.v-unresolved,.v-missing{color:var(--warn)}"
+    ".v-noise,.v-warn,.v-unresolved,.v-missing,.v-suspect{color:var(--warn)}"
     ".v-ok,.v-pass,.v-cleared,.v-better,.v-improvement{color:var(--ok)}"
     ".v-new,.v-unknown,.v-simulated{color:var(--mute)}"
     ".tbl{overflow-x:auto;max-width:100%;margin:.4em 0 1em}"

@@ -14,6 +14,7 @@
 #include "stats.h"
 
 #include "cluster_aggregate.h"
+#include "cluster_links.h"
 #include "cluster_suspects.h"
 
 #include <dirent.h>
@@ -462,13 +463,17 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
     size_t n = p->nnodes;
     cJSON **docs = calloc(n + 1, sizeof(*docs));
     static const char *const cols[] = {"gdrbench", "kernel", "nvidia_driver"};
-    enum { NC = 3 };
-    char(*vals)[NC + 2][256] = calloc(n + 1, sizeof(*vals));
+    enum { NC = 3, NV = NC + 3 }; /* then peermem, NIC firmware, PCIe links */
+    char(*vals)[NV][256] = calloc(n + 1, sizeof(*vals));
+    char(*shortl)[256] = calloc(n + 1, sizeof(*shortl));
     const char **col = calloc(n + 1, sizeof(*col));
-    if (!docs || !vals || !col) {
+    struct gdr_node_links *links = malloc(sizeof(*links));
+    if (!docs || !vals || !shortl || !col || !links) {
         free(docs);
         free(vals);
+        free(shortl);
         free(col);
+        free(links);
         gdr_section_end(b);
         return;
     }
@@ -496,24 +501,35 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
                          f->string, f->valuestring[0] ? f->valuestring : "-");
         }
         snprintf(vals[i][NC + 1], sizeof(vals[i][NC + 1]), "%s", docs[i] ? fw : "?");
+        /* The rails' PCIe links (cluster_links.h); "?" from an older probe. */
+        snprintf(vals[i][NC + 2], sizeof(vals[i][NC + 2]), "?");
+        if (gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(docs[i], "pcie_links"),
+                                     links) == 0) {
+            gdr_node_links_summary(links, vals[i][NC + 2], sizeof(vals[i][NC + 2]));
+            gdr_node_links_short(links, shortl[i], sizeof(shortl[i]));
+        }
     }
-    const char *maj[NC + 2];
-    for (int c = 0; c < NC + 2; c++) {
+    const char *maj[NV];
+    for (int c = 0; c < NV; c++) {
         for (size_t i = 0; i < n; i++)
             col[i] = vals[i][c];
         maj[c] = majority(col, n);
     }
     gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"nodes\"><thead><tr><th>node</th>"
                     "<th>gdrbench</th><th>kernel</th><th>NVIDIA driver</th><th>nvidia_peermem</th>"
-                    "<th>NIC firmware</th><th>rails: GPU \xe2\x86\x94 NIC (PCIe path)</th>"
+                    "<th>NIC firmware</th><th>PCIe links</th>"
+                    "<th>rails: GPU \xe2\x86\x94 NIC (PCIe path)</th>"
                     "<th>warnings</th></tr></thead><tbody>\n");
     size_t differ = 0;
     for (size_t i = 0; i < n; i++) {
         gdr_buf_escf(b, "<tr><td>%s</td>", p->nodes[i]);
-        for (int c = 0; c < NC + 2; c++) {
+        for (int c = 0; c < NV; c++) {
             bool d = maj[c] && strcmp(vals[i][c], maj[c]) && strcmp(vals[i][c], "?");
             differ += d;
-            gdr_buf_escf(b, "<td>%s%s</td>", vals[i][c], d ? " \xe2\x89\xa0" : "");
+            gdr_buf_escf(b, "<td>%s%s", vals[i][c], d ? " \xe2\x89\xa0" : "");
+            if (c == NC + 2 && shortl[i][0]) /* links short of their maximum, named */
+                gdr_buf_escf(b, "<br><span class=\"warn\">below max: %s</span>", shortl[i]);
+            gdr_buf_puts(b, "</td>");
         }
         gdr_buf_puts(b, "<td>");
         const cJSON *r;
@@ -541,12 +557,14 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
     gdr_buf_puts(b, "</tbody></table></div>\n");
     gdr_buf_puts(b, differ ? "<p class=\"warn\">\xe2\x89\xa0 marks a value that differs from most "
                              "nodes': rule it out first when that node is slow.</p>\n"
-                           : "<p>Every node runs the same software.</p>\n");
+                           : "<p>Every node runs the same software and PCIe links.</p>\n");
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(docs[i]);
     free(docs);
     free(vals);
+    free(shortl);
     free(col);
+    free(links);
     gdr_section_end(b);
 }
 
