@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Slurm in the rxe-lab (ci/rxe-lab --slurm): sourced by guest-run.sh on every
 # node after its network and sshd are up. Debian's munge and Slurm binaries
 # come from the host's read-only root; everything they write (config, munge's
