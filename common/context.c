@@ -278,7 +278,9 @@ static void path_limit(const struct gdr_session *s, const struct path_end *src,
         const struct gdr_endpoint *ep = e[k]->ep;
         struct gdr_port_path path = {
             .ethernet = strcmp(ep->link_layer, "Ethernet") == 0,
-            .grh = strcmp(ep->link_layer, "Ethernet") != 0 && ep->gid_index >= 0,
+            /* InfiniBand: a GRH only where the QPs address the peer with
+             * one (another subnet, or -x); every port has a GID index. */
+            .grh = strcmp(ep->link_layer, "Ethernet") != 0 && ep->grh,
             .ipv6 = strcmp(ep->link_layer, "Ethernet") == 0 && strncmp(ep->gid, "::ffff:", 7) != 0,
             .data_bps = ep->port_data_bps,
             .mtu = mtu,
