@@ -1,6 +1,7 @@
 /* test_context.c - a row's limit from both ends' facts (common/context.c):
  * which headers the port carries (an InfiniBand path has a GRH only when
- * the QPs address the peer with one, whatever its GID index says). */
+ * the QPs address the peer with one, whatever its GID index says), and a
+ * peer's ENDPOINT whose PCIe figures are out of any range. */
 #include "config.h"
 
 #include "unit.h"
@@ -67,10 +68,30 @@ static void test_infiniband_without_grh(void **state)
     assert_near(row.limit.total.port, gdr_port_limit(&p, GDR_WIRE_WRITE, MIB), 1.0);
 }
 
+static void test_peer_pcie_out_of_range(void **state)
+{
+    (void)state;
+    static struct gdr_session s;
+    static struct gdr_config cfg;
+    static struct gdr_size_result row;
+    session(&s, &cfg);
+    ib_end(&s.local, "client", gen5_x16);
+    /* 2^32 + 16 lanes: no link has them; it must not pass for x16. */
+    ib_end(&s.remote, "server",
+           "{\"nic\":{\"current_gts\":32,\"current_width\":4294967312,\"max_payload\":"
+           "4294967552},\"bridges\":[],\"software_nic\":false}");
+    memset(&row, 0, sizeof(row));
+    row.size = MIB;
+    gdr_context_row_limit(&s, &row);
+    assert_true(row.limit.total.bytes_per_s == 0);
+    assert_non_null(strstr(row.limit.total.unknown, "server NIC"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_infiniband_without_grh),
+        cmocka_unit_test(test_peer_pcie_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
