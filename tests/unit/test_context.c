@@ -36,25 +36,27 @@ static const char gen5_x16[] =
     "{\"nic\":{\"current_gts\":32,\"current_width\":16,\"max_payload\":256},\"bridges\":[],"
     "\"software_nic\":false}";
 
-static void session(struct gdr_session *s, struct gdr_config *cfg)
+static struct gdr_session s;
+static struct gdr_config cfg;
+static struct gdr_size_result row;
+
+/* A write_bw session between two such ends, and a 1 MiB row. */
+static void session(const char *client_pcie, const char *server_pcie)
 {
-    memset(s, 0, sizeof(*s));
-    memset(cfg, 0, sizeof(*cfg));
-    s->test = &write_bw;
-    s->cfg = cfg;
+    memset(&s, 0, sizeof(s));
+    memset(&cfg, 0, sizeof(cfg));
+    memset(&row, 0, sizeof(row));
+    s.test = &write_bw;
+    s.cfg = &cfg;
+    ib_end(&s.local, "client", client_pcie);
+    ib_end(&s.remote, "server", server_pcie);
+    row.size = MIB;
 }
 
 static void test_infiniband_without_grh(void **state)
 {
     (void)state;
-    static struct gdr_session s;
-    static struct gdr_config cfg;
-    static struct gdr_size_result row;
-    session(&s, &cfg);
-    ib_end(&s.local, "client", gen5_x16);
-    ib_end(&s.remote, "server", gen5_x16);
-    memset(&row, 0, sizeof(row));
-    row.size = MIB;
+    session(gen5_x16, gen5_x16);
     /* One subnet: LID routing, no GRH on the wire (gdr_verbs_connect). */
     s.local.grh = s.remote.grh = false;
     gdr_context_row_limit(&s, &row);
@@ -71,17 +73,9 @@ static void test_infiniband_without_grh(void **state)
 static void test_peer_pcie_out_of_range(void **state)
 {
     (void)state;
-    static struct gdr_session s;
-    static struct gdr_config cfg;
-    static struct gdr_size_result row;
-    session(&s, &cfg);
-    ib_end(&s.local, "client", gen5_x16);
     /* 2^32 + 16 lanes: no link has them; it must not pass for x16. */
-    ib_end(&s.remote, "server",
-           "{\"nic\":{\"current_gts\":32,\"current_width\":4294967312,\"max_payload\":"
-           "4294967552},\"bridges\":[],\"software_nic\":false}");
-    memset(&row, 0, sizeof(row));
-    row.size = MIB;
+    session(gen5_x16, "{\"nic\":{\"current_gts\":32,\"current_width\":4294967312,"
+                      "\"max_payload\":4294967552},\"bridges\":[],\"software_nic\":false}");
     gdr_context_row_limit(&s, &row);
     assert_true(row.limit.total.bytes_per_s == 0);
     assert_non_null(strstr(row.limit.total.unknown, "server NIC"));
