@@ -211,11 +211,18 @@ struct end_links {
     unsigned nic_width, gpu_width, nic_mps, gpu_mps;
 };
 
-static double num(const cJSON *o, const char *key)
+/* A figure of the link, 0 unknown; beyond max (a peer's text: anything)
+ * unknown too, before a cast to unsigned could wrap it into a real width. */
+static double num(const cJSON *o, const char *key, double max)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
+    return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble <= max ? v->valuedouble : 0;
 }
+
+/* The most a PCIe link has: 64 GT/s (Gen6), 32 lanes, 4096-byte TLPs. */
+#define MAX_GTS 64.0
+#define MAX_WIDTH 32.0
+#define MAX_MPS 4096.0
 
 static void end_links(const struct gdr_endpoint *ep, const struct gdr_size_seen *seen,
                       struct end_links *l)
@@ -225,13 +232,14 @@ static void end_links(const struct gdr_endpoint *ep, const struct gdr_size_seen 
     const cJSON *nic = cJSON_GetObjectItemCaseSensitive(o, "nic");
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(o, "gpu");
     l->software = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "software_nic"));
-    l->nic_gts = num(nic, "current_gts");
-    l->nic_width = (unsigned)num(nic, "current_width");
-    l->nic_mps = (unsigned)num(nic, "max_payload");
+    l->nic_gts = num(nic, "current_gts", MAX_GTS);
+    l->nic_width = (unsigned)num(nic, "current_width", MAX_WIDTH);
+    l->nic_mps = (unsigned)num(nic, "max_payload", MAX_MPS);
     /* The GPU's link as the size's loop ended, else as the run began. */
-    l->gpu_gts = seen && seen->gpu_gts > 0 ? seen->gpu_gts : num(gpu, "current_gts");
-    l->gpu_width = seen && seen->gpu_width ? seen->gpu_width : (unsigned)num(gpu, "current_width");
-    l->gpu_mps = (unsigned)num(gpu, "max_payload");
+    l->gpu_gts = seen && seen->gpu_gts > 0 ? seen->gpu_gts : num(gpu, "current_gts", MAX_GTS);
+    l->gpu_width =
+        seen && seen->gpu_width ? seen->gpu_width : (unsigned)num(gpu, "current_width", MAX_WIDTH);
+    l->gpu_mps = (unsigned)num(gpu, "max_payload", MAX_MPS);
     cJSON_Delete(o);
 }
 
@@ -278,7 +286,9 @@ static void path_limit(const struct gdr_session *s, const struct path_end *src,
         const struct gdr_endpoint *ep = e[k]->ep;
         struct gdr_port_path path = {
             .ethernet = strcmp(ep->link_layer, "Ethernet") == 0,
-            .grh = strcmp(ep->link_layer, "Ethernet") != 0 && ep->gid_index >= 0,
+            /* InfiniBand: a GRH only where the QPs address the peer with
+             * one (another subnet, or -x); every port has a GID index. */
+            .grh = strcmp(ep->link_layer, "Ethernet") != 0 && ep->grh,
             .ipv6 = strcmp(ep->link_layer, "Ethernet") == 0 && strncmp(ep->gid, "::ffff:", 7) != 0,
             .data_bps = ep->port_data_bps,
             .mtu = mtu,

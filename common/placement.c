@@ -219,10 +219,21 @@ int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *sh
             first = c;
         char path[4096];
         snprintf(path, sizeof(path), "%s/gdrbench-cpu%d.lock", dir, c);
-        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        /* A shared sticky directory: never follow a link planted there,
+         * and make readable (flock needs no more) only a plain file of our
+         * own that no other name reaches, so nothing else gets chmod'ed. */
+        int f = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (f < 0 && (errno == ELOOP || errno == EACCES))
+            continue; /* not a claim file we can hold: as if taken */
         if (f < 0)
             return first; /* no claims here at all: *fd stays -1 */
-        fchmod(f, 0666);  /* other users' ends claim the same files */
+        struct stat st;
+        if (fstat(f, &st) || !S_ISREG(st.st_mode)) {
+            close(f);
+            continue;
+        }
+        if (st.st_uid == geteuid() && st.st_nlink == 1 && (st.st_mode & 0444) != 0444)
+            fchmod(f, 0644); /* other users' ends claim the same files */
         if (flock(f, LOCK_EX | LOCK_NB) == 0) {
             *fd = f;
             return c;

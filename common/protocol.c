@@ -158,6 +158,12 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     struct gdr_size_start st = {.size = size, .iters = iters, .expect_s = expect_s};
     snprintf(st.phase, sizeof(st.phase), "%s", phase);
     cJSON *msg = gdr_size_start_encode(&st);
+    /* The port's counters before the server hears of the phase: a server
+     * that counts arrivals starts its clock as it answers READY, and a
+     * snapshot (milliseconds of firmware reads on mlx5) between READY and
+     * the first send would be timed as a stall. Nothing moves in between. */
+    if (timed)
+        gdr_context_size_begin(s);
     /* A bidirectional client receives too: its receives are up before
      * the server can send. */
     int rc = prepare_loop(s, s->roles.client_loop, size, iters);
@@ -170,8 +176,6 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     cJSON_Delete(reply);
 
     memset(mine, 0, sizeof(*mine));
-    if (timed)
-        gdr_context_size_begin(s);
     if (client_run_loop(s, size, iters, &mine->m))
         return -1;
     if (timed)

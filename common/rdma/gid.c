@@ -43,33 +43,34 @@ const char *gdr_gid_family(const uint8_t raw[16])
     return gdr_gid_is_ipv4(raw) ? "ipv4" : "ipv6";
 }
 
-/* Larger is better; each criterion outweighs all those after it. */
-static long score(const struct gdr_gid_entry *e, const struct gdr_gid_hint *h)
+/* Larger is better; each criterion outweighs all those after it (64-bit:
+ * a 32-bit long, as on i386 and armhf, cannot hold 1 << 39). */
+static int64_t score(const struct gdr_gid_entry *e, const struct gdr_gid_hint *h)
 {
-    long s = 0;
+    int64_t s = 0;
     if (!gdr_gid_is_link_local(e->raw))
-        s += 1L << 39;
+        s += INT64_C(1) << 39;
     if (h && h->have_source && memcmp(e->raw, h->source, 16) == 0)
-        s += 1L << 38;
+        s += INT64_C(1) << 38;
     if (e->routes_to_peer)
-        s += 1L << 37;
+        s += INT64_C(1) << 37;
     if (h && h->have_peer && gdr_gid_is_ipv4(e->raw) == h->peer_ipv4)
-        s += 1L << 36;
+        s += INT64_C(1) << 36;
     if (e->type == GDR_GID_ROCE_V2)
-        s += 1L << 35;
+        s += INT64_C(1) << 35;
     if (gdr_gid_is_ipv4(e->raw))
-        s += 1L << 34;
+        s += INT64_C(1) << 34;
     return s - (e->index < 0 ? 0 : e->index > 65535 ? 65535 : e->index);
 }
 
 int gdr_gid_choose(const struct gdr_gid_entry *t, size_t n, const struct gdr_gid_hint *hint)
 {
     int best = -1;
-    long best_score = 0;
+    int64_t best_score = 0;
     for (size_t i = 0; i < n; i++) {
         if (gdr_gid_is_zero(t[i].raw))
             continue;
-        long sc = score(&t[i], hint);
+        int64_t sc = score(&t[i], hint);
         if (best < 0 || sc > best_score) {
             best = (int)i;
             best_score = sc;

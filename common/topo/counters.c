@@ -21,7 +21,8 @@ static const struct {
     {"xmit_wait", GDR_COUNTER_CONGESTION},
     {"retrans", GDR_COUNTER_RETRANSMIT},
     {"retry", GDR_COUNTER_RETRANSMIT},
-    {"seq", GDR_COUNTER_RETRANSMIT}, /* out_of_sequence, packet_seq_err, rcvd_seq_err */
+    {"retries", GDR_COUNTER_RETRANSMIT}, /* mlx5's req_transport_retries_exceeded */
+    {"seq", GDR_COUNTER_RETRANSMIT},     /* out_of_sequence, packet_seq_err, rcvd_seq_err */
     {"duplicate", GDR_COUNTER_RETRANSMIT},
     {"timeout", GDR_COUNTER_RETRANSMIT}, /* local_ack_timeout_err */
     {"rnr", GDR_COUNTER_RETRANSMIT},     /* rnr_nak_retry_err, rcvd_rnr_err */
@@ -79,6 +80,33 @@ static int read_u64(const char *path, uint64_t *v)
     return 0;
 }
 
+/* The InfiniBand PortCounters error fields, as counters/ names them, and
+ * their widths (IBA vol 1, PortCounters). */
+static unsigned pma_bits(const char *name)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } pma[] = {
+        {"symbol_error", 16},
+        {"link_error_recovery", 8},
+        {"link_downed", 8},
+        {"port_rcv_errors", 16},
+        {"port_rcv_remote_physical_errors", 16},
+        {"port_rcv_switch_relay_errors", 16},
+        {"port_xmit_discards", 16},
+        {"port_xmit_constraint_errors", 8},
+        {"port_rcv_constraint_errors", 8},
+        {"local_link_integrity_errors", 4},
+        {"excessive_buffer_overrun_errors", 4},
+        {"VL15_dropped", 16},
+    };
+    for (size_t i = 0; i < sizeof(pma) / sizeof(pma[0]); i++)
+        if (strcmp(name, pma[i].name) == 0)
+            return pma[i].bits;
+    return 0;
+}
+
 static bool have(const struct gdr_counter_snap *s, const char *name)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -105,6 +133,7 @@ static void read_dir(const char *dir, bool hw, struct gdr_counter_snap *s)
         if (hw && have(s, c->name))
             snprintf(c->name, sizeof(c->name), "hw_counters/%s", de->d_name);
         c->value = v;
+        c->bits = hw ? 0 : pma_bits(de->d_name);
         s->n++;
     }
     closedir(d);
@@ -154,15 +183,17 @@ void gdr_counters_delta(const struct gdr_counter_snap *before, const struct gdr_
         bool matters = cls == GDR_COUNTER_ERROR || cls == GDR_COUNTER_RETRANSMIT;
         const char *lost = NULL;
         uint64_t delta = 0;
+        uint64_t top = b->bits ? (1ull << b->bits) - 1 : 0;
         if (!a)
             lost = "vanished";
         else if (a->value >= b->value)
             delta = a->value - b->value;
-        else if (b->value <= UINT32_MAX)
+        else if (b->value <= UINT32_MAX && !b->bits)
             delta = a->value + (1ull << 32) - b->value; /* a 32-bit counter wrapped */
         else
             lost = "reset";
-        if (!lost && !delta && matters && (b->value == 0xffff || b->value == UINT32_MAX))
+        if (!lost && !delta && matters &&
+            (b->bits ? b->value >= top : b->value == 0xffff || b->value == UINT32_MAX))
             lost = "saturated";
         if (lost) {
             note_lost(out, b->name, lost);

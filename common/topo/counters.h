@@ -23,6 +23,8 @@ struct gdr_counter {
     char name[GDR_COUNTER_NAME]; /* the file name; "hw_counters/NAME" when
                                     counters/ has a file of the same name */
     uint64_t value;
+    unsigned bits; /* an InfiniBand PMA error counter's width (it stops at its
+                      top, never wraps); 0 not one of those */
 };
 
 struct gdr_counter_snap {
@@ -64,9 +66,11 @@ struct gdr_counter_deltas {
 };
 
 /* The deltas from before to after. A value that went down wrapped if the
- * counter fits 32 bits (old kernels' PMA counters), else it was reset; an
- * error counter stuck at 2^16-1 or 2^32-1 (the InfiniBand PMA's error
- * counters stop at their top) is saturated. */
+ * counter fits 32 bits (mlx5's queue counters), else it was reset; an
+ * InfiniBand PMA error counter (counters/: 4, 8 or 16 bits wide) stops at
+ * its top and never wraps, so one that went down was reset and one stuck
+ * at its top is saturated, as is any other error counter stuck at 2^16-1
+ * or 2^32-1. */
 void gdr_counters_delta(const struct gdr_counter_snap *before, const struct gdr_counter_snap *after,
                         struct gdr_counter_deltas *out);
 

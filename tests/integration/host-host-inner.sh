@@ -5,14 +5,17 @@
 out=$1
 bench=$2
 verbsim=$3
+slowsysfs=$4
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18600
 
 # pair NAME SERVER_ARGS -- CLIENT_ARGS: one server/client run; records
 # NAME.server.rc, NAME.client.rc and their outputs. Both ends run with the
-# environment in $penv (none by default).
+# environment in $penv, the client with pair_client_env's too (VAR=VALUE
+# words; none by default).
 penv=
+pair_client_env=
 pair() {
     name=$1; shift
     server_args=""
@@ -23,8 +26,9 @@ pair() {
     env $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
     spid=$!
-    # shellcheck disable=SC2086 # the environment's words
-    env $penv "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
+    # shellcheck disable=SC2086 # the environments' words
+    env $penv $pair_client_env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" \
+        >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
@@ -85,6 +89,13 @@ pair counters_lossy --sizes=16K:64K:4 -t 16 -n 100 --qp-timeout=14 \
 tc qdisc del dev veth1 root 2>>"$out/netem.err"
 dev=$dev_saved
 pair_server_dev=
+# Counter snapshots as slow as mlx5's (firmware commands; slowsysfs) at
+# the client of send_bw, whose server counts from the READY it sends: the
+# snapshots must not fall inside the server's timed phase.
+tool=gdr_send_bw
+pair_client_env="LD_PRELOAD=$slowsysfs GDR_SLOW_COUNTERS_MS=2500"
+pair counters_slow -s 4096 -n 200 -- -s 4096 -n 200 --json="$out/counters_slow.client.json"
+pair_client_env=
 # A server of one test and a client of another.
 port=$((port + 1))
 "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &

@@ -63,6 +63,15 @@ static uint64_t delta_of(const char *name)
     return 0;
 }
 
+/* Why a counter is among the lost ones ("" when it is not). */
+static const char *lost_why(const char *name)
+{
+    for (size_t i = 0; i < d.nlost && i < GDR_COUNTERS_LOST_MAX; i++)
+        if (strcmp(d.lost[i].name, name) == 0)
+            return d.lost[i].why;
+    return "";
+}
+
 static void snap_delta(void (*change)(void))
 {
     assert_int_equal(gdr_counters_read(root, "mlx5_0", 1, &before), 0);
@@ -130,6 +139,11 @@ static void test_retransmissions_and_errors(void **state)
     assert_int_equal(gdr_counter_class_of("rcvd_pkts"), GDR_COUNTER_TRAFFIC);
     assert_int_equal(gdr_counter_class_of("ack_deferred"), GDR_COUNTER_TRAFFIC);
     assert_int_equal(gdr_counter_class_of("send_err"), GDR_COUNTER_ERROR);
+    /* mlx5: a QP gave up retransmitting */
+    assert_int_equal(gdr_counter_class_of("req_transport_retries_exceeded"),
+                     GDR_COUNTER_RETRANSMIT);
+    assert_int_equal(gdr_counter_class_of("req_rnr_retries_exceeded"), GDR_COUNTER_RETRANSMIT);
+    assert_int_equal(gdr_counter_class_of("roce_adp_retrans"), GDR_COUNTER_RETRANSMIT);
 }
 
 static void vanish(void)
@@ -196,6 +210,43 @@ static void test_saturated_error_counter(void **state)
     assert_string_equal(d.lost[0].why, "saturated");
 }
 
+/* The PMA's narrow error counters stop at their top too: link_downed at
+ * 255 (8 bits), local_link_integrity_errors at 15 (4 bits); rxe's own
+ * link_downed (hw_counters/) is no PMA counter. */
+static void test_saturated_narrow_counters(void **state)
+{
+    (void)state;
+    base_tree();
+    put("counters", "link_downed", 255);
+    put("counters", "local_link_integrity_errors", 15);
+    put("hw_counters", "link_downed", 255);
+    snap_delta(nothing);
+    assert_false(d.clean);
+    assert_int_equal(d.nlost, 2);
+    assert_string_equal(lost_why("link_downed"), "saturated");
+    assert_string_equal(lost_why("local_link_integrity_errors"), "saturated");
+}
+
+static void pma_reset(void)
+{
+    put("counters", "symbol_error", 3);
+}
+
+/* A PMA error counter that went down was reset (perfquery -R), not a
+ * 32-bit wrap of four billion errors. */
+static void test_pma_counter_reset(void **state)
+{
+    (void)state;
+    base_tree();
+    put("counters", "symbol_error", 40);
+    snap_delta(pma_reset);
+    assert_int_equal(delta_of("symbol_error"), 0);
+    assert_int_equal(d.nlost, 1);
+    assert_string_equal(d.lost[0].name, "symbol_error");
+    assert_string_equal(d.lost[0].why, "reset");
+    assert_false(d.clean);
+}
+
 static void test_no_counters(void **state)
 {
     (void)state;
@@ -217,6 +268,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_vanished_traffic_counter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrap_and_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_saturated_error_counter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_saturated_narrow_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pma_counter_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_counters, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

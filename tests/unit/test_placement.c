@@ -227,6 +227,33 @@ static void test_claims(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The claim directory is shared (/dev/shm): a link planted under a claim
+ * file's name is neither followed nor made world-writable. */
+static void test_claim_link_not_followed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gdr-claims.XXXXXX", target[128], link[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(target, sizeof(target), "%s/victim", dir);
+    snprintf(link, sizeof(link), "%s/gdrbench-cpu2.lock", dir);
+    int v = open(target, O_WRONLY | O_CREAT, 0600);
+    assert_true(v >= 0);
+    close(v);
+    assert_int_equal(symlink(target, link), 0);
+    cpu_set_t set = cpus("2,5");
+    int fd;
+    bool shared;
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd, &shared), 5);
+    assert_true(fd >= 0 && !shared);
+    close(fd);
+    struct stat st;
+    assert_int_equal(stat(target, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The node of a buffer is read back: touched pages have one, untouched
  * ones none. */
 static void test_node_of(void **state)
@@ -352,15 +379,11 @@ static void test_cpulist_text(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_default_binds_to_the_nic),
-        gdr_unit_test(test_cpuset),
-        gdr_unit_test(test_numa_and_cpu_options),
-        gdr_unit_test(test_bad_requests),
-        gdr_unit_test(test_one_node_and_no_numa),
-        gdr_unit_test(test_claims),
-        gdr_unit_test(test_node_of),
-        gdr_unit_test(test_locality_from_sysfs),
-        gdr_unit_test(test_cpulist_text),
+        gdr_unit_test(test_default_binds_to_the_nic), gdr_unit_test(test_cpuset),
+        gdr_unit_test(test_numa_and_cpu_options),     gdr_unit_test(test_bad_requests),
+        gdr_unit_test(test_one_node_and_no_numa),     gdr_unit_test(test_claims),
+        gdr_unit_test(test_claim_link_not_followed),  gdr_unit_test(test_node_of),
+        gdr_unit_test(test_locality_from_sysfs),      gdr_unit_test(test_cpulist_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,13 +17,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -52,7 +55,9 @@ static const char usage_text[] =
     "  --bw-tol PCT, --lat-tol PCT   comparison tolerances (default 5 and 10)\n"
     "  --pdf FILE         also print the page to FILE with headless Chromium\n"
     "                     (chromium, chromium-browser or google-chrome on PATH, or\n"
-    "                     GDR_CHROMIUM); exit 3 when there is none\n"
+    "                     GDR_CHROMIUM); exit 3 when there is none; one that has not\n"
+    "                     finished within GDR_REPORT_PDF_TIMEOUT s (default 120) is\n"
+    "                     ended, exit 1\n"
     "  -h, --help         this text;  --version  print the version\n"
     "exit: 0 ok, 2 bad usage or input (nothing written), 3 no Chromium for --pdf\n";
 
@@ -106,6 +111,34 @@ static int find_chromium(char *out, size_t len)
                                   "(apt-get install chromium, or set GDR_CHROMIUM)");
 }
 
+/* How long Chromium may take to print: GDR_REPORT_PDF_TIMEOUT seconds,
+ * default 120 (headless printing is known to hang now and then). */
+static double pdf_timeout_s(void)
+{
+    const char *e = getenv("GDR_REPORT_PDF_TIMEOUT");
+    double v = e ? strtod(e, NULL) : 0;
+    return v > 0 && v <= 86400 ? v : 120;
+}
+
+/* Wait for pid until limit_s; past it, kill its process group and reap
+ * it. True when it had to be killed. */
+static bool wait_deadline(pid_t pid, int *status, double limit_s)
+{
+    struct timespec tick = {0, 50 * 1000 * 1000};
+    for (double waited = 0;; waited += 0.05) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return false;
+        if (waited >= limit_s)
+            break;
+        nanosleep(&tick, NULL);
+    }
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+        ;
+    return true;
+}
+
 /* chromium --headless --print-to-pdf=PDF.tmp file://HTML, then rename. */
 static int print_pdf(const char *chromium, const char *html, const char *pdf)
 {
@@ -136,12 +169,19 @@ static int print_pdf(const char *chromium, const char *html, const char *pdf)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* A group of its own, so that a deadline ends its renderers too. */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int err = posix_spawn(&pid, chromium, &fa, NULL, argv, environ);
+    int err = posix_spawn(&pid, chromium, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     int status = 0;
-    if (!err && waitpid(pid, &status, 0) < 0)
-        err = errno;
+    bool hung = !err && wait_deadline(pid, &status, pdf_timeout_s());
+    if (hung)
+        err = ETIMEDOUT;
     char rm[4300];
     snprintf(rm, sizeof(rm), "%s", profile);
     /* The profile is ours alone: remove it with its contents. */
@@ -150,6 +190,11 @@ static int print_pdf(const char *chromium, const char *html, const char *pdf)
     if (posix_spawnp(&rp, "rm", NULL, NULL, rmargv, environ) == 0)
         waitpid(rp, NULL, 0);
     struct stat st;
+    if (hung) {
+        unlink(tmp);
+        return gdr_fail(GDR_EXIT_RUN, "%s did not print %s to PDF within %g s (ended it)", chromium,
+                        html, pdf_timeout_s());
+    }
     if (err || !WIFEXITED(status) || WEXITSTATUS(status) || stat(tmp, &st) || st.st_size == 0) {
         unlink(tmp);
         return gdr_fail(GDR_EXIT_RUN, "%s could not print %s to PDF", chromium, html);
