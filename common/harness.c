@@ -153,6 +153,10 @@ static int settle_roles(struct gdr_session *s)
     bool local = gdr_buffer_staged(&s->buf), remote = s->remote.ring_bytes > 0;
     in.client_staged = s->is_server ? remote : local;
     in.server_staged = s->is_server ? local : remote;
+    /* A write lands in GPU memory at an end registered for GDR: the CPU
+     * there cannot poll it, so both directions use the CQ (like for like). */
+    bool remote_gpu = strcmp(s->remote.placement, "cuda") == 0 && !remote;
+    in.cq_completion = s->cfg->write_with_imm || remote_gpu || gdr_verbs_gpu_receives(&s->cfg->mem);
     const char *why;
     if (gdr_roles_for(&in, &s->roles, &why))
         return gdr_fail(GDR_EXIT_USAGE, "%s", why);
@@ -199,10 +203,10 @@ static int setup_buffer(struct gdr_session *s)
     const struct gdr_buffer *b = &s->buf;
     /* One region per direction: data a bidirectional end sends never
      * shares bytes with what it receives, so both can be checked. */
-    unsigned dirs = cfg->bidirectional ? 2 : 1;
+    unsigned dirs = gdr_roles_two_regions(&s->roles) ? 2 : 1;
     s->region =
         gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth, cfg->num_qps);
-    s->dest_off = cfg->bidirectional ? s->region : 0;
+    s->dest_off = dirs == 2 ? s->region : 0;
     if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, (size_t)s->region * dirs,
                           cfg->stage_slot, cfg->stage_slots * dirs) ||
         gdr_staged_credits_setup(s))
@@ -250,6 +254,18 @@ static int setup_local(struct gdr_session *s)
     return setup_buffer(s);
 }
 
+/* -o asked for more reads in flight than both devices allow: lowered, as
+ * perftest does, and said in one line. */
+static void notice_reads(const struct gdr_session *s)
+{
+    unsigned got = gdr_reads_in_flight_of(s);
+    if (s->cfg->outs > got && !s->cfg->quiet)
+        fprintf(stderr,
+                "%s: notice: --outs %u: %u RDMA reads in flight per QP, as many as both "
+                "devices allow\n",
+                s->test->binary, s->cfg->outs, got);
+}
+
 static int connect_peer(struct gdr_session *s)
 {
     const struct gdr_config *cfg = s->cfg;
@@ -270,15 +286,16 @@ static int connect_peer(struct gdr_session *s)
     }
     if (cfg->rdma_cm) {
         /* rdma_cm picks the device and walks the QPs to RTS itself. */
-        return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
-                       setup_buffer(s) || exchange_endpoints(s) || settle_roles(s)
-                   ? -1
-                   : 0;
+        if (gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
+            setup_buffer(s) || exchange_endpoints(s) || settle_roles(s))
+            return -1;
+    } else if (exchange_endpoints(s) || settle_roles(s) ||
+               gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu, cfg->outs)) {
+        return -1;
     }
-    return exchange_endpoints(s) || settle_roles(s) ||
-                   gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu)
-               ? -1
-               : 0;
+    gdr_verbs_query_reads(&s->verbs);
+    notice_reads(s);
+    return 0;
 }
 
 static void teardown(struct gdr_session *s)
@@ -357,6 +374,12 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
         notice_ring_window(&cfg, &s.roles, test->binary);
     install_signals();
     gdr_verbs_prepare_env(&cfg.mem);
+    /* A write latency end whose CPU may poll its landing buffer for the
+     * last byte registers it without relaxed ordering: with it, a NIC's
+     * PCIe writes may land out of order and the last byte come first. */
+    if (gdr_test_pingpong(test) && test->verb == GDR_VERB_WRITE && !cfg.write_with_imm &&
+        !gdr_verbs_gpu_receives(&cfg.mem))
+        cfg.mem.relaxed_ordering = false;
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");

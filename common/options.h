@@ -19,6 +19,8 @@
 #define GDR_MAX_ITERS 100000000ull
 #define GDR_DEFAULT_TIMEOUT 60.0
 #define GDR_MAX_SECONDS 86400.0
+/* max_rd_atomic is 8 bits wide. */
+#define GDR_MAX_OUTS 255
 
 struct gdr_config {
     const char *server; /* client mode: the server's host name; NULL = server */
@@ -46,6 +48,8 @@ struct gdr_config {
     unsigned stage_slots; /* bounce slots per end and direction (sized from
                                  * the window unless --stage-slots is given) */
     bool bidirectional;   /* -b: both ends send at once */
+    unsigned outs;        /* -o: RDMA reads in flight per QP; 0: as the devices allow */
+    bool write_with_imm;  /* write latency: completions from the CQ on host buffers too */
 
     bool validate;
     bool report_gbits;
@@ -59,6 +63,12 @@ enum gdr_parse_result {
     GDR_PARSE_EXIT = 1,   /* --help or --version printed: exit 0 */
     GDR_PARSE_ERROR = -1, /* gdr_fail() has the message */
 };
+
+/* Write and send latency: each end answers the other (a ping-pong). */
+static inline bool gdr_test_pingpong(const struct gdr_test *t)
+{
+    return t->metric == GDR_METRIC_LAT && t->verb != GDR_VERB_READ;
+}
 
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
                                         int argc, char **argv);

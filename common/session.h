@@ -79,6 +79,14 @@ struct gdr_size_result {
     double server_prestage_s; /* staged read: the responder's copy */
 };
 
+/* RDMA reads the client may have in flight per QP, as this end's QPs
+ * were connected (the client's requester side, the server's responder
+ * side: both ends negotiate the same number). */
+static inline unsigned gdr_reads_in_flight_of(const struct gdr_session *s)
+{
+    return s->is_server ? s->verbs.max_dest_rd_atomic : s->verbs.max_rd_atomic;
+}
+
 /* Slots of `size` bytes each direction's region holds (at least 1). */
 uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size);
 
@@ -95,7 +103,36 @@ int gdr_loop_sender_receiver(struct gdr_session *s, uint64_t size, uint64_t iter
                              struct gdr_measure *m);
 int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
 
-/* The per-size protocol and the sweep (protocol.c). */
+/* What the loops share (loops.c). The inline flag for a post of `size`
+ * bytes (never from GPU memory); a measure's rates from its count and
+ * time. */
+unsigned gdr_inline_flag(const struct gdr_session *s, enum ibv_wr_opcode op, uint64_t size);
+void gdr_finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counted,
+                        uint64_t elapsed_ns);
+
+/* Latency samples, one clock read per iteration: sample i is the time
+ * since the previous one (or the start). */
+struct gdr_samples {
+    uint64_t *ticks;
+    uint64_t start, prev;
+    struct gdr_tick_clock clk;
+};
+int gdr_samples_start(struct gdr_samples *sm, uint64_t iters);
+static inline void gdr_samples_take(struct gdr_samples *sm, uint64_t i)
+{
+    uint64_t now = gdr_ticks(&sm->clk);
+    sm->ticks[i] = now - sm->prev;
+    sm->prev = now;
+}
+/* Stop the clock (it becomes the session's); unless rc, the statistics
+ * of `iters` samples, each divided by per_sample (2: half a round trip),
+ * into m. Frees the samples; returns rc. */
+int gdr_samples_finish(struct gdr_session *s, struct gdr_samples *sm, uint64_t size, uint64_t iters,
+                       unsigned per_sample, int rc, struct gdr_measure *m);
+
+/* The per-size protocol and the sweep (protocol.c). The pattern seed of
+ * the data an end sends from slot `slot` (each end has its own). */
+uint64_t gdr_source_seed(uint64_t size, uint64_t slot, bool from_server);
 int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 

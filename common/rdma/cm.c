@@ -162,14 +162,18 @@ static int create_resources(struct gdr_cm *cm, struct gdr_verbs *v, const struct
                             gdr_verbs_gpu_receives(&cfg->mem));
 }
 
-static struct rdma_conn_param conn_param(const struct gdr_verbs *v)
+/* What this end offers; rdma_cm settles each way on the smaller of the
+ * requester's depth and the responder's resources. */
+static struct rdma_conn_param conn_param(struct gdr_verbs *v, unsigned outs)
 {
-    /* Up to 16 outstanding RDMA reads each way, as the manual path allows. */
-    int rd = v->dev_attr.max_qp_rd_atom < 16 ? v->dev_attr.max_qp_rd_atom : 16;
-    int init = v->dev_attr.max_qp_init_rd_atom < 16 ? v->dev_attr.max_qp_init_rd_atom : 16;
+    unsigned rd = gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_rd_atom, GDR_MAX_OUTS, outs);
+    unsigned init =
+        gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_init_rd_atom, GDR_MAX_OUTS, outs);
+    v->max_dest_rd_atomic = rd;
+    v->max_rd_atomic = init;
     struct rdma_conn_param p = {
-        .responder_resources = (uint8_t)(rd > 0 ? rd : 1),
-        .initiator_depth = (uint8_t)(init > 0 ? init : 1),
+        .responder_resources = (uint8_t)rd,
+        .initiator_depth = (uint8_t)init,
         .retry_count = 7,
         .rnr_retry_count = 7,
     };
@@ -197,7 +201,7 @@ static int client_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct g
     if (create_resources(cm, v, cfg, send_depth, recv_depth))
         return -1;
     /* All requests first: the server accepts once it has them all. */
-    struct rdma_conn_param p = conn_param(v);
+    struct rdma_conn_param p = conn_param(v, cfg->outs);
     for (unsigned i = 0; i < cm->num_ids; i++)
         if (rdma_connect(cm->id[i], &p))
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: connecting QP %u to %s failed: %s", i, cm->peer,
@@ -220,7 +224,7 @@ static int server_accept(struct gdr_cm *cm, struct gdr_verbs *v, const struct gd
     }
     if (create_resources(cm, v, cfg, send_depth, recv_depth))
         return -1;
-    struct rdma_conn_param p = conn_param(v);
+    struct rdma_conn_param p = conn_param(v, cfg->outs);
     for (unsigned i = 0; i < cm->num_ids; i++)
         if (rdma_accept(cm->id[i], &p))
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: accepting QP %u from %s failed: %s", i,

@@ -23,6 +23,10 @@ struct gdr_endpoint {
     uint8_t gid_raw[16];
     uint16_t lid;
     unsigned num_qps;
+    /* RDMA reads the device takes per QP as responder and as requester
+     * (max_qp_rd_atom, max_qp_init_rd_atom): both ends' bound the reads
+     * in flight. */
+    unsigned max_rd_atom, max_init_rd_atom;
     uint32_t qpn[GDR_MAX_QPS];
     uint32_t psn;
     uint64_t addr; /* remote-access base of the buffer */
