@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs inside the soft-RoCE lab (see host-host.test): every benchmark as
 # server and client on rxe0, with --validate, over a sweep of sizes, and the
-# cases that must fail cleanly. Writes JSON, outputs and exit codes to $1.
+# cases that must fail cleanly. Writes JSON, outputs, exit codes and the
+# seconds the runs took (*.seconds) to $1.
 out=$1
 bench=$2
 dev=${GDR_LAB_DEV:-rxe0}
@@ -26,10 +27,13 @@ pair() {
     echo $? >"$out/$name.server.rc"
 }
 
+t0=$(date +%s)
 sweep="--sizes=1:1M:4 -n 64 --validate"
-for t in write_bw read_lat send_bw; do
+for t in write_bw read_lat send_bw write_lat send_lat read_bw; do
+    [ "$t" = write_lat ] && family_t0=$(date +%s)
     tool=gdr_$t
     pair "$t" $sweep --json="$out/$t.server.json" -- $sweep --json="$out/$t.client.json"
+    [ "$t" = read_bw ] && family_s=$(($(date +%s) - family_t0))
 done
 
 tool=gdr_write_bw
@@ -59,6 +63,24 @@ pair write_bw_qos --tclass=32 -S 1 -s 4096 -n 64 --validate --json="$out/write_b
 pair write_bw_cm_tos -R --tclass=32 -s 4096 -n 64 --validate \
     -- -R --tclass=32 -s 4096 -n 64 --validate --json="$out/write_bw_cm_tos.client.json"
 pair tclass_mismatch --tclass=32 -n 10 -- --tclass=64 -n 10
+family_t0=$(date +%s)
+# The family (issue 24): write latency through the CQ on host buffers too,
+# read bandwidth over two QPs with the reads in flight lowered by -o.
+tool=gdr_write_lat
+pair write_lat_imm --write_with_imm --sizes=1:64K:16 -n 32 --validate \
+    -- --write_with_imm --sizes=1:64K:16 -n 32 --validate --json="$out/write_lat_imm.client.json"
+tool=gdr_read_bw
+pair read_bw_outs -o 2 -q 2 -t 16 --sizes=4K:256K:8 -n 64 --validate \
+    -- -o 2 -q 2 -t 16 --sizes=4K:256K:8 -n 64 --validate --json="$out/read_bw_outs.client.json"
+# A latency server and a client of the other latency test.
+port=$((port + 1))
+"$bench/gdr_write_lat" -d "$dev" -p $port --timeout=20 >"$out/wrongtest_lat.server.out" 2>&1 &
+spid=$!
+"$bench/gdr_send_lat" -d "$dev" -p $port --timeout=20 "$addr" >"$out/wrongtest_lat.client.out" 2>&1
+echo $? >"$out/wrongtest_lat.client.rc"
+wait $spid
+echo $? >"$out/wrongtest_lat.server.rc"
+echo $((family_s + $(date +%s) - family_t0)) >"$out/family.seconds"
 # A server of one test and a client of another.
 port=$((port + 1))
 "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &
@@ -67,6 +89,7 @@ spid=$!
 echo $? >"$out/wrongtest.client.rc"
 wait $spid
 echo $? >"$out/wrongtest.server.rc"
+echo $(($(date +%s) - t0)) >"$out/all.seconds"
 # A device that does not exist.
 "$bench/gdr_write_bw" -d nosuchdev0 >"$out/nodev.out" 2>&1
 echo $? >"$out/nodev.rc"
