@@ -182,13 +182,14 @@ static int pp_wait(struct gdr_session *s, struct pp *p, struct gdr_watchdog *w, 
             if (pp_idle(s, p, w))
                 return -1;
     } else {
+        /* One watchdog tick per round (pp_idle's), not one per CQ polled. */
         struct ibv_wc wc;
         int got;
-        while ((got = gdr_poll_cq(w, s->verbs.recv_cq, 1, &wc, "receive")) == 0)
+        while ((got = ibv_poll_cq(s->verbs.recv_cq, 1, &wc)) == 0)
             if (pp_idle(s, p, w))
                 return -1;
-        if (got < 0)
-            return -1;
+        if (got < 0 || wc.status != IBV_WC_SUCCESS)
+            return gdr_poll_failed(w, got, got < 0 ? NULL : &wc, "receive");
         bool imm = s->roles.opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
         if (wc.byte_len != p->size || (imm && ntohl(wc.imm_data) != (uint32_t)i))
             return gdr_fail(GDR_EXIT_RUN,
