@@ -72,23 +72,19 @@ pair write_lat_imm --write_with_imm --sizes=1:64K:16 -n 32 --validate \
 tool=gdr_read_bw
 pair read_bw_outs -o 2 -q 2 -t 16 --sizes=4K:256K:8 -n 64 --validate \
     -- -o 2 -q 2 -t 16 --sizes=4K:256K:8 -n 64 --validate --json="$out/read_bw_outs.client.json"
-# A latency server and a client of the other latency test.
-port=$((port + 1))
-"$bench/gdr_write_lat" -d "$dev" -p $port --timeout=20 >"$out/wrongtest_lat.server.out" 2>&1 &
-spid=$!
-"$bench/gdr_send_lat" -d "$dev" -p $port --timeout=20 "$addr" >"$out/wrongtest_lat.client.out" 2>&1
-echo $? >"$out/wrongtest_lat.client.rc"
-wait $spid
-echo $? >"$out/wrongtest_lat.server.rc"
+# wrong_test NAME SERVER_TOOL CLIENT_TOOL: a server of one test, a client of another.
+wrong_test() {
+    port=$((port + 1))
+    "$bench/$2" -d "$dev" -p $port --timeout=20 >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    "$bench/$3" -d "$dev" -p $port --timeout=20 "$addr" >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
+wrong_test wrongtest_lat gdr_write_lat gdr_send_lat
 echo $((family_s + $(date +%s) - family_t0)) >"$out/family.seconds"
-# A server of one test and a client of another.
-port=$((port + 1))
-"$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &
-spid=$!
-"$bench/gdr_send_bw" -d "$dev" -p $port --timeout=20 "$addr" >"$out/wrongtest.client.out" 2>&1
-echo $? >"$out/wrongtest.client.rc"
-wait $spid
-echo $? >"$out/wrongtest.server.rc"
+wrong_test wrongtest gdr_write_bw gdr_send_bw
 echo $(($(date +%s) - t0)) >"$out/all.seconds"
 # A device that does not exist.
 "$bench/gdr_write_bw" -d nosuchdev0 >"$out/nodev.out" 2>&1
