@@ -3,8 +3,8 @@
  * talks to the peer except to notice that it has gone. */
 #include "config.h"
 
-#include "session.h"
 #include "error.h"
+#include "loops.h"
 #include "sizing.h"
 #include "transfer.h"
 
@@ -40,7 +40,7 @@ unsigned gdr_inline_flag(const struct gdr_session *s, enum ibv_wr_opcode op, uin
     return op != IBV_WR_RDMA_READ && size <= s->cfg->inline_size ? IBV_SEND_INLINE : 0;
 }
 
-void gdr_finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counted, uint64_t elapsed_ns)
+void gdr_measure_finish(struct gdr_measure *m, uint64_t size, uint64_t counted, uint64_t elapsed_ns)
 {
     m->elapsed_ns = elapsed_ns;
     m->bytes = counted * size;
@@ -150,8 +150,9 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     }
     m->iters = iters;
     m->bw_peak = st.peak.peak;
+    gdr_peak_steadiness(&st.peak, &m->steady);
     m->window = st.window;
-    gdr_finish_measure(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
+    gdr_measure_finish(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
     return 0;
 }
 
@@ -233,17 +234,20 @@ static void receiver_measure(const struct receiver *st, uint64_t size, struct gd
 {
     m->iters = st->iters;
     m->bw_peak = st->peak.peak;
-    gdr_finish_measure(m, size, st->iters, st->last_ns - st->start_ns);
+    gdr_peak_steadiness(&st->peak, &m->steady);
+    gdr_measure_finish(m, size, st->iters, st->last_ns - st->start_ns);
 }
 
 int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
 {
     struct receiver st;
     struct gdr_watchdog w;
+    bool armed = false, events = s->cfg->events && s->verbs.recv_channel;
     receiver_init(s, &st, size, iters);
     gdr_watchdog_start(&w, s, size, st.start_ns);
     while (st.received < iters) {
-        if (receiver_poll(s, &st, &w, size) < 0)
+        int got = receiver_poll(s, &st, &w, size);
+        if (got < 0 || (!got && events && gdr_recv_cq_sleep(&w, &armed, &m->sleeps) < 0))
             return -1;
         if (gdr_interrupted)
             return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
@@ -273,29 +277,38 @@ int gdr_loop_sender_receiver(struct gdr_session *s, uint64_t size, uint64_t iter
     return 0;
 }
 
-int gdr_samples_start(struct gdr_samples *sm, uint64_t iters)
+int gdr_samples_start(struct gdr_samples *sm, const struct gdr_session *s, uint64_t iters)
 {
+    memset(sm, 0, sizeof(*sm));
     sm->ticks = malloc(iters * sizeof(*sm->ticks));
     if (!sm->ticks)
         return gdr_fail(GDR_EXIT_RUN, "out of memory for %llu latency samples",
                         (unsigned long long)iters);
-    gdr_tick_clock_start(&sm->clk);
-    sm->start = sm->prev = gdr_ticks(&sm->clk);
+    gdr_tick_clock_start(&sm->clk, s->place.loop_cpu >= 0);
+    sm->start_ns = gdr_now_ns();
+    sm->prev = gdr_ticks_on(&sm->clk, &sm->prev_where);
     return 0;
 }
 
 int gdr_samples_finish(struct gdr_session *s, struct gdr_samples *sm, uint64_t size, uint64_t iters,
                        unsigned per_sample, int rc, struct gdr_measure *m)
 {
+    uint64_t elapsed_ns = gdr_now_ns() - sm->start_ns;
     gdr_tick_clock_stop(&sm->clk);
+    for (uint64_t i = 0; i < sm->kept && !rc; i++)
+        sm->ticks[i] = gdr_ticks_to_ns(&sm->clk, sm->ticks[i]) / per_sample;
+    uint64_t dropped = sm->clk.dropped;
+    sm->clk.dropped += s->clock.dropped; /* the run's total */
     s->clock = sm->clk;
+    if (!rc && sm->kept == 0)
+        rc = gdr_fail(GDR_EXIT_RUN, "size %llu: every latency sample spans two CPUs",
+                      (unsigned long long)size);
     if (!rc) {
-        for (uint64_t i = 0; i < iters; i++)
-            sm->ticks[i] = gdr_ticks_to_ns(&sm->clk, sm->ticks[i]) / per_sample;
         m->iters = iters;
-        gdr_finish_measure(m, size, iters, gdr_ticks_to_ns(&sm->clk, sm->prev - sm->start));
+        gdr_measure_finish(m, size, iters, elapsed_ns);
         m->window = (struct gdr_window){1, size};
-        gdr_lat_stats_compute(sm->ticks, iters, &m->lat);
+        gdr_lat_stats_compute(sm->ticks, sm->kept, &m->lat);
+        m->lat.dropped = dropped;
     }
     free(sm->ticks);
     sm->ticks = NULL;
@@ -329,13 +342,12 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
                         (unsigned long long)size);
     /* One clock read per iteration: each sample runs from the previous
      * completion's timestamp to this one's, so it holds one post, the wait
-     * and the loop's own few instructions, and no second clock read. The
-     * clock is the TSC where it is invariant (one instruction, no system
-     * call), calibrated against CLOCK_MONOTONIC_RAW over the loop. */
+     * and the loop's own few instructions, and no second clock read
+     * (gdr_samples_take). */
     struct gdr_samples sm;
-    if (gdr_samples_start(&sm, iters))
+    if (gdr_samples_start(&sm, s, iters))
         return -1;
-    gdr_watchdog_start(&w, s, size, gdr_now_ns());
+    gdr_watchdog_start(&w, s, size, sm.start_ns);
     for (uint64_t i = 0; i < iters && !rc; i++) {
         gdr_watchdog_bump(&w);
         wr.wr_id = i;
@@ -348,7 +360,7 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
             rc = -1;
         if (!rc && local_staged)
             rc = b->ops->stage_in(b, 0, 0, 0, size) || gdr_wait_copy(&w, b, 0) ? -1 : 0;
-        gdr_samples_take(&sm, i);
+        gdr_samples_take(&sm);
         if (!rc && gdr_interrupted)
             rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }

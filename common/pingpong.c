@@ -18,32 +18,14 @@
  * before it answers, so both copies are inside the sample. */
 #include "config.h"
 
-#include "pingpong.h"
-
 #include "error.h"
+#include "loops.h"
 #include "pattern.h"
 #include "sizing.h"
 #include "transfer.h"
 
 #include <arpa/inet.h>
 #include <string.h>
-
-const char *gdr_completion_name(enum gdr_completion c)
-{
-    switch (c) {
-    case GDR_COMPLETION_MEMORY: return "memory";
-    case GDR_COMPLETION_CQ: return "cq";
-    case GDR_COMPLETION_NONE: break;
-    }
-    return "none";
-}
-
-enum gdr_completion gdr_completion_of(const struct gdr_roles *r)
-{
-    if (!r->pingpong)
-        return GDR_COMPLETION_NONE;
-    return r->polls_memory ? GDR_COMPLETION_MEMORY : GDR_COMPLETION_CQ;
-}
 
 /* One end of the ping-pong for one size. */
 struct pp {
@@ -160,8 +142,16 @@ static int pp_idle(struct gdr_session *s, struct pp *p, struct gdr_watchdog *w)
 static int pp_send(struct gdr_session *s, struct pp *p, struct gdr_watchdog *w, uint64_t i)
 {
     struct gdr_buffer *b = &s->buf;
-    if (p->staged && (b->ops->stage_out(b, 0, 0, 0, p->size) || gdr_wait_copy(w, b, 0)))
-        return -1;
+    if (p->staged) {
+        /* The ring's outgoing half is rewritten only once the post that
+         * read it has completed: until then a retransmission may re-read
+         * it (the answer can come before this end has seen the ACK). */
+        while (p->completed < p->sent)
+            if (pp_idle(s, p, w))
+                return -1;
+        if (b->ops->stage_out(b, 0, 0, 0, p->size) || gdr_wait_copy(w, b, 0))
+            return -1;
+    }
     while (p->sent - p->completed >= p->sq_room)
         if (pp_idle(s, p, w))
             return -1;
@@ -211,7 +201,7 @@ int gdr_loop_pingpong(struct gdr_session *s, uint64_t size, uint64_t iters, stru
     struct gdr_watchdog w;
     struct gdr_samples sm;
     bool client = !s->is_server;
-    if (pp_init(s, &p, size, iters) || (client && gdr_samples_start(&sm, iters)))
+    if (pp_init(s, &p, size, iters) || (client && gdr_samples_start(&sm, s, iters)))
         return -1;
     uint64_t t0 = gdr_now_ns();
     gdr_watchdog_start(&w, s, size, t0);
@@ -222,7 +212,7 @@ int gdr_loop_pingpong(struct gdr_session *s, uint64_t size, uint64_t iters, stru
             if (p.flag)
                 pp_arm(&p);
             rc = pp_send(s, &p, &w, i) || pp_wait(s, &p, &w, i) ? -1 : 0;
-            gdr_samples_take(&sm, i);
+            gdr_samples_take(&sm);
         } else {
             rc = pp_wait(s, &p, &w, i) ? -1 : 0;
             /* After the last, the arrival stays for --validate to check. */
@@ -241,7 +231,7 @@ int gdr_loop_pingpong(struct gdr_session *s, uint64_t size, uint64_t iters, stru
         return gdr_samples_finish(s, &sm, size, iters, 2, rc, m);
     if (!rc) {
         m->iters = iters;
-        gdr_finish_measure(m, size, iters, gdr_now_ns() - t0);
+        gdr_measure_finish(m, size, iters, gdr_now_ns() - t0);
         m->window = (struct gdr_window){1, size};
     }
     return rc;

@@ -78,6 +78,14 @@ static inline bool gdr_roles_two_regions(const struct gdr_roles *r)
     return r->bidirectional || r->pingpong;
 }
 
+/* How a ping-pong end learns that a message has arrived (the JSON's
+ * completion): "memory", the landing buffer's last byte changes; "cq", a
+ * receive completion (send, write with immediate). NULL: no ping-pong. */
+static inline const char *gdr_roles_completion(const struct gdr_roles *r)
+{
+    return !r->pingpong ? NULL : r->polls_memory ? "memory" : "cq";
+}
+
 /* 0 with *out filled, or -1 with *why saying which combination is not
  * supported (no end's loop could run it correctly). */
 int gdr_roles_for(const struct gdr_role_input *in, struct gdr_roles *out, const char **why);

@@ -14,9 +14,8 @@
  * its data pre-staged into its ring before the loop. */
 #include "config.h"
 
-#include "staged_read.h"
-
 #include "error.h"
+#include "loops.h"
 #include "sizing.h"
 #include "transfer.h"
 
@@ -190,6 +189,6 @@ int gdr_staged_reader(struct gdr_session *s, uint64_t size, uint64_t iters, stru
     }
     m->iters = iters;
     m->window = rd.window;
-    gdr_finish_measure(m, size, iters, rd.end_ns - rd.start_ns);
+    gdr_measure_finish(m, size, iters, rd.end_ns - rd.start_ns);
     return 0;
 }

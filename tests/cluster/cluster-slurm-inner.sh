@@ -10,6 +10,7 @@ cudasim=$builddir/tests/cudasim
 export GDR_CUDASIM_STRICT_ABI=1
 export LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GDR_JSON=$builddir/tools/gdr-json
+export bench="$builddir/bench" out addr="$GDR_LAB_ADDR"
 
 sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
 # Small: every job step takes seconds in the emulated VMs, so one direction
@@ -25,3 +26,40 @@ timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
     >"$out/cluster.out" 2>"$out/cluster.err"
 echo $? >"$out/cluster.rc"
 echo $(( $(date +%s) - start )) >"$out/cluster.seconds"
+
+# Two concurrent job steps on node1 (two vCPUs), launched as gdr-cluster
+# launches each end: a server and a client of gdr_write_bw on rxe0 (rxe
+# loops back to node1's own address). Each must claim its own loop CPU.
+# shellcheck disable=SC2016 # expanded by the allocation's shell
+timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
+    step() {   # ROLE ARGS...
+        role=$1
+        shift
+        srun -N1 -n1 -w node1 --overlap --cpu-bind=none "$bench/gdr_write_bw" -d rxe0 -p 18900 \
+            --timeout=30 -s 64K -n 200 --json="$out/steps.$role.json" "$@" \
+            >"$out/steps.$role.out" 2>&1
+        echo $? >"$out/steps.$role.rc"
+    }
+    step server &
+    sleep 3
+    step client "$addr"
+    wait' >"$out/steps.salloc.out" 2>&1
+
+# --drain-confirmed against the real scontrol: a second, fake cluster run
+# (tests/cluster/fake-launch as ssh, the fake benchmark; nodex is no Slurm
+# node) where node2 is slow and confirmed, so gdr-cluster drains node2 with
+# its reason; the node's state is read back, then resumed.
+fake=$out/fake
+mkdir -p "$fake/bin" "$fake/path" "$fake/state"
+for t in write_bw read_lat send_bw; do ln -sf "$srcdir/tests/cluster/fake-bench" "$fake/bin/gdr_$t"; done
+for c in ssh getent; do ln -sf "$srcdir/tests/cluster/fake-launch" "$fake/path/$c"; done
+printf 'node2 * * 0.5\n* node2 * 0.5\n' >"$fake/table"
+PATH=$fake/path:$PATH FAKE_STATE=$fake/state FAKE_TABLE=$fake/table LD_PRELOAD='' \
+    timeout -k 5 120 "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --launcher=ssh \
+        --hosts=node1,node2,nodex --bindir="$fake/bin" --remote-tmp="$fake/remote" \
+        --placements=H-H --one-direction --timeout=2 --drain-confirmed --out="$out/drain" \
+    >"$out/drain.out" 2>"$out/drain.err"
+echo $? >"$out/drain.rc"
+scontrol show node node2 >"$out/drain-node2.txt" 2>&1
+sinfo -h -N -o '%N %t' >"$out/drain-sinfo.txt" 2>&1
+scontrol update nodename=node2 state=resume >/dev/null 2>&1

@@ -121,6 +121,8 @@ static void two_rails(struct gdr_rail_map *maps, size_t n)
         maps[i].nrails = 2;
         for (int r = 0; r < 2; r++) {
             maps[i].rails[r].gpu = r;
+            snprintf(maps[i].rails[r].gpu_bdf, sizeof(maps[i].rails[r].gpu_bdf), "0000:%02x:00.0",
+                     0x1b + r * 0x20);
             snprintf(maps[i].rails[r].device, sizeof(maps[i].rails[r].device), "mlx5_%d", r * 3);
         }
     }
@@ -230,6 +232,7 @@ static void test_plan_json_round_trip(void **state)
         assert_int_equal(q.runs[i].step, p.runs[i].step);
         assert_int_equal(q.runs[i].port, p.runs[i].port);
         assert_string_equal(q.runs[i].server.device, p.runs[i].server.device);
+        assert_string_equal(q.runs[i].server.gpu_bdf, p.runs[i].server.gpu_bdf);
     }
     char *buf = NULL;
     size_t len = 0;
@@ -238,7 +241,16 @@ static void test_plan_json_round_trip(void **state)
     fclose(f);
     assert_non_null(strstr(buf, "2\t1\twrite_bw.H-H.na.r0."));
     assert_null(strstr(buf, "\n1\t")); /* round 2 only */
-    assert_non_null(strstr(buf, "\tmlx5_0\t0\t"));
+    /* GPUs by bus id (CUDA_VISIBLE_DEVICES may renumber them), as rails
+     * gave them; an older plan without one falls back to the index. */
+    assert_non_null(strstr(buf, "\tmlx5_0\t0000:1b:00.0\t"));
+    assert_null(strstr(buf, "\tmlx5_0\t0\t"));
+    free(buf);
+    q.runs[0].client.gpu_bdf[0] = '\0';
+    f = open_memstream(&buf, &len);
+    gdr_plan_print_runs(f, &q, q.runs, 1, 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\tmlx5_0\t0\tn"));
     free(buf);
     cJSON_Delete(j);
     gdr_plan_free(&p);
@@ -271,13 +283,92 @@ static void test_plan_rejects(void **state)
     assert_error(GDR_EXIT_USAGE, "'b_c'");
 }
 
+/* A node left out (unreachable) keeps its place in the node list and is in
+ * no run; the others pair as if it were not there. */
+static void test_plan_left_out(void **state)
+{
+    (void)state;
+    struct gdr_rail_map maps[4];
+    struct gdr_plan_opts o;
+    struct gdr_plan p;
+    const bool left[4] = {false, true, false, false};
+    two_rails(maps, 4);
+    maps[1].nrails = 0; /* no rails file from it */
+    base_opts(&o, maps);
+    o.left_out = left;
+    o.ntests = 1;
+    o.one_direction = true;
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(p.nnodes, 4);
+    assert_int_equal(p.nrounds, 3); /* 3 nodes: every pair once, one sits out */
+    for (size_t i = 0; i < p.nruns; i++)
+        assert_true(p.runs[i].client.node != 1 && p.runs[i].server.node != 1);
+    assert_int_equal(p.nruns, 3 * 2);
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(p.meta, "left_out");
+    assert_int_equal(cJSON_GetArraySize(lo), 1);
+    assert_string_equal(cJSON_GetArrayItem(lo, 0)->valuestring, "n2");
+    gdr_plan_free(&p);
+    const bool three[4] = {true, true, true, false};
+    o.left_out = three;
+    gdr_error_clear();
+    assert_int_equal(gdr_plan_build(&o, &p), -1);
+    assert_error(GDR_EXIT_USAGE, "at least two nodes, got 1");
+}
+
+/* Rails that share a NIC on some node run in separate steps (each would
+ * measure a share of it), unless together on purpose: then each run knows
+ * its share. */
+static void test_plan_shared_nic(void **state)
+{
+    (void)state;
+    struct gdr_rail_map maps[4];
+    struct gdr_plan_opts o;
+    struct gdr_plan p;
+    two_rails(maps, 4);
+    for (size_t i = 0; i < 4; i++) {
+        maps[i].nrails = 3; /* GPUs 0 and 1 on mlx5_0, GPU 2 on mlx5_6 */
+        for (int r = 0; r < 3; r++) {
+            maps[i].rails[r].gpu = r;
+            snprintf(maps[i].rails[r].device, sizeof(maps[i].rails[r].device), "%s",
+                     r < 2 ? "mlx5_0" : "mlx5_6");
+        }
+    }
+    base_opts(&o, maps);
+    o.ntests = 1;
+    o.one_direction = true;
+    o.nrail_sel = 3;
+    o.rail_sel[2] = 2;
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(p.nsteps, 3 * 2); /* rails {0, 2} then {1}: two steps a round */
+    check_plan_steps(&p);
+    for (size_t i = 0; i < p.nruns; i++) {
+        assert_int_equal(p.runs[i].nic_share, 1);
+        assert_int_equal(p.runs[i].step, p.runs[i].rail == 1 ? 2 : 1);
+    }
+    gdr_plan_free(&p);
+    o.shared_nic_together = true;
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(p.nsteps, 3);
+    for (size_t i = 0; i < p.nruns; i++)
+        assert_int_equal(p.runs[i].nic_share, p.runs[i].rail == 2 ? 1 : 2);
+    cJSON *j = gdr_plan_to_json(&p);
+    struct gdr_plan back;
+    assert_int_equal(gdr_plan_from_json(j, "plan", &back), 0);
+    for (size_t i = 0; i < back.nruns; i++)
+        assert_int_equal(back.runs[i].nic_share, p.runs[i].nic_share);
+    gdr_plan_free(&back);
+    cJSON_Delete(j);
+    gdr_plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_1_to_512),         cmocka_unit_test(test_split_keeps_properties),
         cmocka_unit_test(test_quick_halves),          cmocka_unit_test(test_from_pairs),
         cmocka_unit_test(test_plan_counts_and_steps), cmocka_unit_test(test_plan_json_round_trip),
-        cmocka_unit_test(test_plan_rejects),
+        cmocka_unit_test(test_plan_rejects),          cmocka_unit_test(test_plan_left_out),
+        cmocka_unit_test(test_plan_shared_nic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

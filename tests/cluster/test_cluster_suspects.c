@@ -218,6 +218,31 @@ static void test_floor(void **state)
         assert_int_equal(det.suspects[k].kind, GDR_SUSPECT_NODE);
 }
 
+/* --min-pct-of-limit: every cell at ~81 % of its limit passes the
+ * statistics (all alike) but not an absolute rule of 90 %; unknown limits
+ * are never low by it. */
+static void test_pct_of_limit(void **state)
+{
+    (void)state;
+    start(8);
+    struct gdr_matrix *m = fill(&HH, 0);
+    for (size_t i = 0; i < m->n * m->n; i++)
+        m->cells[i].limit = m->cells[i].value / 0.81;
+    opts.min_link_frac = 0;
+    run_detect();
+    assert_int_equal(det.nsuspects, 0);
+    gdr_detection_free(&det);
+    opts.min_pct_of_limit = 90;
+    run_detect();
+    assert_int_equal(det.nsuspects, 8);
+    gdr_detection_free(&det);
+    for (size_t i = 0; i < m->n * m->n; i++)
+        m->cells[i].limit = 0;
+    run_detect();
+    assert_int_equal(det.nsuspects, 0);
+    opts.min_pct_of_limit = 0;
+}
+
 /* ---- retest verdicts ---- */
 
 struct fake_retest {
@@ -328,6 +353,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gdr_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_cluster, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pct_of_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_bad_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contention_clears, setup, teardown),
     };

@@ -20,7 +20,15 @@ endpoint = {"host": "node1", "device": "rxe0", "port": 1, "link_layer": "Etherne
             "psn": 4660, "addr": "140737488355328", "rkey": 1234, "ring_addr": 0, "ring_rkey": 0}
 lat = {"count": 0, "min": 0, "max": 0, "mean": 0, "stdev": 0, "median": 0, "p99": 0, "p999": 0}
 measure = {"iters": 1000, "bytes": 4096000, "elapsed_ns": 1000000, "bw_avg": 4.096e9,
-           "bw_peak": 4.5e9, "msg_rate": 1e6, "cpu_user": 0.01, "cpu_system": 0.0, "lat": lat}
+           "bw_peak": 4.5e9, "msg_rate": 1e6, "cpu_user": 0.01, "cpu_system": 0.0, "lat": lat,
+           "window_msgs": 128, "window_bytes": 524288,
+           "steady": {"slices": 10, "min": 4.0e9, "max": 4.2e9, "cv": 0.01}}
+seen = {"nic": {"available": True, "clean": False,
+                "deltas": {"sent_pkts": 4000, "completer_retry_err": 3, "hw_counters/link_downed": 0},
+                "lost": {"out_of_sequence": "vanished"}},
+        "gpu_gts": 16, "gpu_width": 16,
+        "gpu": {"available": True, "pstate": 0, "sm_mhz": 1980, "mem_mhz": 2619, "pcie_gen": 4,
+                "pcie_width": 16, "throttle_known": True, "throttle": 8, "replay_delta": 0}}
 messages = {
     "hello": frame(HELLO, {"tool": "gdrbench", "version": "1.0", "parameters": params}),
     "hello_ack": frame(ACK, {}),
@@ -28,8 +36,9 @@ messages = {
     "size_start": frame(SIZE_START, {"phase": "timed", "size": 4096, "iters": 1000,
                                      "expect_s": 0.002}),
     "ready": frame(READY, {}),
-    "size_done": frame(SIZE_DONE, measure),
-    "size_result": frame(SIZE_RESULT, {"measure": measure, "bad_bytes": 0, "prestage_s": 0}),
+    "size_done": frame(SIZE_DONE, {"measure": measure, "seen": seen}),
+    "size_result": frame(SIZE_RESULT, {"measure": measure, "seen": seen, "bad_bytes": 0,
+                                       "prestage_s": 0}),
     "bye": frame(BYE, {}),
     "error": frame(ERROR, {"message": "data check failed at size 4096", "exit_code": 1}),
 }

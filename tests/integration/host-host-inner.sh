@@ -5,23 +5,27 @@
 # seconds the runs took (*.seconds) to $1.
 out=$1
 bench=$2
+verbsim=$3
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18600
 
 # pair NAME SERVER_ARGS -- CLIENT_ARGS: one server/client run; records
-# NAME.server.rc, NAME.client.rc and their outputs.
+# NAME.server.rc, NAME.client.rc and their outputs. Both ends run with the
+# environment in $penv (none by default).
+penv=
 pair() {
     name=$1; shift
     server_args=""
     while [ "$1" != "--" ]; do server_args="$server_args $1"; shift; done
     shift
     port=$((port + 1))
-    # shellcheck disable=SC2086
-    "$bench/$tool" -d "$dev" -p $port --timeout=30 $server_args \
+    # shellcheck disable=SC2086 # the environment's and the arguments' words
+    env $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
     spid=$!
-    "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
+    # shellcheck disable=SC2086 # the environment's words
+    env $penv "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
@@ -37,8 +41,13 @@ for t in write_bw read_lat send_bw write_lat send_lat read_bw; do
 done
 
 tool=gdr_write_bw
+# Four QPs under the reordering verbs double (tests/verbsim): each QP's
+# writes placed out of order, as under adaptive routing.
+penv="LD_PRELOAD=$verbsim/libverbsim.so GDR_VERBSIM_REORDER=1 GDR_VERBSIM_SEED=4"
+penv="$penv GDR_VERBSIM_LOG=$out/write_bw_qp4.vs.log"
 pair write_bw_qp4 -q 4 -t 16 --sizes=4K:256K:4 -n 100 --validate \
     -- -q 4 -t 16 --sizes=4K:256K:4 -n 100 --validate --json="$out/write_bw_qp4.client.json"
+penv=
 pair write_bw_inline -I 64 --sizes=8:64:2 -n 200 --validate \
     -- -I 64 --sizes=8:64:2 -n 200 --validate --json="$out/write_bw_inline.client.json"
 pair write_bw_tps --sizes=64:64K:32 --time-per-size=0.3 \
@@ -88,6 +97,21 @@ wrong_test() {
 }
 wrong_test wrongtest_lat gdr_write_lat gdr_send_lat
 echo $((family_s + $(date +%s) - family_t0)) >"$out/family.seconds"
+# NIC counters: a small window on rxe0 moves no packet twice (clean);
+# then netem drops 2% of what rxe1 sends (veth1 carries rxe1 -> rxe0) and
+# rxe retransmits, which both ends' counters show.
+tool=gdr_write_bw
+pair counters_clean -s 4096 -t 4 -n 200 -- -s 4096 -t 4 -n 200 --json="$out/counters_clean.client.json"
+modprobe sch_netem 2>"$out/netem.err" &&
+    tc qdisc add dev veth1 root netem loss 2% 2>>"$out/netem.err"
+dev_saved=$dev
+dev=rxe1
+pair_server_dev=rxe0
+pair counters_lossy --sizes=16K:64K:4 -t 16 -n 100 \
+    -- --sizes=16K:64K:4 -t 16 -n 100 --json="$out/counters_lossy.client.json"
+tc qdisc del dev veth1 root 2>>"$out/netem.err"
+dev=$dev_saved
+pair_server_dev=
 wrong_test wrongtest gdr_write_bw gdr_send_bw
 echo $(($(date +%s) - t0)) >"$out/all.seconds"
 # A device that does not exist.

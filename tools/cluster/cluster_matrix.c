@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 int gdr_matrix_set_init(struct gdr_matrix_set *s, size_t n, const char (*nodes)[GDR_NODE_NAME_LEN])
@@ -19,6 +20,11 @@ int gdr_matrix_set_init(struct gdr_matrix_set *s, size_t n, const char (*nodes)[
         return gdr_fail(GDR_EXIT_RUN, "out of memory for %zu nodes", n);
     memcpy(s->nodes, nodes, n * sizeof(*s->nodes));
     s->n = n;
+    s->left_out = calloc(n + 1, sizeof(bool));
+    if (!s->left_out) {
+        free(s->nodes);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for %zu nodes", n);
+    }
     return 0;
 }
 
@@ -28,6 +34,7 @@ void gdr_matrix_set_free(struct gdr_matrix_set *s)
         free(s->m[i].cells);
     free(s->m);
     free(s->nodes);
+    free(s->left_out);
     memset(s, 0, sizeof(*s));
 }
 
@@ -104,6 +111,8 @@ void gdr_run_result_read(const char *path, const struct gdr_test_mode *test,
         r->gdr_off[1] = gdr_not_in_effect(&d.server, test->gdr);
         for (size_t i = 0; i < d.nrows && r->nrows < 64; i++) {
             r->sizes[r->nrows] = d.rows[i].size;
+            r->limits[r->nrows] = isnan(d.rows[i].limit) ? 0 : d.rows[i].limit;
+            r->clean[r->nrows] = d.rows[i].clean;
             r->values[r->nrows++] = d.latency ? d.rows[i].lat[LAT_MEDIAN] : d.rows[i].bw_avg;
         }
     }
@@ -118,6 +127,12 @@ int gdr_matrix_load(const struct gdr_plan *p, const char *dir, struct gdr_matrix
     bool *failed = calloc(p->nruns + 1, sizeof(bool));
     if (!failed)
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    const cJSON *lo;
+    cJSON_ArrayForEach(lo, cJSON_GetObjectItemCaseSensitive(p->meta, "left_out")) {
+        long i = cJSON_IsString(lo) ? gdr_plan_node_index(p, lo->valuestring) : -1;
+        if (i >= 0)
+            s->left_out[i] = true;
+    }
     for (size_t i = 0; i < p->nruns; i++) {
         const struct gdr_plan_run *run = &p->runs[i];
         char path[4096];
@@ -135,7 +150,12 @@ int gdr_matrix_load(const struct gdr_plan *p, const char *dir, struct gdr_matrix
             c->state = GDR_CELL_OK;
             c->value = r.values[k];
             c->round = run->round;
-            c->rate_bytes = r.rate_bytes;
+            /* Rails sharing a NIC in one step each had a share of its rate
+             * (and of the path's limit). */
+            unsigned share = run->nic_share > 1 ? run->nic_share : 1;
+            c->rate_bytes = r.rate_bytes / share;
+            c->limit = r.limits[k] / share;
+            c->clean = r.clean[k];
             c->gdr_off[0] = r.gdr_off[0];
             c->gdr_off[1] = r.gdr_off[1];
         }
@@ -222,14 +242,12 @@ int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *referenc
     for (size_t k = 0; k < s->count; k++) {
         const struct gdr_matrix *m = &s->m[k];
         FILE *h = open_fig(dir, "heat", m), *x = open_fig(dir, "failed", m),
-             *v = open_fig(dir, "values", m);
-        if (!h || !x || !v) {
-            if (h)
-                fclose(h);
-            if (x)
-                fclose(x);
-            if (v)
-                fclose(v);
+             *v = open_fig(dir, "values", m), *u = open_fig(dir, "unreachable", m);
+        if (!h || !x || !v || !u) {
+            FILE *all[] = {h, x, v, u};
+            for (int q = 0; q < 4; q++)
+                if (all[q])
+                    fclose(all[q]);
             return -1;
         }
         double med = reference && reference[k] > 0 ? reference[k] : gdr_matrix_median(m);
@@ -246,10 +264,13 @@ int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *referenc
                     fprintf(x, "%zu %zu\n", j, i);
                 if (c->state == GDR_CELL_OK)
                     fprintf(v, "%.9g\n", c->value);
+                if (i != j && c->state == GDR_CELL_NONE && s->left_out &&
+                    (s->left_out[i] || s->left_out[j]))
+                    fprintf(u, "%zu %zu\n", j, i);
             }
             fputc('\n', h);
         }
-        int bad = fclose(h) | fclose(x) | fclose(v);
+        int bad = fclose(h) | fclose(x) | fclose(v) | fclose(u);
         if (bad)
             return gdr_fail(GDR_EXIT_USAGE, "%s: write failed", dir);
     }

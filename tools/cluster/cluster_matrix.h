@@ -20,6 +20,8 @@ struct gdr_cell {
     size_t round;      /* the plan's round (1-based); 0 unknown */
     double rate_bytes; /* slower port of the two ends, bytes/s; 0 unknown */
     bool gdr_off[2];   /* [0] client, [1] server: GDR asked for, not in effect */
+    double limit;      /* the row's limit (what the path carries at best); 0 unknown */
+    int clean;         /* 1, 0 (a NIC counted errors or retransmissions), -1 unknown */
 };
 
 struct gdr_matrix {
@@ -34,6 +36,7 @@ struct gdr_matrix {
 struct gdr_matrix_set {
     size_t n; /* nodes */
     char (*nodes)[GDR_NODE_NAME_LEN];
+    bool *left_out; /* per node: in no run (the plan's options.left_out) */
     size_t count;
     struct gdr_matrix *m;
 };
@@ -63,6 +66,8 @@ struct gdr_run_result {
     size_t nrows;
     uint64_t sizes[64];
     double values[64];
+    double limits[64]; /* 0 unknown */
+    int clean[64];
     double rate_bytes;
     bool gdr_off[2];
     char error[256];
@@ -80,7 +85,8 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
  * heat-NAME.dat "column row ratio value" for every cell, ratio = value /
  * reference (latency: reference / value, so low is bad either way), NaN
  * when not planned or failed; failed-NAME.dat "column row" of the failed
- * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells.
+ * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells;
+ * unreachable-NAME.dat "column row" of the cells of nodes left out.
  * reference[k] is matrix k's reference in its own unit (the detector's:
  * with few nodes the median would be one of a slow node's links); 0 or a
  * NULL array means the matrix's median. */

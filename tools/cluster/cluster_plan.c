@@ -57,29 +57,72 @@ static void set_end(struct gdr_plan_end *e, const struct gdr_plan_opts *o, size_
     e->node = node;
     e->device[0] = '\0';
     e->gpu = -1;
+    e->gpu_bdf[0] = '\0';
     if (rail >= 0 && o->rails) {
         const struct gdr_rail *r = &o->rails[node].rails[rail];
         snprintf(e->device, sizeof(e->device), "%s", r->device);
         e->gpu = r->gpu;
+        snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", r->gpu_bdf);
     }
 }
 
+/* The schedule over the nodes not left out, in node-list indices. */
 static int make_schedule(const struct gdr_plan_opts *o, struct gdr_schedule *s)
 {
-    int rc = o->pairing == GDR_PAIRING_FULL ? gdr_sched_full(o->nnodes, s)
-             : o->pairing == GDR_PAIRING_QUICK
-                 ? gdr_sched_quick(o->nnodes, s)
-                 : gdr_sched_from_pairs(o->nnodes, o->pairs, o->npairs, s);
+    size_t *idx = calloc(o->nnodes + 1, sizeof(size_t)), m = 0;
+    long *back = calloc(o->nnodes + 1, sizeof(long));
+    struct gdr_pair *pairs = calloc(o->npairs + 1, sizeof(*pairs));
+    size_t np = 0;
+    int rc = -1;
+    if (!idx || !back || !pairs) {
+        gdr_fail(GDR_EXIT_RUN, "out of memory for the schedule");
+        goto out;
+    }
+    for (size_t i = 0; i < o->nnodes; i++) {
+        back[i] = -1;
+        if (!o->left_out || !o->left_out[i]) {
+            back[i] = (long)m;
+            idx[m++] = i;
+        }
+    }
+    /* A pairs file's pairs with a node left out are dropped. */
+    for (size_t k = 0; k < o->npairs; k++)
+        if (o->pairs[k].a < o->nnodes && o->pairs[k].b < o->nnodes && back[o->pairs[k].a] >= 0 &&
+            back[o->pairs[k].b] >= 0)
+            pairs[np++] =
+                (struct gdr_pair){(size_t)back[o->pairs[k].a], (size_t)back[o->pairs[k].b]};
+        else if (o->pairs[k].a >= o->nnodes || o->pairs[k].b >= o->nnodes)
+            pairs[np++] = o->pairs[k]; /* out of range: gdr_sched_from_pairs names it */
+    rc = o->pairing == GDR_PAIRING_FULL    ? gdr_sched_full(m, s)
+         : o->pairing == GDR_PAIRING_QUICK ? gdr_sched_quick(m, s)
+                                           : gdr_sched_from_pairs(m, pairs, np, s);
     if (rc)
-        return -1;
-    return gdr_sched_split(s, o->max_concurrent);
+        goto out;
+    for (size_t r = 0; r < s->nrounds; r++)
+        for (size_t q = 0; q < s->rounds[r].npairs; q++) {
+            struct gdr_pair *pr = &s->rounds[r].pairs[q];
+            *pr = (struct gdr_pair){idx[pr->a], idx[pr->b]};
+        }
+    rc = gdr_sched_split(s, o->max_concurrent);
+out:
+    free(idx);
+    free(back);
+    free(pairs);
+    return rc;
+}
+
+static bool left_out(const struct gdr_plan_opts *o, size_t i)
+{
+    return o->left_out && o->left_out[i];
 }
 
 static int check_opts(const struct gdr_plan_opts *o)
 {
-    if (o->nnodes < 2)
-        return gdr_fail(GDR_EXIT_USAGE, "a cluster plan needs at least two nodes, got %zu",
-                        o->nnodes);
+    size_t in = 0;
+    for (size_t i = 0; i < o->nnodes; i++)
+        in += !left_out(o, i);
+    if (in < 2)
+        return gdr_fail(GDR_EXIT_USAGE, "a cluster plan needs at least two nodes, got %zu", in);
     for (size_t i = 0; i < o->nnodes; i++) {
         if (!gdr_plan_node_name_ok(o->nodes[i]))
             return gdr_fail(GDR_EXIT_USAGE, "node name '%s' is not [A-Za-z0-9.-]+", o->nodes[i]);
@@ -91,10 +134,67 @@ static int check_opts(const struct gdr_plan_opts *o)
         return gdr_fail(GDR_EXIT_USAGE, "no test to run");
     for (size_t k = 0; k < o->nrail_sel; k++)
         for (size_t i = 0; i < o->nnodes; i++)
-            if (!o->rails || o->rail_sel[k] < 0 || (size_t)o->rail_sel[k] >= o->rails[i].nrails)
+            if (!left_out(o, i) &&
+                (!o->rails || o->rail_sel[k] < 0 || (size_t)o->rail_sel[k] >= o->rails[i].nrails))
                 return gdr_fail(GDR_EXIT_USAGE, "node '%s' has no rail %d", o->nodes[i],
                                 o->rail_sel[k]);
     return 0;
+}
+
+/* Do selected rails x and y use one NIC on some node? */
+static bool share_nic(const struct gdr_plan_opts *o, size_t x, size_t y)
+{
+    for (size_t i = 0; o->rails && i < o->nnodes; i++) {
+        if (left_out(o, i))
+            continue;
+        const struct gdr_rail *a = &o->rails[i].rails[o->rail_sel[x]];
+        const struct gdr_rail *b = &o->rails[i].rails[o->rail_sel[y]];
+        if (a->device[0] && !strcmp(a->device, b->device))
+            return true;
+    }
+    return false;
+}
+
+/* Rail groups (one step each): group_of[k] for each selected rail; returns
+ * the number of groups. Greedy: a rail joins the first group where it
+ * shares no NIC with a member. */
+static size_t rail_groups(const struct gdr_plan_opts *o, size_t nrails, size_t *group_of)
+{
+    size_t ngroups = 0;
+    for (size_t k = 0; k < nrails; k++) {
+        if (o->rails_serial) {
+            group_of[k] = ngroups++;
+            continue;
+        }
+        size_t g = 0;
+        for (; g < ngroups; g++) {
+            bool clash = false;
+            for (size_t j = 0; j < k && !clash; j++)
+                clash = group_of[j] == g && !o->shared_nic_together && share_nic(o, j, k);
+            if (!clash)
+                break;
+        }
+        group_of[k] = g;
+        if (g == ngroups)
+            ngroups++;
+    }
+    return ngroups ? ngroups : 1;
+}
+
+/* Rails of group g that share rail k's NIC on one of the run's two nodes. */
+static unsigned nic_share(const struct gdr_plan_opts *o, const size_t *group_of, size_t nrails,
+                          size_t k, size_t a, size_t b)
+{
+    unsigned most = 1;
+    for (int e = 0; e < 2 && o->rails && o->nrail_sel; e++) {
+        const struct gdr_rail_map *m = &o->rails[e ? b : a];
+        unsigned n = 0;
+        for (size_t j = 0; j < nrails; j++)
+            n += group_of[j] == group_of[k] && m->rails[o->rail_sel[j]].device[0] &&
+                 !strcmp(m->rails[o->rail_sel[j]].device, m->rails[o->rail_sel[k]].device);
+        most = n > most ? n : most;
+    }
+    return most;
 }
 
 int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
@@ -110,6 +210,8 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
     size_t npairs = 0;
     for (size_t r = 0; r < s.nrounds; r++)
         npairs += s.rounds[r].npairs;
+    size_t group_of[GDR_RAILS_MAX] = {0};
+    size_t groups = o->nrail_sel ? rail_groups(o, nrails, group_of) : 1;
     p->nnodes = o->nnodes;
     p->nodes = calloc(o->nnodes, sizeof(*p->nodes));
     p->runs = calloc(npairs * nrails * ndir * o->ntests + 1, sizeof(*p->runs));
@@ -119,7 +221,6 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
         return gdr_fail(GDR_EXIT_RUN, "out of memory for the plan");
     }
     memcpy(p->nodes, o->nodes, o->nnodes * sizeof(*p->nodes));
-    size_t groups = o->rails_serial ? nrails : 1, per_group = o->rails_serial ? 1 : nrails;
     size_t steps_per_round = o->ntests * ndir * groups;
     for (size_t r = 0; r < s.nrounds; r++) {
         const struct gdr_round *rd = &s.rounds[r];
@@ -132,7 +233,9 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
                     step++;
                     unsigned k = 0;
                     for (size_t q = 0; q < rd->npairs; q++)
-                        for (size_t ri = g * per_group; ri < (g + 1) * per_group; ri++) {
+                        for (size_t ri = 0; ri < nrails; ri++) {
+                            if (group_of[ri] != g)
+                                continue;
                             struct gdr_plan_run *run = &p->runs[p->nruns++];
                             int rail = o->nrail_sel ? o->rail_sel[ri] : -1;
                             size_t c = d ? rd->pairs[q].b : rd->pairs[q].a;
@@ -142,6 +245,7 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
                             run->round = p->nrounds + 1;
                             run->step = step;
                             run->port = o->base_port + 2 * k++;
+                            run->nic_share = nic_share(o, group_of, nrails, ri, c, sv);
                             set_end(&run->client, o, c, rail);
                             set_end(&run->server, o, sv, rail);
                             char tn[64];
@@ -164,9 +268,14 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
     cJSON_AddNumberToObject(p->meta, "max_concurrent", (double)o->max_concurrent);
     cJSON_AddStringToObject(p->meta, "directions", o->one_direction ? "one" : "both");
     cJSON_AddBoolToObject(p->meta, "rails_serial", o->rails_serial);
+    cJSON_AddBoolToObject(p->meta, "shared_nic_together", o->shared_nic_together);
     cJSON *rs = cJSON_AddArrayToObject(p->meta, "rails");
     for (size_t k = 0; k < o->nrail_sel; k++)
         cJSON_AddItemToArray(rs, cJSON_CreateNumber(o->rail_sel[k]));
+    cJSON *lo = cJSON_AddArrayToObject(p->meta, "left_out");
+    for (size_t i = 0; i < o->nnodes; i++)
+        if (left_out(o, i))
+            cJSON_AddItemToArray(lo, cJSON_CreateString(o->nodes[i]));
     cJSON_AddNumberToObject(p->meta, "sizes", (double)o->nsizes);
     cJSON_AddNumberToObject(p->meta, "time_per_size_s", o->time_per_size_s);
     cJSON_AddNumberToObject(p->meta, "run_overhead_s", o->run_overhead_s);
@@ -179,6 +288,7 @@ static cJSON *end_json(const struct gdr_plan *p, const struct gdr_plan_end *e)
     cJSON_AddStringToObject(o, "node", p->nodes[e->node]);
     cJSON_AddStringToObject(o, "device", e->device);
     cJSON_AddNumberToObject(o, "gpu", e->gpu);
+    cJSON_AddStringToObject(o, "gpu_bdf", e->gpu_bdf);
     return o;
 }
 
@@ -193,6 +303,8 @@ static cJSON *run_json(const struct gdr_plan *p, const struct gdr_plan_run *r)
     cJSON_AddNumberToObject(o, "port", r->port);
     cJSON_AddItemToObject(o, "client", end_json(p, &r->client));
     cJSON_AddItemToObject(o, "server", end_json(p, &r->server));
+    if (r->nic_share > 1)
+        cJSON_AddNumberToObject(o, "nic_share", r->nic_share);
     return o;
 }
 
@@ -250,6 +362,8 @@ static int end_from_json(const cJSON *o, const struct gdr_plan *p, struct gdr_pl
         return gdr_fail(GDR_EXIT_USAGE, "%s: node '%s' is not in the plan's nodes", what, node);
     e->node = (size_t)n;
     e->gpu = gpu < 0 ? -1 : (int)gpu;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "gpu_bdf"); /* optional */
+    snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", cJSON_IsString(b) ? b->valuestring : "");
     return 0;
 }
 
@@ -271,6 +385,10 @@ int gdr_plan_run_from_json(const cJSON *o, const struct gdr_plan *p, struct gdr_
         return gdr_fail(GDR_EXIT_USAGE, "%s: id '%s' is not a file name", what, r->id);
     r->rail = (int)rail;
     r->port = (unsigned)port;
+    const cJSON *share = cJSON_GetObjectItemCaseSensitive(o, "nic_share");
+    r->nic_share = cJSON_IsNumber(share) && share->valuedouble >= 1 && share->valuedouble <= 64
+                       ? (unsigned)share->valuedouble
+                       : 1;
     snprintf(w, sizeof(w), "%s.client", what);
     if (end_from_json(cJSON_GetObjectItemCaseSensitive(o, "client"), p, &r->client, w))
         return -1;
@@ -361,7 +479,11 @@ int gdr_plan_load(const char *path, struct gdr_plan *p)
 static void print_end(FILE *f, const struct gdr_plan *p, const struct gdr_plan_end *e)
 {
     fprintf(f, "\t%s\t%s\t", p->nodes[e->node], e->device[0] ? e->device : "-");
-    if (e->gpu >= 0)
+    /* The bus id, not the index: CUDA_VISIBLE_DEVICES can hide or reorder
+     * GPUs, and the benchmark takes --mem=cuda:BUS_ID as well. */
+    if (e->gpu >= 0 && e->gpu_bdf[0])
+        fputs(e->gpu_bdf, f);
+    else if (e->gpu >= 0)
         fprintf(f, "%d", e->gpu);
     else
         fputc('-', f);

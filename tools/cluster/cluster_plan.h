@@ -4,8 +4,10 @@
  * each step runs at the same time; steps run one after the other:
  *   for each test (tool.placement.gdr), for each direction (forward: the
  *   lower-listed node of the pair is the client; reverse: the other one),
- *   for each rail group (all selected rails at once, or one rail per step
- *   with --rails-serial): one step.
+ *   for each rail group (the selected rails that share no NIC on any node
+ *   run at once; rails sharing a NIC go to later groups, since each would
+ *   measure a share of it; one rail per step with --rails-serial; all at
+ *   once, shared NICs too, with shared_nic_together): one step.
  * Every test of the suite moves data one way (write_bw and send_bw from
  * client to server, read_lat from server to client), so both directions run
  * unless told otherwise; a node is in at most one run per rail in a step.
@@ -31,9 +33,10 @@ struct gdr_test_mode {
 };
 
 struct gdr_plan_end {
-    size_t node;     /* index into the plan's nodes */
-    char device[64]; /* "" = the benchmark's default device */
-    int gpu;         /* -1 = the benchmark's default (or host placement) */
+    size_t node;               /* index into the plan's nodes */
+    char device[64];           /* "" = the benchmark's default device */
+    int gpu;                   /* -1 = the benchmark's default (or host placement) */
+    char gpu_bdf[GDR_BDF_LEN]; /* the GPU's PCI bus id; "" unknown (older plans) */
 };
 
 struct gdr_plan_run {
@@ -43,6 +46,7 @@ struct gdr_plan_run {
     unsigned port;
     size_t round, step; /* 1-based */
     struct gdr_plan_end client, server;
+    unsigned nic_share; /* rails of the step on this run's busier NIC (1: the NIC alone) */
 };
 
 struct gdr_plan {
@@ -60,6 +64,7 @@ enum gdr_pairing { GDR_PAIRING_FULL, GDR_PAIRING_QUICK, GDR_PAIRING_FILE };
 struct gdr_plan_opts {
     size_t nnodes;
     const char (*nodes)[GDR_NODE_NAME_LEN];
+    const bool *left_out; /* per node, or NULL: in the node list, in no run (unreachable) */
     const struct gdr_rail_map *rails; /* per node, or NULL: default rail only */
     enum gdr_pairing pairing;
     const struct gdr_pair *pairs; /* GDR_PAIRING_FILE */
@@ -68,6 +73,7 @@ struct gdr_plan_opts {
     size_t nrail_sel;      /* 0: the default rail (no -d, no GPU index) */
     int rail_sel[GDR_RAILS_MAX];
     bool rails_serial;
+    bool shared_nic_together; /* rails sharing a NIC in one step (judged on their share) */
     size_t ntests;
     struct gdr_test_mode tests[GDR_PLAN_MAX_TESTS];
     bool one_direction;
@@ -87,8 +93,11 @@ int gdr_cluster_input_error(void);
 /* "write_bw.H-H.na" */
 void gdr_test_mode_name(const struct gdr_test_mode *t, char *buf, size_t len);
 
-/* Build the plan. Returns 0, or -1 with gdr_fail(USAGE) naming the problem
- * (too few nodes, a rail a node lacks, a bad pair). */
+/* Build the plan. Nodes left out keep their place in the node list (their
+ * matrix rows, a retest against them) and get no run; their names are in
+ * the plan's options.left_out. Returns 0, or -1 with gdr_fail(USAGE) naming
+ * the problem (fewer than two nodes to pair, a rail a node lacks, a bad
+ * pair). */
 int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p);
 
 cJSON *gdr_plan_to_json(const struct gdr_plan *p);

@@ -60,6 +60,9 @@ bool gdr_cell_low(const struct gdr_matrix *m, const struct gdr_mstats *st,
         return false;
     if (score(m, c->value) < st->threshold_score)
         return true;
+    if (!m->latency && o->min_pct_of_limit > 0 && c->limit > 0 &&
+        c->value < o->min_pct_of_limit / 100 * c->limit)
+        return true;
     return !m->latency && o->min_link_frac > 0 && c->rate_bytes > 0 &&
            c->value < o->min_link_frac * c->rate_bytes;
 }
@@ -365,7 +368,8 @@ static const char *metric(const struct gdr_matrix *m)
     return m->latency ? "latency" : "bandwidth";
 }
 
-static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st)
+static cJSON *stats_json(const struct gdr_matrix_set *s, const struct gdr_matrix *m,
+                         const struct gdr_mstats *st)
 {
     cJSON *o = cJSON_CreateObject();
     char tn[64];
@@ -383,6 +387,18 @@ static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st
     cJSON_AddNumberToObject(o, "cells", (double)st->nvalid);
     cJSON_AddNumberToObject(o, "low_cells", (double)st->nlow);
     cJSON_AddNumberToObject(o, "failed_cells", (double)st->nfailed);
+    /* Cells whose NIC counted errors or retransmissions: suspect numbers. */
+    cJSON *nc = cJSON_AddArrayToObject(o, "not_clean");
+    for (size_t a = 0; a < s->n; a++)
+        for (size_t b = 0; b < s->n; b++) {
+            const struct gdr_cell *c = gdr_cell_at(m, a, b);
+            if (a == b || c->state != GDR_CELL_OK || c->clean != 0)
+                continue;
+            cJSON *pair = cJSON_CreateArray();
+            cJSON_AddItemToArray(pair, cJSON_CreateString(s->nodes[a]));
+            cJSON_AddItemToArray(pair, cJSON_CreateString(s->nodes[b]));
+            cJSON_AddItemToArray(nc, pair);
+        }
     cJSON *rs = cJSON_AddArrayToObject(o, "rounds");
     for (size_t r = 0; r < st->nrounds; r++) {
         cJSON *x = cJSON_CreateObject();
@@ -416,23 +432,24 @@ static void end_for(const struct gdr_plan *p, size_t node, int rail, struct gdr_
     }
 }
 
-static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, size_t k, size_t j,
-                         size_t c, size_t sv, const char *role, unsigned port)
+cJSON *gdr_retest_run_json(const struct gdr_plan *p, const struct gdr_test_mode *t, int rail,
+                           const char *id_prefix, size_t k, size_t j, size_t c, size_t sv,
+                           const char *role, unsigned port)
 {
     cJSON *o = cJSON_CreateObject();
-    char tn[64], id[3 * GDR_NODE_NAME_LEN + 32];
-    gdr_test_mode_name(&m->test, tn, sizeof(tn));
-    snprintf(id, sizeof(id), "retest%zu.%zu.%s.r%d.%s_%s", k + 1, j + 1, tn, m->rail, p->nodes[c],
-             p->nodes[sv]);
+    char tn[64], id[3 * GDR_NODE_NAME_LEN + 48];
+    gdr_test_mode_name(t, tn, sizeof(tn));
+    snprintf(id, sizeof(id), "%s%zu.%zu.%s.r%d.%s_%s", id_prefix, k + 1, j + 1, tn, rail,
+             p->nodes[c], p->nodes[sv]);
     struct gdr_plan_end ce, se;
-    end_for(p, c, m->rail, &ce);
-    end_for(p, sv, m->rail, &se);
+    end_for(p, c, rail, &ce);
+    end_for(p, sv, rail, &se);
     cJSON_AddStringToObject(o, "id", id);
     cJSON_AddStringToObject(o, "role", role);
-    cJSON_AddStringToObject(o, "tool", m->test.tool);
-    cJSON_AddStringToObject(o, "placement", m->test.placement);
-    cJSON_AddStringToObject(o, "gdr", m->test.gdr);
-    cJSON_AddNumberToObject(o, "rail", m->rail);
+    cJSON_AddStringToObject(o, "tool", t->tool);
+    cJSON_AddStringToObject(o, "placement", t->placement);
+    cJSON_AddStringToObject(o, "gdr", t->gdr);
+    cJSON_AddNumberToObject(o, "rail", rail);
     cJSON_AddNumberToObject(o, "port", port);
     cJSON *ends[2] = {cJSON_CreateObject(), cJSON_CreateObject()};
     const struct gdr_plan_end *e[2] = {&ce, &se};
@@ -446,6 +463,12 @@ static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, s
     return o;
 }
 
+static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, size_t k, size_t j,
+                         size_t c, size_t sv, const char *role, unsigned port)
+{
+    return gdr_retest_run_json(p, &m->test, m->rail, "retest", k, j, c, sv, role, port);
+}
+
 /* A node that is no suspect, other than a, b and the first nskip low
  * partners of sp (already retested): the triangulation partner. */
 static long third_node(const struct gdr_detection *d, size_t n, size_t a, size_t b,
@@ -457,7 +480,7 @@ static long third_node(const struct gdr_detection *d, size_t n, size_t a, size_t
             skip |= sp->low_partners[q] == t;
         if (skip)
             continue;
-        bool clean = true;
+        bool clean = !d->avoid || !d->avoid[t];
         for (size_t k = 0; k < d->nsuspects && clean; k++)
             clean = d->suspects[k].a != t && d->suspects[k].b != t;
         if (clean)
@@ -490,6 +513,7 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
     char tn[64];
     gdr_test_mode_name(&m->test, tn, sizeof(tn));
     cJSON_AddStringToObject(j, "kind", gdr_suspect_kind_name(sp->kind));
+    cJSON_AddStringToObject(j, "finding", "slow");
     cJSON *nodes = cJSON_AddArrayToObject(j, "nodes");
     cJSON_AddItemToArray(nodes, cJSON_CreateString(s->nodes[sp->a]));
     if (sp->b != sp->a)
@@ -559,10 +583,11 @@ cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_mat
     cJSON_AddNumberToObject(op, "tolerance", o->tolerance);
     cJSON_AddNumberToObject(op, "mad_k", o->mad_k);
     cJSON_AddNumberToObject(op, "min_link_frac", o->min_link_frac);
+    cJSON_AddNumberToObject(op, "min_pct_of_limit", o->min_pct_of_limit);
     cJSON_AddNumberToObject(op, "size", (double)o->size);
     cJSON *ms = cJSON_AddArrayToObject(j, "matrices");
     for (size_t k = 0; k < d->nstats; k++)
-        cJSON_AddItemToArray(ms, stats_json(&s->m[d->stats[k].matrix], &d->stats[k]));
+        cJSON_AddItemToArray(ms, stats_json(s, &s->m[d->stats[k].matrix], &d->stats[k]));
     cJSON *ss = cJSON_AddArrayToObject(j, "suspects");
     for (size_t k = 0; k < d->nsuspects; k++)
         cJSON_AddItemToArray(ss, suspect_json(d, s, p, o, k, base_port));
@@ -596,6 +621,47 @@ static void set_item(cJSON *o, const char *key, cJSON *v)
         cJSON_AddItemToObject(o, key, v);
 }
 
+/* A dead node: its retest run against a healthy partner failed again
+ * (confirmed), ran (cleared), or did not run (unresolved). */
+static void confirm_dead(cJSON *sp, const char *finding, gdr_retest_lookup lookup, void *ctx,
+                         struct gdr_confirm_counts *counts)
+{
+    size_t ran = 0, failed = 0;
+    char why[400] = "", partner[GDR_NODE_NAME_LEN] = "";
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(sp, "retest")) {
+        struct gdr_retest_value v;
+        memset(&v, 0, sizeof(v));
+        lookup(r, 0, &v, ctx);
+        ran += v.ran;
+        failed += v.ran && v.run_failed;
+        set_item(r, "failed", v.ran ? cJSON_CreateBool(v.run_failed) : cJSON_CreateNull());
+        snprintf(partner, sizeof(partner), "%s",
+                 str(cJSON_GetObjectItemCaseSensitive(r, "server"), "node"));
+        if (v.ran && v.run_failed && !why[0])
+            snprintf(why, sizeof(why), "%s", v.reason);
+    }
+    const char *status;
+    char verdict[600];
+    if (!ran) {
+        status = "unresolved";
+        snprintf(verdict, sizeof(verdict), "%s; no retest against a healthy partner ran", finding);
+        counts->unresolved++;
+    } else if (failed) {
+        status = "confirmed";
+        snprintf(verdict, sizeof(verdict), "%s; the retest against %s failed too (%s)", finding,
+                 partner, why);
+        counts->confirmed++;
+    } else {
+        status = "cleared";
+        snprintf(verdict, sizeof(verdict), "%s in the rounds, but ran against %s on the retest",
+                 finding, partner);
+        counts->cleared++;
+    }
+    set_item(sp, "status", cJSON_CreateString(status));
+    set_item(sp, "verdict", cJSON_CreateString(verdict));
+}
+
 int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
                          struct gdr_confirm_counts *counts)
 {
@@ -610,6 +676,11 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
         k++;
         if (!cJSON_IsObject(sp))
             return gdr_fail(GDR_EXIT_USAGE, "suspects[%zu]: not an object", k - 1);
+        const char *finding = str(sp, "finding");
+        if (!strcmp(finding, "failed") || !strcmp(finding, "unreachable")) {
+            confirm_dead(sp, finding, lookup, ctx, counts);
+            continue;
+        }
         bool latency = !strcmp(str(sp, "metric"), "latency");
         bool link = !strcmp(str(sp, "kind"), "link");
         double thr = num(sp, "threshold"), floor_frac = num(sp, "min_link_frac");
