@@ -36,6 +36,7 @@ sweep="--sizes=1:1M:4 -n 64 --validate"
 for t in write_bw read_lat send_bw write_lat send_lat read_bw; do
     [ "$t" = write_lat ] && family_t0=$(date +%s)
     tool=gdr_$t
+    # shellcheck disable=SC2086 # the sweep's words
     pair "$t" $sweep --json="$out/$t.server.json" -- $sweep --json="$out/$t.client.json"
     [ "$t" = read_bw ] && family_s=$(($(date +%s) - family_t0))
 done
