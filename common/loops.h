@@ -1,8 +1,8 @@
 /* loops.h - the timed loops, one declaration each: the direct ones
  * (loops.c), the write/send ping-pong (pingpong.c), those through host
  * bounce rings when either end runs --gdr=off (staged.c, staged_read.c),
- * and what they share. Each checks for a stalled or
- * vanished peer and for interruption. Internal to common/. */
+ * and what they share. Each checks for a stalled or vanished peer and for
+ * interruption. Internal to common/. */
 #ifndef GDR_LOOPS_H
 #define GDR_LOOPS_H
 
