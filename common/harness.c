@@ -159,6 +159,11 @@ static int settle_roles(struct gdr_session *s)
     bool local = gdr_buffer_staged(&s->buf), remote = s->remote.ring_bytes > 0;
     in.client_staged = s->is_server ? remote : local;
     in.server_staged = s->is_server ? local : remote;
+    /* A write lands in GPU memory at an end registered for GDR: the CPU
+     * there cannot poll it, so both directions use the CQ (like for like). */
+    bool remote_gpu = strcmp(s->remote.placement, "cuda") == 0 && !remote;
+    in.cq_completion =
+        s->cfg->write_with_imm || remote_gpu || gdr_mem_spec_gpu_receives(&s->cfg->mem);
     const char *why;
     if (gdr_roles_for(&in, &s->roles, &why))
         return gdr_fail(GDR_EXIT_USAGE, "%s", why);
@@ -260,10 +265,10 @@ static int setup_buffer(struct gdr_session *s)
     const struct gdr_buffer *b = &s->buf;
     /* One region per direction: data a bidirectional end sends never
      * shares bytes with what it receives, so both can be checked. */
-    unsigned dirs = cfg->bidirectional ? 2 : 1;
+    unsigned dirs = gdr_roles_two_regions(&s->roles) ? 2 : 1;
     s->region =
         gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth, cfg->num_qps);
-    s->dest_off = cfg->bidirectional ? s->region : 0;
+    s->dest_off = dirs == 2 ? s->region : 0;
     if (cfg->mem.cuda && cfg->mem.data_direct == GDR_DD_ON && !gdr_verbs_is_mlx5(&s->verbs))
         return gdr_fail(GDR_EXIT_USAGE,
                         "--data-direct=on: %s is not an mlx5 device (Data Direct is mlx5's)",
@@ -332,6 +337,18 @@ static int setup_local(struct gdr_session *s)
     return setup_buffer(s);
 }
 
+/* -o asked for more reads in flight than both devices allow: lowered, as
+ * perftest does, and said in one line. */
+static void notice_reads(const struct gdr_session *s)
+{
+    unsigned got = gdr_reads_in_flight_of(s);
+    if (s->cfg->outs > got && !s->cfg->quiet)
+        fprintf(stderr,
+                "%s: notice: --outs %u: %u RDMA reads in flight per QP, as many as both "
+                "devices allow\n",
+                s->test->binary, s->cfg->outs, got);
+}
+
 /* Now that the control channel shows the path to the peer: the GID that
  * routes there (Ethernet, unless -x chose one). */
 static int choose_gid(struct gdr_session *s)
@@ -361,6 +378,7 @@ static struct gdr_cm_qps cm_qps(const struct gdr_session *s)
         .traffic_class = cfg->traffic_class,
         .qp_timeout = cfg->qp_timeout,
         .retry_count = cfg->retry_count,
+        .outs = cfg->outs,
     };
 }
 
@@ -397,16 +415,19 @@ static int connect_peer(struct gdr_session *s)
     }
     /* Every helper thread exists now (CUDA's, the refusal of other
      * clients): from here on this thread runs the timed loops, on its CPU. */
-    if (cfg->rdma_cm)
-        return connect_cm(s) || gdr_place_pin_loop(&s->place) || exchange_endpoints(s) ||
-                       settle_roles(s)
-                   ? -1
-                   : 0;
-    if (choose_gid(s) || gdr_place_pin_loop(&s->place) || exchange_endpoints(s) ||
-        settle_roles(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu))
-        return -1;
-    /* Both ends make the same GRH choice from the same two GIDs. */
-    s->local.grh = s->remote.grh = s->verbs.grh;
+    if (cfg->rdma_cm) {
+        if (connect_cm(s) || gdr_place_pin_loop(&s->place) || exchange_endpoints(s) ||
+            settle_roles(s))
+            return -1;
+    } else {
+        if (choose_gid(s) || gdr_place_pin_loop(&s->place) || exchange_endpoints(s) ||
+            settle_roles(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu, cfg->outs))
+            return -1;
+        /* Both ends make the same GRH choice from the same two GIDs. */
+        s->local.grh = s->remote.grh = s->verbs.grh;
+    }
+    gdr_verbs_query_reads(&s->verbs);
+    notice_reads(s);
     return 0;
 }
 
@@ -490,6 +511,12 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
         notice_ring_window(&cfg, &s.roles, test->binary);
     install_signals();
     gdr_verbs_prepare_env(gdr_mem_spec_gpu_receives(&cfg.mem));
+    /* A write latency end whose CPU may poll its landing buffer for the
+     * last byte registers it without relaxed ordering: with it, a NIC's
+     * PCIe writes may land out of order and the last byte come first. */
+    if (gdr_test_pingpong(test) && test->verb == GDR_VERB_WRITE && !cfg.write_with_imm &&
+        !gdr_mem_spec_gpu_receives(&cfg.mem))
+        cfg.mem.relaxed_ordering = false;
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");

@@ -39,6 +39,7 @@ enum {
     OPT_NO_BIND,
     OPT_QP_TIMEOUT,
     OPT_RETRY_COUNT,
+    OPT_WRITE_IMM,
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +58,8 @@ static const struct option long_opts[] = {
     {"rdma_cm", no_argument, NULL, 'R'},
     {"bidirectional", no_argument, NULL, 'b'},
     {"events", no_argument, NULL, 'e'},
+    {"outs", required_argument, NULL, 'o'},
+    {"write_with_imm", no_argument, NULL, OPT_WRITE_IMM},
     {"sl", required_argument, NULL, 'S'},
     {"tclass", required_argument, NULL, OPT_TCLASS},
     {"disable_pcie_relaxed", no_argument, NULL, OPT_NO_RELAXED},
@@ -161,14 +164,24 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            (unsigned long long)default_iters(test), GDR_WARMUP_BYTES >> 20);
     if (!lat)
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default %u)\n"
-               "  -q, --qp=N               queue pairs, used round robin (default %u)\n"
-               "  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
-               "                           directions, each also reported\n"
-               "  -e, --events             while waiting for arrivals (a send's receiver, a\n"
+               "  -q, --qp=N               queue pairs, used round robin (default %u)\n",
+               def->tx_depth, def->num_qps);
+    if (!lat && test->verb != GDR_VERB_READ)
+        printf("  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
+               "                           directions, each also reported\n");
+    if (!lat)
+        printf("  -e, --events             while waiting for arrivals (a send's receiver, a\n"
                "                           staged destination), sleep on completion events\n"
                "                           instead of polling (a staged destination otherwise\n"
-               "                           polls for 1 ms before it sleeps)\n",
-               def->tx_depth, def->num_qps);
+               "                           polls for 1 ms before it sleeps)\n");
+    if (test->verb == GDR_VERB_READ)
+        printf("  -o, --outs=N             RDMA reads in flight per queue pair, 1..%u (default:\n"
+               "                           as many as both devices allow)\n",
+               GDR_MAX_OUTS);
+    if (lat && test->verb == GDR_VERB_WRITE)
+        printf("      --write_with_imm     learn of each write from a receive completion (write\n"
+               "                           with immediate) on host buffers too; GPU buffers\n"
+               "                           always do (the CPU cannot poll GPU memory)\n");
     printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u; not\n"
            "                           from GPU memory, which the CPU cannot read)\n\n"
            "Buffers (each end chooses its own):\n"
@@ -324,7 +337,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
  * contradictory combinations after the loop. */
 struct choices {
     bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
-    bool sl, cpu, numa, no_bind;
+    bool sl, cpu, numa, no_bind, outs;
     bool gpu_alloc, dmabuf_mapping, data_direct;
 };
 
@@ -486,6 +499,13 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
     case 'R': cfg->rdma_cm = true; return 0;
     case 'b': cfg->bidirectional = true; return 0;
     case 'e': cfg->events = true; return 0;
+    case 'o':
+        if (gdr_parse_uint(arg, 1, GDR_MAX_OUTS, &v))
+            return bad_value("--outs", arg, "expected 1..255 reads in flight");
+        cfg->outs = (unsigned)v;
+        ch->outs = true;
+        return 0;
+    case OPT_WRITE_IMM: cfg->write_with_imm = true; return 0;
     case 'F': return 0;
     case OPT_GBITS: cfg->report_gbits = true; return 0;
     case OPT_VALIDATE: cfg->validate = true; return 0;
@@ -521,16 +541,24 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "choose one of --size, --all and --sizes");
     if (ch->iters + ch->duration + ch->time_per_size > 1)
         return gdr_fail(GDR_EXIT_USAGE, "choose one of --iters, --duration and --time-per-size");
-    if (test->metric == GDR_METRIC_LAT && (ch->tx_depth || ch->qp))
+    /* One QP and one message in flight are what a latency test is: say
+     * so to a perftest habit of -q 2, accept -q 1 and -t 1. */
+    if (test->metric == GDR_METRIC_LAT && (cfg->tx_depth > 1 || cfg->num_qps > 1))
         return gdr_fail(
             GDR_EXIT_USAGE,
             "--tx-depth and --qp apply to bandwidth tests; %s keeps one message in flight",
             test->binary);
+    if (ch->outs && test->verb != GDR_VERB_READ)
+        return gdr_fail(GDR_EXIT_USAGE, "--outs applies to RDMA read tests, not to %s",
+                        test->binary);
+    if (cfg->write_with_imm && !(gdr_test_pingpong(test) && test->verb == GDR_VERB_WRITE))
+        return gdr_fail(GDR_EXIT_USAGE, "--write_with_imm applies to write latency, not to %s",
+                        test->binary);
     if (!ch->iters && !ch->duration && !ch->time_per_size)
         cfg->iters = default_iters(test);
-    /* A send test's receiver times the gaps between arrivals: it needs at
-     * least two messages. */
-    if (test->verb == GDR_VERB_SEND && cfg->iters == 1)
+    /* A send bandwidth receiver times the gaps between arrivals: it needs
+     * at least two messages. */
+    if (test->verb == GDR_VERB_SEND && test->metric == GDR_METRIC_BW && cfg->iters == 1)
         return gdr_fail(GDR_EXIT_USAGE, "--iters 1: %s needs at least 2 to time arrivals",
                         test->binary);
     if (cfg->inline_size && test->verb == GDR_VERB_READ)
@@ -557,10 +585,10 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
                                         "service level; set --tclass (rdma_cm's ToS) instead");
     /* The provider copies inline data with the CPU, and a CPU cannot read
-     * GPU memory. Only the client posts data (both ends with -b); staged
-     * sources post from their host bounce ring. */
-    if (cfg->inline_size && (cfg->server || cfg->bidirectional) && cfg->mem.cuda &&
-        cfg->mem.gdr != GDR_MODE_OFF)
+     * GPU memory. Only the client posts data (both ends with -b or in a
+     * ping-pong); staged sources post from their host bounce ring. */
+    if (cfg->inline_size && (cfg->server || cfg->bidirectional || gdr_test_pingpong(test)) &&
+        cfg->mem.cuda && cfg->mem.gdr != GDR_MODE_OFF)
         return gdr_fail(GDR_EXIT_USAGE,
                         "--inline_size %u: this end sends from GPU memory, "
                         "which cannot be posted inline; use -I 0 or --mem=host",
@@ -573,21 +601,22 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
 #endif
     if (cfg->bidirectional && (test->metric != GDR_METRIC_BW || test->verb == GDR_VERB_READ))
         return gdr_fail(GDR_EXIT_USAGE,
-                        "--bidirectional applies to write and send bandwidth; "
-                        "%s keeps one message in flight one way",
+                        "--bidirectional applies to write and send bandwidth, not to %s",
                         test->binary);
-    /* A bidirectional end's ring holds both directions' slots. */
-    if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
+    /* A bidirectional or ping-pong end's ring holds both directions' slots. */
+    bool two_ways = cfg->bidirectional || gdr_test_pingpong(test);
+    if (two_ways && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
         return gdr_fail(GDR_EXIT_USAGE,
-                        "--stage-slots %u: with --bidirectional at most %u "
+                        "--stage-slots %u: with %s at most %u "
                         "(each direction has its own)",
-                        cfg->stage_slots, GDR_STAGE_SLOTS_MAX / 2);
+                        cfg->stage_slots, cfg->bidirectional ? "--bidirectional" : test->binary,
+                        GDR_STAGE_SLOTS_MAX / 2);
     if (!ch->stage_slots) {
         uint64_t window =
             test->metric == GDR_METRIC_LAT ? 1 : (uint64_t)cfg->tx_depth * cfg->num_qps;
         cfg->stage_slots = gdr_ring_slots(gdr_sizes_max(&cfg->sizes), cfg->stage_slot, window);
         /* Two directions' rings share the slot arrays: half each. */
-        if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
+        if (two_ways && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
             cfg->stage_slots = GDR_STAGE_SLOTS_MAX / 2;
     }
     return 0;
@@ -601,7 +630,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0; /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFbe";
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:o:RFbe";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             struct gdr_config def;

@@ -50,6 +50,8 @@ struct gdr_config {
                                  * the window unless --stage-slots is given) */
     bool bidirectional;   /* -b: both ends send at once */
     bool events;          /* -e: wait for arrivals on completion events */
+    unsigned outs;        /* -o: RDMA reads in flight per QP; 0: as the devices allow */
+    bool write_with_imm;  /* write latency: completions from the CQ on host buffers too */
 
     struct gdr_bind_request bind; /* --cpu, --numa, --no-bind (placement.h) */
 
@@ -65,6 +67,12 @@ enum gdr_parse_result {
     GDR_PARSE_EXIT = 1,   /* --help or --version printed: exit 0 */
     GDR_PARSE_ERROR = -1, /* gdr_fail() has the message */
 };
+
+/* Write and send latency: each end answers the other (a ping-pong). */
+static inline bool gdr_test_pingpong(const struct gdr_test *t)
+{
+    return t->metric == GDR_METRIC_LAT && t->verb != GDR_VERB_READ;
+}
 
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
                                         int argc, char **argv);

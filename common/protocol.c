@@ -25,6 +25,14 @@
 #include <stdio.h>
 #include <string.h>
 
+uint64_t gdr_source_seed(uint64_t size, uint64_t slot, bool from_server)
+{
+    /* The server's data carries another pattern than the client's, so that
+     * in a -b run or a ping-pong an end sending from the wrong region
+     * fails the check. */
+    return gdr_pattern_seed(size, slot) ^ (from_server ? 0x5e7e7ull : 0);
+}
+
 /* Fill, clear or check every slot a phase of `iters` messages touches:
  * the slots this end sends from, or those the peer's data lands in. */
 enum slot_op { SLOT_FILL, SLOT_ZERO, SLOT_CHECK };
@@ -37,13 +45,10 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
         nslots = iters;
     *bad_total = 0;
     uint64_t base = op == SLOT_FILL ? 0 : s->dest_off;
-    /* The server's data carries another pattern than the client's, so that
-     * in a -b run an end sending from the wrong region fails the check. */
     bool from_server = (op == SLOT_FILL) == s->is_server;
-    uint64_t salt = from_server ? 0x5e7e7ull : 0;
     for (uint64_t k = 0; k < nslots; k++) {
         size_t off = (size_t)(base + k * size);
-        uint64_t seed = gdr_pattern_seed(size, k) ^ salt, bad = 0;
+        uint64_t seed = gdr_source_seed(size, k, from_server), bad = 0;
         size_t first = 0;
         int rc = op == SLOT_FILL   ? gdr_buffer_fill(&s->buf, off, size, seed)
                  : op == SLOT_ZERO ? gdr_buffer_zero(&s->buf, off, size)
@@ -124,6 +129,8 @@ static int run_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, ui
     case GDR_LOOP_STAGED_DEST: return gdr_staged_dest(s, size, iters, m);
     case GDR_LOOP_SENDER_RECEIVER: return gdr_loop_sender_receiver(s, size, iters, m);
     case GDR_LOOP_STAGED_BOTH: return gdr_staged_both(s, size, iters, m);
+    case GDR_LOOP_PINGPONG: return gdr_loop_pingpong(s, size, iters, m);
+    case GDR_LOOP_STAGED_READER: return gdr_staged_reader(s, size, iters, m);
     case GDR_LOOP_NONE: break;
     }
     return 0;
@@ -136,6 +143,7 @@ static int prepare_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size
     case GDR_LOOP_SENDER_RECEIVER: return gdr_loop_receiver_prepare(s, size, iters);
     case GDR_LOOP_STAGED_DEST:
     case GDR_LOOP_STAGED_BOTH: return gdr_staged_dest_prepare(s, size, iters);
+    case GDR_LOOP_PINGPONG: return gdr_pingpong_prepare(s, size, iters);
     default: return 0;
     }
 }
@@ -204,7 +212,10 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     uint64_t bad = 0, iters = cfg->iters, warm = gdr_warmup_iters(cfg, r, size);
     bool source_here = gdr_role_mine(r->source, false), dest_here = gdr_role_mine(r->dest, false);
 
-    if (cfg->validate && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
+    /* A ping-pong that polls memory knows an arrival by the pattern's last
+     * byte: the source holds it whether or not --validate checks it. */
+    bool fill = cfg->validate || r->polls_memory;
+    if (fill && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
         return -1;
     if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs))
         return -1;
@@ -281,7 +292,7 @@ static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, 
     bool timed = strcmp(st->phase, "timed") == 0;
     bool source_here = gdr_role_mine(r->source, true), dest_here = gdr_role_mine(r->dest, true);
     uint64_t bad = 0;
-    if (cfg->validate && source_here && !*filled) {
+    if ((cfg->validate || r->polls_memory) && source_here && !*filled) {
         if (for_each_slot(s, SLOT_FILL, st->size, 0, &bad))
             return -1;
         *filled = true;
@@ -290,7 +301,9 @@ static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, 
         for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
         return -1;
     uint64_t prestage_ns = 0;
-    if (r->prestager == GDR_SIDE_SERVER && gdr_staged_prestage(s, st->size, &prestage_ns))
+    /* Every slot the reads will rotate through (one for latency). */
+    if (r->prestager == GDR_SIDE_SERVER &&
+        gdr_staged_prestage(s, gdr_slots_for(s, st->size) * st->size, &prestage_ns))
         return -1;
     if (prepare_loop(s, r->server_loop, st->size, st->iters))
         return -1;

@@ -45,8 +45,14 @@ void gdr_report_banner(const struct gdr_session *s)
     if (s->cfg->quiet)
         return;
     printf("---------------------------------------------------------------------------\n");
-    printf(" %s (gdrbench %s)  %s, %s\n", s->test->binary, PACKAGE_VERSION,
+    printf(" %s (gdrbench %s)  %s, %s", s->test->binary, PACKAGE_VERSION,
            gdr_verb_name(s->test->verb), latency(s) ? "latency" : "bandwidth");
+    if (s->roles.pingpong)
+        printf(" (half a round trip; arrivals seen by %s)",
+               s->roles.polls_memory ? "polling the last byte" : "the completion queue");
+    if (s->test->verb == GDR_VERB_READ)
+        printf(" (%u reads in flight per QP at most)", gdr_reads_in_flight_of(s));
+    printf("\n");
     print_end("client", client_end(s));
     print_end("server", server_end(s));
     printf("---------------------------------------------------------------------------\n");
@@ -147,6 +153,8 @@ cJSON *gdr_report_parameters(const struct gdr_config *cfg)
     cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
     cJSON_AddBoolToObject(p, "bidirectional", cfg->bidirectional);
     cJSON_AddBoolToObject(p, "events", cfg->events);
+    cJSON_AddNumberToObject(p, "outs", cfg->outs);
+    cJSON_AddBoolToObject(p, "write_with_imm", cfg->write_with_imm);
     cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
     cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
     return p;
@@ -256,6 +264,13 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
     }
     if (error)
         cJSON_AddStringToObject(doc, "error", error);
+    /* How a ping-pong's arrivals were seen; the reads the client's QPs
+     * could have in flight (both ends' devices and -o). Known once the
+     * QPs are connected. */
+    if (s->roles.pingpong)
+        cJSON_AddStringToObject(doc, "completion", gdr_roles_completion(&s->roles));
+    if (gdr_reads_in_flight_of(s))
+        cJSON_AddNumberToObject(doc, "outstanding_reads", gdr_reads_in_flight_of(s));
     cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));
     cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
     /* An end we never heard from (the run failed early) is left out. */

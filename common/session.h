@@ -67,7 +67,17 @@ struct gdr_size_result {
     struct gdr_row_limit limit;                    /* what the path carries at best */
 };
 
-/* The per-size protocol and the sweep (protocol.c). */
+/* RDMA reads the client may have in flight per QP, as this end's QPs
+ * were connected (the client's requester side, the server's responder
+ * side: both ends negotiate the same number). */
+static inline unsigned gdr_reads_in_flight_of(const struct gdr_session *s)
+{
+    return s->is_server ? s->verbs.max_dest_rd_atomic : s->verbs.max_rd_atomic;
+}
+
+/* The per-size protocol and the sweep (protocol.c). The pattern seed of
+ * the data an end sends from slot `slot` (each end has its own). */
+uint64_t gdr_source_seed(uint64_t size, uint64_t slot, bool from_server);
 int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 

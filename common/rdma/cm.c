@@ -166,14 +166,20 @@ static int adopt_device(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr
     return 0;
 }
 
-static struct rdma_conn_param conn_param(const struct gdr_verbs *v, const struct gdr_cm_qps *q)
+/* What this end offers: its device's limits, lowered to -o/--outs.
+ * rdma_cm settles each way on the smaller of the requester's depth and
+ * the responder's resources; gdr_verbs_query_reads reads back what the
+ * QPs got. */
+static struct rdma_conn_param conn_param(struct gdr_verbs *v, const struct gdr_cm_qps *q)
 {
-    /* Up to 16 outstanding RDMA reads each way, as the manual path allows. */
-    int rd = v->dev_attr.max_qp_rd_atom < 16 ? v->dev_attr.max_qp_rd_atom : 16;
-    int init = v->dev_attr.max_qp_init_rd_atom < 16 ? v->dev_attr.max_qp_init_rd_atom : 16;
+    unsigned rd = gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_rd_atom, GDR_MAX_OUTS, q->outs);
+    unsigned init =
+        gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_init_rd_atom, GDR_MAX_OUTS, q->outs);
+    v->max_dest_rd_atomic = rd;
+    v->max_rd_atomic = init;
     struct rdma_conn_param p = {
-        .responder_resources = (uint8_t)(rd > 0 ? rd : 1),
-        .initiator_depth = (uint8_t)(init > 0 ? init : 1),
+        .responder_resources = (uint8_t)rd,
+        .initiator_depth = (uint8_t)init,
         .retry_count = q->retry_count,
         .rnr_retry_count = 7,
     };

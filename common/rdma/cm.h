@@ -26,6 +26,7 @@ struct gdr_cm_qps {
     bool gpu_receives;     /* see gdr_verbs_create */
     uint8_t traffic_class; /* ToS; 0 leaves rdma_cm's choice */
     uint8_t qp_timeout, retry_count;
+    unsigned outs; /* -o: RDMA reads in flight per QP; 0: as the devices allow */
 };
 
 /* First half of connecting q->num_qps QPs: the client resolves the
@@ -34,7 +35,8 @@ struct gdr_cm_qps {
  * allocated on it yet: the caller may place itself near it first). */
 int gdr_cm_resolve(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q);
 /* Second half: v's PD, CQs and QPs on that device, then connect (client)
- * or accept (server) them all. */
+ * or accept (server) them all, offering the device's RDMA read limits
+ * lowered to q->outs (rdma_cm settles each way on the smaller side). */
 int gdr_cm_establish(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q);
 
 /* Destroy the QPs (before gdr_verbs_close) ... */

@@ -76,6 +76,8 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddNumberToObject(o, "gid_vlan", ep->gid_vlan);
     cJSON_AddBoolToObject(o, "grh", ep->grh);
     cJSON_AddNumberToObject(o, "lid", ep->lid);
+    cJSON_AddNumberToObject(o, "max_qp_rd_atom", ep->max_rd_atom);
+    cJSON_AddNumberToObject(o, "max_qp_init_rd_atom", ep->max_init_rd_atom);
     cJSON_AddStringToObject(o, "placement", ep->placement);
     cJSON_AddStringToObject(o, "registration", ep->registration);
     gdr_json_add_u64(o, "buffer_bytes", ep->buf_len);
@@ -149,7 +151,7 @@ cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep)
 
 int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *what)
 {
-    uint64_t port, mtu, lid, psn, rkey, ring_rkey, credit_rkey;
+    uint64_t port, mtu, lid, psn, rkey, ring_rkey, credit_rkey, rd_atom, init_rd_atom;
     double gid_index, cuda_device;
     memset(ep, 0, sizeof(*ep));
     if (gdr_json_str(o, "host", ep->host, sizeof(ep->host), what) ||
@@ -161,6 +163,8 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
         gdr_json_double(o, "gid_index", &gid_index, what) ||
         gdr_json_str(o, "gid", ep->gid, sizeof(ep->gid), what) ||
         gdr_json_u64(o, "lid", 0xffff, &lid, what) ||
+        gdr_json_u64(o, "max_qp_rd_atom", 0xffff, &rd_atom, what) ||
+        gdr_json_u64(o, "max_qp_init_rd_atom", 0xffff, &init_rd_atom, what) ||
         gdr_json_str(o, "placement", ep->placement, sizeof(ep->placement), what) ||
         gdr_json_str(o, "registration", ep->registration, sizeof(ep->registration), what) ||
         gdr_json_u64(o, "buffer_bytes", UINT64_MAX, &ep->buf_len, what) ||
@@ -217,6 +221,8 @@ int gdr_endpoint_from_json(const cJSON *o, struct gdr_endpoint *ep, const char *
     ep->active_mtu = (unsigned)mtu;
     ep->gid_index = (int)gid_index;
     ep->lid = (uint16_t)lid;
+    ep->max_rd_atom = (unsigned)rd_atom;
+    ep->max_init_rd_atom = (unsigned)init_rd_atom;
     ep->psn = (uint32_t)psn;
     ep->rkey = (uint32_t)rkey;
     if (ep->gid_index >= 0 && inet_pton(AF_INET6, ep->gid, ep->gid_raw) != 1)

@@ -9,7 +9,8 @@
 
 #include <cjson/cJSON.h>
 
-#define GDR_MAX_QPS 64 /* queue pairs an end may have */
+#define GDR_MAX_QPS 64   /* queue pairs an end may have */
+#define GDR_MAX_OUTS 255 /* RDMA reads in flight per QP: max_rd_atomic is 8 bits */
 
 /* Where an end ran and where its memory is (report only; chosen and read
  * back by the harness, common/placement.h). */
@@ -44,6 +45,10 @@ struct gdr_endpoint {
     bool grh;            /* the QPs address the peer with a GRH */
     uint16_t lid;
     unsigned num_qps;
+    /* RDMA reads the device takes per QP as responder and as requester
+     * (max_qp_rd_atom, max_qp_init_rd_atom): both ends' bound the reads
+     * in flight. */
+    unsigned max_rd_atom, max_init_rd_atom;
     uint32_t qpn[GDR_MAX_QPS];
     uint32_t psn;
     uint64_t addr; /* remote-access base of the buffer */

@@ -457,23 +457,34 @@ void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep)
     ep->grh = v->grh;
     ep->lid = v->port_attr.lid;
     ep->num_qps = v->num_qps;
+    ep->max_rd_atom = v->dev_attr.max_qp_rd_atom > 0 ? (unsigned)v->dev_attr.max_qp_rd_atom : 0;
+    ep->max_init_rd_atom =
+        v->dev_attr.max_qp_init_rd_atom > 0 ? (unsigned)v->dev_attr.max_qp_init_rd_atom : 0;
     for (unsigned i = 0; i < v->num_qps; i++)
         ep->qpn[i] = v->qp[i]->qp_num;
     ep->psn = v->psn;
 }
 
-static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_endpoint *r,
-                     uint32_t remote_qpn, enum ibv_mtu mtu)
+unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, unsigned outs)
 {
-    uint8_t rd_atom = v->dev_attr.max_qp_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_rd_atom;
-    uint8_t init_rd =
-        v->dev_attr.max_qp_init_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_init_rd_atom;
+    unsigned n = requester_cap < responder_cap ? requester_cap : responder_cap;
+    if (outs && outs < n)
+        n = outs;
+    if (n > GDR_MAX_OUTS)
+        n = GDR_MAX_OUTS;
+    return n ? n : 1;
+}
+
+/* reads, dest_reads: RDMA reads in flight as requester and as responder. */
+static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_endpoint *r,
+                     uint32_t remote_qpn, enum ibv_mtu mtu, unsigned reads, unsigned dest_reads)
+{
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTR,
         .path_mtu = mtu,
         .dest_qp_num = remote_qpn,
         .rq_psn = r->psn,
-        .max_dest_rd_atomic = rd_atom ? rd_atom : 1,
+        .max_dest_rd_atomic = (uint8_t)dest_reads,
         .min_rnr_timer = 12, /* 0.64 ms: receivers repost quickly */
         .ah_attr = {.dlid = r->lid, .sl = v->service_level, .port_num = (uint8_t)v->port},
     };
@@ -495,7 +506,7 @@ static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_en
         .retry_cnt = v->retry_count,
         .rnr_retry = 7, /* 7 = retry forever on receiver-not-ready */
         .sq_psn = v->psn,
-        .max_rd_atomic = init_rd ? init_rd : 1,
+        .max_rd_atomic = (uint8_t)reads,
     };
     if (ibv_modify_qp(qp, &b,
                       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -515,7 +526,8 @@ bool gdr_verbs_path_needs_grh(const struct gdr_verbs *v, const struct gdr_endpoi
            memcmp(v->gid.raw, remote->gid_raw, 8) != 0;
 }
 
-int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu)
+int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu,
+                      unsigned outs)
 {
     if (remote->num_qps != v->num_qps)
         return gdr_fail(GDR_EXIT_RUN, "peer %s has %u QPs, we have %u", remote->host,
@@ -532,10 +544,28 @@ int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, un
     unsigned path = mtu ? mtu : local_mtu < remote->active_mtu ? local_mtu : remote->active_mtu;
     if (path < 256)
         path = 256;
+    /* Our reads against its responder resources, and its reads against
+     * ours: the peer computes the same two numbers the other way round. */
+    v->max_rd_atomic =
+        gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_init_rd_atom, remote->max_rd_atom, outs);
+    v->max_dest_rd_atomic =
+        gdr_reads_in_flight(remote->max_init_rd_atom, (unsigned)v->dev_attr.max_qp_rd_atom, outs);
     for (unsigned i = 0; i < v->num_qps; i++)
-        if (qp_to_rts(v, v->qp[i], remote, remote->qpn[i], mtu_enum(path)))
+        if (qp_to_rts(v, v->qp[i], remote, remote->qpn[i], mtu_enum(path), v->max_rd_atomic,
+                      v->max_dest_rd_atomic))
             return -1;
     return 0;
+}
+
+void gdr_verbs_query_reads(struct gdr_verbs *v)
+{
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr ia;
+    if (v->num_qps &&
+        ibv_query_qp(v->qp[0], &a, IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC, &ia) == 0) {
+        v->max_rd_atomic = a.max_rd_atomic;
+        v->max_dest_rd_atomic = a.max_dest_rd_atomic;
+    }
 }
 
 int gdr_verbs_loopback(struct gdr_verbs *v, struct ibv_qp *qp)
@@ -544,7 +574,8 @@ int gdr_verbs_loopback(struct gdr_verbs *v, struct ibv_qp *qp)
     memset(&self, 0, sizeof(self));
     gdr_verbs_describe(v, &self);
     snprintf(self.host, sizeof(self.host), "this host (loopback)");
-    return qp_to_init(v, qp) || qp_to_rts(v, qp, &self, qp->qp_num, v->port_attr.active_mtu);
+    /* One read at a time (the flush's): any device takes one each way. */
+    return qp_to_init(v, qp) || qp_to_rts(v, qp, &self, qp->qp_num, v->port_attr.active_mtu, 1, 1);
 }
 
 bool gdr_verbs_is_mlx5(const struct gdr_verbs *v)

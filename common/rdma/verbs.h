@@ -39,6 +39,9 @@ struct gdr_verbs {
     uint32_t max_inline; /* what the QPs were created with */
     unsigned recv_depth; /* receives each QP can hold */
     uint32_t psn;
+    /* RDMA reads in flight per QP, as the QPs were connected: as requester
+     * (max_rd_atomic) and as responder (max_dest_rd_atomic). */
+    unsigned max_rd_atomic, max_dest_rd_atomic;
     uint8_t traffic_class;      /* GRH traffic class of the path (RoCE) */
     uint8_t service_level;      /* SL of the path (InfiniBand) */
     uint8_t qp_timeout;         /* local ACK timeout, 4.096 us x 2^N */
@@ -89,13 +92,25 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
 /* Fill the local facts of an endpoint (not the buffer fields). */
 void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep);
 
+/* RDMA reads one end may have in flight on a QP: the requester's
+ * initiator limit, the responder's resources, and -o/--outs when given
+ * (0: none), at most 255 (the attribute is 8 bits), at least 1. */
+unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, unsigned outs);
+
 /* Move every QP to RTR then RTS against the remote endpoint. mtu 0: the
  * smaller of both ports' active MTUs. RoCE paths always carry a GRH; an
  * InfiniBand path only when a GID was given or the two ends' subnet
- * prefixes differ (the peer is behind a router). */
-int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu);
+ * prefixes differ (the peer is behind a router). Reads in flight each way
+ * are negotiated from both devices' limits and outs (gdr_reads_in_flight). */
+int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu,
+                      unsigned outs);
 /* That choice: Ethernet, a given GID, or two InfiniBand subnets. */
 bool gdr_verbs_path_needs_grh(const struct gdr_verbs *v, const struct gdr_endpoint *remote);
+
+/* Read back what the connected QPs got (rdma_cm negotiates it itself):
+ * v->max_rd_atomic and v->max_dest_rd_atomic from QP 0, unchanged when
+ * the provider does not answer. */
+void gdr_verbs_query_reads(struct gdr_verbs *v);
 
 void gdr_verbs_close(struct gdr_verbs *v);
 

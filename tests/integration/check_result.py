@@ -49,6 +49,14 @@ def problems(doc, args):
     for end in ("client", "server"):
         if end not in doc["ends"]:
             out.append(f"ends.{end} missing")
+    # Optional in the schema (older documents lack them); this version writes them.
+    if "outstanding_reads" not in doc:
+        out.append("outstanding_reads missing")
+    pingpong = doc["test"] in ("write_lat", "send_lat")
+    if pingpong != ("completion" in doc):
+        out.append(f"completion {doc.get('completion')!r} in a {doc['test']} document")
+    if doc["test"] == "send_lat" and doc.get("completion") != "cq":
+        out.append(f"send_lat: completion {doc.get('completion')!r}, a receive is always a cq entry")
     if args.expect_placement:
         want = args.expect_placement.split(":")
         got = [doc["ends"][e]["placement"] for e in ("client", "server")]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs inside the soft-RoCE lab (see gpu-matrix.test), with the CUDA driver
 # test double preloaded (strict: the CPU faults on device memory; the NIC
-# reaches it through the double's nvidia_peermem): every benchmark x
+# reaches it through the double's nvidia_peermem): every benchmark (the six) x
 # placement (client-server) H-D, D-H, D-D x --gdr auto and off, validated,
 # then the GPU error paths, then a planted CPU touch of device memory. The
 # staged (--gdr=off) and -b runs also run under the reordering verbs double
@@ -33,7 +33,7 @@ common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
 win="-d $dev --sizes=1K:256K:16 -t 16 -q 2 -n 48 --warmup=2 --stage-slot=64K --validate --timeout=30"
 args_of() {  # TEST PLACEMENT GDR
     case $1.$2.$3 in
-    read_lat.*) echo "$common" ;;
+    *_lat.*) echo "$common" ;;
     write_bw.D-D.off) echo "$win --stage-slots=8" ;;
     *) echo "$win" ;;
     esac
@@ -44,7 +44,8 @@ mem_of() {  # LETTER GDR
 }
 
 main_t0=$(date +%s)
-for t in write_bw send_bw read_lat; do
+for t in write_bw send_bw read_lat write_lat send_lat read_bw; do
+    [ "$t" = write_lat ] && family_t0=$(date +%s)
     for pl in H-D D-H D-D; do
         for g in auto off; do
             name=$t.$pl.$g
@@ -67,6 +68,7 @@ for t in write_bw send_bw read_lat; do
 done
 
 echo $(($(date +%s) - main_t0)) >"$out/main.seconds"
+echo $(($(date +%s) - family_t0)) >"$out/family.seconds"
 pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering double
     port=$((port + 1))
     # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words

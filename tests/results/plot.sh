@@ -82,8 +82,11 @@ grep -q "hosts node1 .*RDMA rxe0 .*2026-11-29 .*gdrbench 0.1.0" "$tmp/p/plots.gp
     pass "caption names hosts, devices, date, version" || fail "caption"
 grep -q "soft-RoCE under emulation — ratios only" "$tmp/p/plots.gp" && pass "caption: soft-RoCE" || fail "no soft-RoCE caption"
 ! grep -q "simulated" "$tmp/p/plots.gp" && pass "no simulated caption for host rows" || fail "simulated caption on host rows"
-[ "$(grep -c '^series' "$tmp/p/index.tsv")" -eq 3 ] && pass "client and server documents of a run make one series" ||
-    fail "want 3 series"
+[ "$(grep -c '^series' "$tmp/p/index.tsv")" -eq 6 ] && pass "client and server documents of a run make one series" ||
+    fail "want 6 series"
+for f in bandwidth-read_bw latency-write_lat latency-send_lat; do
+    grep -q "^$f	" "$tmp/p/figures.tsv" && pass "figure $f" || fail "no figure $f"
+done
 
 # GDR on and off (CUDA buffers; off is half the bandwidth): speed-up 2.
 mkdir -p "$tmp/gdr"

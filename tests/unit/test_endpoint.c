@@ -22,6 +22,8 @@ static void sample(struct gdr_endpoint *ep)
     snprintf(ep->gid, sizeof(ep->gid), "::ffff:198.18.0.1");
     ep->lid = 0;
     ep->num_qps = 3;
+    ep->max_rd_atom = 16;
+    ep->max_init_rd_atom = 128;
     ep->qpn[0] = 17;
     ep->qpn[1] = 0x123456;
     ep->qpn[2] = 0xffffff;
@@ -71,6 +73,8 @@ static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr
     assert_string_equal(a->gid, b->gid);
     assert_int_equal(a->lid, b->lid);
     assert_int_equal(a->num_qps, b->num_qps);
+    assert_int_equal(a->max_rd_atom, b->max_rd_atom);
+    assert_int_equal(a->max_init_rd_atom, b->max_init_rd_atom);
     for (unsigned i = 0; i < a->num_qps; i++)
         assert_int_equal(a->qpn[i], b->qpn[i]);
     assert_int_equal(a->psn, b->psn);
@@ -185,9 +189,28 @@ static void test_large_addresses(void **state)
 }
 
 static const char *const all_keys[] = {
-    "host", "device", "port",       "link_layer",   "active_mtu",   "speed_bps", "gid_index",
-    "gid",  "lid",    "placement",  "registration", "buffer_bytes", "qpn",       "psn",
-    "addr", "rkey",   "gid_netdev", "gid_vlan",     "grh",          "affinity",
+    "host",
+    "device",
+    "port",
+    "link_layer",
+    "active_mtu",
+    "speed_bps",
+    "gid_index",
+    "gid",
+    "lid",
+    "placement",
+    "registration",
+    "buffer_bytes",
+    "qpn",
+    "psn",
+    "addr",
+    "rkey",
+    "gid_netdev",
+    "gid_vlan",
+    "grh",
+    "affinity",
+    "max_qp_rd_atom",
+    "max_qp_init_rd_atom",
 };
 
 static void test_missing_field(void **state)

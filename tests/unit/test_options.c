@@ -29,6 +29,28 @@ static const struct gdr_test send_test = {
     .metric = GDR_METRIC_BW,
 };
 
+static const struct gdr_test write_lat_test = {
+    .name = "write_lat",
+    .binary = "gdr_write_lat",
+    .summary = "RDMA write latency",
+    .verb = GDR_VERB_WRITE,
+    .metric = GDR_METRIC_LAT,
+};
+static const struct gdr_test send_lat_test = {
+    .name = "send_lat",
+    .binary = "gdr_send_lat",
+    .summary = "send latency",
+    .verb = GDR_VERB_SEND,
+    .metric = GDR_METRIC_LAT,
+};
+static const struct gdr_test read_bw_test = {
+    .name = "read_bw",
+    .binary = "gdr_read_bw",
+    .summary = "RDMA read bandwidth",
+    .verb = GDR_VERB_READ,
+    .metric = GDR_METRIC_BW,
+};
+
 #define MAX_ARGS 24
 
 /* Parse a NULL-terminated list of arguments (argv[0] is added). getopt
@@ -388,6 +410,37 @@ static void test_bidirectional_and_ring(void **state)
     assert_int_equal(cfg.stage_slots, 128);
 }
 
+/* The family's own options: -o for reads, --write_with_imm for write
+ * latency, -q 1 and -t 1 on latency (what a latency test is anyway). */
+static void test_family_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &read_bw_test));
+    assert_int_equal(cfg.outs, 0);
+    assert_int_equal(cfg.tx_depth, 128);
+    assert_run(PARSE(&cfg, &read_bw_test, "-o", "4"));
+    assert_int_equal(cfg.outs, 4);
+    assert_run(PARSE(&cfg, &lat_test, "--outs=255"));
+    assert_int_equal(cfg.outs, 255);
+    assert_run(PARSE(&cfg, &write_lat_test, "--write_with_imm", "-q", "1", "-t", "1"));
+    assert_true(cfg.write_with_imm);
+    assert_int_equal(cfg.num_qps, 1);
+    assert_run(PARSE0(&cfg, &write_lat_test));
+    assert_false(cfg.write_with_imm);
+    assert_int_equal(cfg.iters, 1000);
+    assert_int_equal(cfg.sizes.size[0], 2);
+    /* A ping-pong times one message at a time: one iteration is enough. */
+    assert_run(PARSE(&cfg, &send_lat_test, "-n", "1"));
+    /* Inline from a host buffer at either end; staged ends send from
+     * their host ring. */
+    assert_run(PARSE(&cfg, &write_lat_test, "-I", "64"));
+    assert_run(PARSE(&cfg, &send_lat_test, "-I", "64", "--mem=cuda", "--gdr=off"));
+    /* Its ring holds both directions: half the slot arrays each. */
+    assert_run(PARSE(&cfg, &write_lat_test, "--stage-slots=128"));
+    assert_int_equal(cfg.stage_slots, 128);
+}
+
 struct bad_case {
     const struct gdr_test *test;
     const char *args[6];
@@ -397,6 +450,9 @@ struct bad_case {
 #define BW &bw_test
 #define LAT &lat_test
 #define SEND &send_test
+#define WLAT &write_lat_test
+#define SLAT &send_lat_test
+#define RBW &read_bw_test
 
 static const struct bad_case bad_cases[] = {
     /* sizes */
@@ -484,6 +540,22 @@ static const struct bad_case bad_cases[] = {
     {LAT, {"-I", "64"}, "--inline_size"}, /* lat_test is the read test */
     {BW, {"--bind=127.0.0.1", "server1"}, "--bind"},
     {SEND, {"-n", "1"}, "--iters 1"},
+    /* the family: options that do not apply are refused, naming them */
+    {WLAT, {"-b"}, "--bidirectional applies to write and send bandwidth, not to gdr_write_lat"},
+    {SLAT, {"-b"}, "--bidirectional applies to write and send bandwidth"},
+    {RBW, {"-b"}, "--bidirectional applies to write and send bandwidth, not to gdr_read_bw"},
+    {WLAT, {"-q", "2"}, "--qp apply to bandwidth tests; gdr_write_lat keeps one message"},
+    {SLAT, {"-t", "2"}, "--tx-depth"},
+    {RBW, {"-o", "0"}, "--outs '0'"},
+    {RBW, {"-o", "256"}, "--outs '256'"},
+    {RBW, {"--outs=x"}, "--outs 'x'"},
+    {WLAT, {"-o", "4"}, "--outs applies to RDMA read tests, not to gdr_write_lat"},
+    {BW, {"--write_with_imm"}, "--write_with_imm applies to write latency, not to gdr_write_bw"},
+    {SLAT, {"--write_with_imm"}, "--write_with_imm applies to write latency"},
+    {RBW, {"-I", "64"}, "--inline_size: RDMA reads cannot be posted inline"},
+    /* a ping-pong's server sends too: not inline from GPU memory */
+    {WLAT, {"-I", "64", "--mem=cuda"}, "--inline_size 64: this end sends from GPU memory"},
+    {SLAT, {"--stage-slots=129"}, "with gdr_send_lat at most 128"},
     /* malformed command lines */
     {BW, {"--bogus"}, "unknown option '--bogus'"},
     {BW, {"-z"}, "unknown option '-z'"},
@@ -538,6 +610,7 @@ int main(void)
         gdr_unit_test(test_placement_and_qp_options),
         gdr_unit_test(test_rdma_cm),
         gdr_unit_test(test_bidirectional_and_ring),
+        gdr_unit_test(test_family_options),
         gdr_unit_test(test_bad_values_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

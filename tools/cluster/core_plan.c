@@ -124,7 +124,8 @@ static int pairs_line(char **w, size_t nw, void *ctx, const char *where)
 static int add_tests(struct gdr_plan_opts *o, const char *tools, const char *placements,
                      const char *gdrs)
 {
-    static const char *const known_tools[] = {"write_bw", "read_lat", "send_bw", NULL};
+    static const char *const known_tools[] = {"write_bw", "read_bw",  "send_bw", "write_lat",
+                                              "read_lat", "send_lat", NULL};
     char tb[256], pb[256], gb[64];
     snprintf(tb, sizeof(tb), "%s", tools);
     for (char *tp = tb, *t; (t = strsep(&tp, ","));) {
@@ -132,7 +133,9 @@ static int add_tests(struct gdr_plan_opts *o, const char *tools, const char *pla
         for (size_t k = 0; known_tools[k]; k++)
             ok |= !strcmp(t, known_tools[k]);
         if (!ok)
-            return gdr_core_usage_error("unknown tool '%s' (write_bw, read_lat, send_bw)", t);
+            return gdr_core_usage_error("unknown tool '%s' (write_bw, read_bw, send_bw, write_lat, "
+                                        "read_lat, send_lat)",
+                                        t);
         snprintf(pb, sizeof(pb), "%s", placements);
         for (char *pp = pb, *p; (p = strsep(&pp, ","));) {
             if (strcmp(p, "H-H") && strcmp(p, "H-D") && strcmp(p, "D-H") && strcmp(p, "D-D"))
