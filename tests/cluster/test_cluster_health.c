@@ -33,6 +33,7 @@ static void make_plan(size_t n, bool quick)
     o.time_per_size_s = 1;
     o.base_port = 20000;
     assert_int_equal(gdr_plan_build(&o, &plan), 0);
+    assert_int_equal(gdr_plan_expand(&plan), 0);
 }
 
 /* The manifest: every run ok, except those dead() says failed. */

@@ -148,7 +148,8 @@ static void base_opts(struct gdr_plan_opts *o, struct gdr_rail_map *maps)
     o->base_port = 20000;
 }
 
-/* No node twice on one rail in a step; ids unique; ports distinct per step. */
+/* No node twice on one rail in a step; ids unique; no port twice on a node
+ * in a step. */
 static void check_plan_steps(const struct gdr_plan *p)
 {
     for (size_t i = 0; i < p->nruns; i++)
@@ -158,8 +159,12 @@ static void check_plan_steps(const struct gdr_plan *p)
                 fail_msg("id %s twice", a->id);
             if (a->round != b->round || a->step != b->step)
                 continue;
-            if (a->port == b->port)
-                fail_msg("port %u twice in round %zu step %zu", a->port, a->round, a->step);
+            bool share_node = a->client.node == b->client.node ||
+                              a->client.node == b->server.node ||
+                              a->server.node == b->client.node || a->server.node == b->server.node;
+            if (a->port == b->port && share_node)
+                fail_msg("port %u twice on a node in round %zu step %zu", a->port, a->round,
+                         a->step);
             if (a->rail != b->rail)
                 continue;
             if (a->client.node == b->client.node || a->client.node == b->server.node ||
@@ -178,6 +183,7 @@ static void test_plan_counts_and_steps(void **state)
     two_rails(maps, 4);
     base_opts(&o, maps);
     assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
     /* 3 rounds x 2 pairs x 2 tests x 2 directions x 2 rails */
     assert_int_equal(p.nrounds, 3);
     assert_int_equal(p.nruns, 48);
@@ -201,6 +207,7 @@ static void test_plan_counts_and_steps(void **state)
     o.one_direction = true;
     o.max_concurrent = 1;
     assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
     assert_int_equal(p.nrounds, 6);
     assert_int_equal(p.nruns, 6 * 2 * 2);
     assert_int_equal(p.nsteps, 6 * 2 * 2); /* one run per step: fully serial */
@@ -218,9 +225,11 @@ static void test_plan_json_round_trip(void **state)
     base_opts(&o, maps);
     o.nnodes = 3; /* odd: a bye every round */
     assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
     assert_int_equal(p.nrounds, 3);
     cJSON *j = gdr_plan_to_json(&p);
     assert_int_equal(gdr_plan_from_json(j, "plan", &q), 0);
+    assert_int_equal(gdr_plan_expand(&q), 0);
     assert_int_equal(q.nruns, p.nruns);
     assert_int_equal(q.nrounds, p.nrounds);
     assert_int_equal(q.nsteps, p.nsteps);
@@ -234,7 +243,7 @@ static void test_plan_json_round_trip(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    gdr_plan_print_runs(f, &q, q.runs, q.nruns, 2);
+    assert_int_equal(gdr_plan_print_round(f, &q, 2), 0);
     fclose(f);
     assert_non_null(strstr(buf, "2\t1\twrite_bw.H-H.na.r0."));
     assert_null(strstr(buf, "\n1\t")); /* round 2 only */
@@ -287,6 +296,7 @@ static void test_plan_left_out(void **state)
     o.ntests = 1;
     o.one_direction = true;
     assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
     assert_int_equal(p.nnodes, 4);
     assert_int_equal(p.nrounds, 3); /* 3 nodes: every pair once, one sits out */
     for (size_t i = 0; i < p.nruns; i++)
@@ -327,6 +337,7 @@ static void test_plan_shared_nic(void **state)
     o.nrail_sel = 3;
     o.rail_sel[2] = 2;
     assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
     assert_int_equal(p.nsteps, 3 * 2); /* rails {0, 2} then {1}: two steps a round */
     check_plan_steps(&p);
     for (size_t i = 0; i < p.nruns; i++) {
@@ -336,12 +347,14 @@ static void test_plan_shared_nic(void **state)
     gdr_plan_free(&p);
     o.shared_nic_together = true;
     assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
     assert_int_equal(p.nsteps, 3);
     for (size_t i = 0; i < p.nruns; i++)
         assert_int_equal(p.runs[i].nic_share, p.runs[i].rail == 2 ? 1 : 2);
     cJSON *j = gdr_plan_to_json(&p);
     struct gdr_plan back;
     assert_int_equal(gdr_plan_from_json(j, "plan", &back), 0);
+    assert_int_equal(gdr_plan_expand(&back), 0);
     for (size_t i = 0; i < back.nruns; i++)
         assert_int_equal(back.runs[i].nic_share, p.runs[i].nic_share);
     gdr_plan_free(&back);

@@ -41,7 +41,8 @@ static struct gdr_matrix *fill(const struct gdr_test_mode *t, int rail)
         for (size_t p = 0; p < s.rounds[r].npairs; p++) {
             size_t a = s.rounds[r].pairs[p].a, b = s.rounds[r].pairs[p].b;
             for (int d = 0; d < 2; d++) {
-                struct gdr_cell *c = gdr_cell_at(m, d ? b : a, d ? a : b);
+                struct gdr_cell *c = gdr_matrix_put(m, d ? b : a, d ? a : b);
+                assert_non_null(c);
                 c->state = GDR_CELL_OK;
                 c->value = GOOD * noise();
                 c->round = r + 1;
@@ -49,15 +50,24 @@ static struct gdr_matrix *fill(const struct gdr_test_mode *t, int rail)
             }
         }
     gdr_sched_free(&s);
+    assert_int_equal(gdr_matrix_finish(m), 0);
     return m;
+}
+
+/* The cell (c, s), which must be planned. */
+static struct gdr_cell *cell(struct gdr_matrix *m, size_t c, size_t s)
+{
+    struct gdr_cell *x = gdr_cell_find(m, c, s);
+    assert_non_null(x);
+    return x;
 }
 
 static void scale_node(struct gdr_matrix *m, size_t i, double f)
 {
     for (size_t p = 0; p < m->n; p++)
         if (p != i) {
-            gdr_cell_at(m, i, p)->value *= f;
-            gdr_cell_at(m, p, i)->value *= f;
+            cell(m, i, p)->value *= f;
+            cell(m, p, i)->value *= f;
         }
 }
 
@@ -138,8 +148,8 @@ static void test_bad_link(void **state)
     (void)state;
     start(16);
     struct gdr_matrix *m = fill(&HH, 0);
-    gdr_cell_at(m, 3, 9)->value *= 0.5;
-    gdr_cell_at(m, 9, 3)->value *= 0.5;
+    cell(m, 3, 9)->value *= 0.5;
+    cell(m, 9, 3)->value *= 0.5;
     run_detect();
     const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_LINK);
     assert_int_equal(s->a, 3);
@@ -175,7 +185,7 @@ static void test_gdr_path(void **state)
     start(8);
     fill(&HH, 0);
     struct gdr_matrix *m = fill(&DD, 0);
-    gdr_cell_at(m, 6, 0)->gdr_off[0] = true;
+    cell(m, 6, 0)->gdr_off[0] = true;
     run_detect();
     s = only_suspect(GDR_SUSPECT_GDR);
     assert_int_equal(s->a, 6);
@@ -226,7 +236,7 @@ static void test_pct_of_limit(void **state)
     (void)state;
     start(8);
     struct gdr_matrix *m = fill(&HH, 0);
-    for (size_t i = 0; i < m->n * m->n; i++)
+    for (size_t i = 0; i < m->ncells; i++)
         m->cells[i].limit = m->cells[i].value / 0.81;
     opts.min_link_frac = 0;
     run_detect();
@@ -236,7 +246,7 @@ static void test_pct_of_limit(void **state)
     run_detect();
     assert_int_equal(det.nsuspects, 8);
     gdr_detection_free(&det);
-    for (size_t i = 0; i < m->n * m->n; i++)
+    for (size_t i = 0; i < m->ncells; i++)
         m->cells[i].limit = 0;
     run_detect();
     assert_int_equal(det.nsuspects, 0);
@@ -324,7 +334,7 @@ static void test_contention_clears(void **state)
     for (size_t a = 0; a < 10; a++)
         for (size_t b = 0; b < 10; b++)
             if (a != b && gdr_cell_at(m, a, b)->round == r1 && (a == 2 || b == 2))
-                gdr_cell_at(m, a, b)->value *= 0.4; /* node 3's pair in round r1 */
+                cell(m, a, b)->value *= 0.4; /* node 3's pair in round r1 */
     run_detect();
     const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_LINK);
     assert_true(s->a == 2 || s->b == 2);

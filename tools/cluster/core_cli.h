@@ -36,6 +36,8 @@ int gdr_core_write_json(const cJSON *j, const char *path);
 /* The options of matrix, suspects, retest-runs, confirm and report. */
 struct gdr_core_args {
     const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title, *status;
+    const char *cells, *save_cells; /* --cells: read instead of the documents; --save-cells */
+    unsigned long worst;            /* report: the N worst nodes per matrix (0: every node) */
     struct gdr_detect_opts det;
     unsigned long port;
 };
