@@ -64,7 +64,7 @@ struct entries {
         uint64_t id;
         size_t why; /* offset into text + 1; 0: none */
         uint8_t state;
-    } *v;
+    } * v;
     size_t n, cap;
     char *text;
     size_t tlen, tcap;
@@ -129,9 +129,12 @@ static int match_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
 {
     struct match *m = ctx;
     struct run_info *x = &m->runs[ordinal];
-    *x = (struct run_info){(uint32_t)r->client.node, (uint32_t)r->server.node,
-                           (uint32_t)r->round,       (uint16_t)r->test_index,
-                           (uint16_t)r->rail,        RUN_MISSING,
+    *x = (struct run_info){(uint32_t)r->client.node,
+                           (uint32_t)r->server.node,
+                           (uint32_t)r->round,
+                           (uint16_t)r->test_index,
+                           (uint16_t)r->rail,
+                           RUN_MISSING,
                            0};
     if (m->next < m->e->n && m->e->v[m->next].id == id_hash(r->id)) {
         x->state = m->e->v[m->next].state;
@@ -278,8 +281,7 @@ int gdr_health_from_manifest(const cJSON *man, const struct gdr_plan *p, struct 
     return rc;
 }
 
-int gdr_health_from_manifest_file(const char *path, const struct gdr_plan *p,
-                                  struct gdr_health *h)
+int gdr_health_from_manifest_file(const char *path, const struct gdr_plan *p, struct gdr_health *h)
 {
     struct entries e = {0};
     cJSON *rest = NULL;

@@ -22,13 +22,13 @@
 
 struct gdr_dead_node {
     size_t node;
-    bool unreachable;   /* else failed */
-    size_t nfailed;     /* failed runs in its tail */
-    size_t since_round; /* round of the first of them */
-    long last_run;      /* plan ordinal of its last failed run; -1 unreachable */
+    bool unreachable;          /* else failed */
+    size_t nfailed;            /* failed runs in its tail */
+    size_t since_round;        /* round of the first of them */
+    long last_run;             /* plan ordinal of its last failed run; -1 unreachable */
     struct gdr_test_mode test; /* that run's test and rail (the retest's) */
     int rail;
-    size_t npartners;   /* distinct partners of those runs */
+    size_t npartners; /* distinct partners of those runs */
     size_t partners[GDR_HEALTH_MAX_PARTNERS];
     char why[440]; /* the probe's reason, or the last failed run's class and reason */
 };
@@ -46,8 +46,7 @@ struct gdr_health {
  * reason), so that the file variant reads a manifest of any size one
  * entry at a time. */
 int gdr_health_from_manifest(const cJSON *manifest, const struct gdr_plan *p, struct gdr_health *h);
-int gdr_health_from_manifest_file(const char *path, const struct gdr_plan *p,
-                                  struct gdr_health *h);
+int gdr_health_from_manifest_file(const char *path, const struct gdr_plan *p, struct gdr_health *h);
 void gdr_health_free(struct gdr_health *h);
 
 /* suspects.json's entry for dead node k: kind "node", finding "unreachable"

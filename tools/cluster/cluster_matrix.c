@@ -256,12 +256,11 @@ struct load_ctx {
         size_t test;
         int rail;
         uint32_t c, s, round;
-    } *failed;
+    } * failed;
     size_t nfailed, capfailed;
 };
 
-static int add_failed(struct load_ctx *lc, size_t test, int rail, size_t c, size_t sv,
-                      size_t round)
+static int add_failed(struct load_ctx *lc, size_t test, int rail, size_t c, size_t sv, size_t round)
 {
     if (lc->nfailed == lc->capfailed) {
         size_t cap = lc->capfailed ? 2 * lc->capfailed : 64;
@@ -310,7 +309,8 @@ static int put_result(struct load_ctx *lc, const struct gdr_plan_run *run,
     for (size_t k = 0; k < r->nrows; k++) {
         if (!keep_size(lc, &run->test, run->test_index, run->rail, r->sizes[k], r->latency))
             continue;
-        struct gdr_matrix *m = gdr_matrix_get(lc->s, &run->test, run->rail, r->sizes[k], r->latency);
+        struct gdr_matrix *m =
+            gdr_matrix_get(lc->s, &run->test, run->rail, r->sizes[k], r->latency);
         struct gdr_cell *c = m ? gdr_matrix_put(m, run->client.node, run->server.node) : NULL;
         if (!c)
             return gdr_fail(GDR_EXIT_RUN, "out of memory");
@@ -576,8 +576,8 @@ static FILE *open_fig(const char *dir, const char *kind, const struct gdr_matrix
 {
     char path[4096], tn[64];
     gdr_test_mode_name(&m->test, tn, sizeof(tn));
-    snprintf(path, sizeof(path), "%s/%s-%s-%llu-r%d.%s", dir, kind, tn,
-             (unsigned long long)m->size, m->rail, strcmp(kind, "topnames") ? "dat" : "txt");
+    snprintf(path, sizeof(path), "%s/%s-%s-%llu-r%d.%s", dir, kind, tn, (unsigned long long)m->size,
+             m->rail, strcmp(kind, "topnames") ? "dat" : "txt");
     FILE *f = fopen(path, "w");
     if (!f)
         gdr_fail(GDR_EXIT_USAGE, "%s: cannot write", path);

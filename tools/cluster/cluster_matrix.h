@@ -38,8 +38,8 @@ struct gdr_matrix {
     size_t n; /* nodes */
     size_t ncells, cap;
     struct gdr_cell *cells;
-    size_t *row;     /* n + 1: node i's cells as client are cells[row[i] .. row[i+1]) */
-    size_t *col;     /* n + 1: as server, cells[byserver[col[i] .. col[i+1])] */
+    size_t *row; /* n + 1: node i's cells as client are cells[row[i] .. row[i+1]) */
+    size_t *col; /* n + 1: as server, cells[byserver[col[i] .. col[i+1])] */
     uint32_t *byserver;
     bool sorted;
 };

@@ -161,8 +161,8 @@ static size_t pairs_in_round(const struct gdr_plan *p, size_t r0)
 /* The runs of every pair of round (only < 0), or of pair number only (of
  * npairs; pairs then points at that one pair), in plan order: step (test,
  * direction, rail group), pair, rail. */
-static int emit(const struct gdr_plan *p, size_t round, const struct gdr_pair *pairs,
-                size_t npairs, long only, gdr_plan_run_fn fn, void *ctx)
+static int emit(const struct gdr_plan *p, size_t round, const struct gdr_pair *pairs, size_t npairs,
+                long only, gdr_plan_run_fn fn, void *ctx)
 {
     size_t ndir = p->one_direction ? 1 : 2, nsel = nsel_slots(p);
     size_t before[GDR_RAILS_MAX + 1] = {0}, rank[GDR_RAILS_MAX] = {0}, size[GDR_RAILS_MAX] = {0};
@@ -176,7 +176,8 @@ static int emit(const struct gdr_plan *p, size_t round, const struct gdr_pair *p
         for (size_t d = 0; d < ndir; d++)
             for (size_t g = 0; g < p->ngroups; g++) {
                 step++;
-                size_t base = p->run_first[round - 1] + ((t * ndir + d) * nsel + before[g]) * npairs;
+                size_t base =
+                    p->run_first[round - 1] + ((t * ndir + d) * nsel + before[g]) * npairs;
                 for (size_t q = only < 0 ? 0 : (size_t)only; q < npairs; q++) {
                     for (size_t k = 0; k < nsel; k++) {
                         if (p->group_of[k] != g)
@@ -217,8 +218,7 @@ int gdr_plan_foreach(const struct gdr_plan *p, size_t round, gdr_plan_run_fn fn,
 {
     struct gdr_pair *pairs = calloc(p->max_round_pairs + 1, sizeof(*pairs));
     if (!pairs)
-        return gdr_fail(GDR_EXIT_RUN, "out of memory for a round of %zu pairs",
-                        p->max_round_pairs);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for a round of %zu pairs", p->max_round_pairs);
     int rc = 0;
     for (size_t r = round ? round : 1; !rc && r <= (round ? round : p->nrounds); r++) {
         size_t n = gdr_plan_round_pairs(p, r, pairs);
@@ -232,8 +232,8 @@ int gdr_plan_foreach_node(const struct gdr_plan *p, size_t node, gdr_plan_run_fn
 {
     if (node >= p->nnodes || p->left_out[node])
         return 0;
-    bool circle = !p->max_concurrent &&
-                  (p->pairing == GDR_PAIRING_FULL || p->pairing == GDR_PAIRING_RANDOM);
+    bool circle =
+        !p->max_concurrent && (p->pairing == GDR_PAIRING_FULL || p->pairing == GDR_PAIRING_RANDOM);
     if (circle) {
         /* The circle method gives the node's slot, hence its partner, in
          * O(1) a round; an odd m's bye is slot 0. */
@@ -261,8 +261,7 @@ int gdr_plan_foreach_node(const struct gdr_plan *p, size_t node, gdr_plan_run_fn
     }
     struct gdr_pair *pairs = calloc(p->max_round_pairs + 1, sizeof(*pairs));
     if (!pairs)
-        return gdr_fail(GDR_EXIT_RUN, "out of memory for a round of %zu pairs",
-                        p->max_round_pairs);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for a round of %zu pairs", p->max_round_pairs);
     int rc = 0;
     for (size_t r = 1; !rc && r <= p->nrounds; r++) {
         size_t n = gdr_plan_round_pairs(p, r, pairs);
@@ -701,8 +700,8 @@ static int opt_count(const cJSON *meta, const char *key, double max, double dflt
 {
     double v = opt_num(meta, key, dflt);
     if (!(v >= 0 && v <= max) || v != (double)(uint64_t)v)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: options.%s is not a whole number from 0 to %.0f",
-                        what, key, max);
+        return gdr_fail(GDR_EXIT_USAGE, "%s: options.%s is not a whole number from 0 to %.0f", what,
+                        key, max);
     *out = (size_t)v;
     return 0;
 }
@@ -750,10 +749,9 @@ static int pairs_from_json(const cJSON *doc, struct gdr_plan *p, const char *wha
         return gdr_fail(GDR_EXIT_RUN, "%s: out of memory", what);
     cJSON_ArrayForEach(x, pairs) {
         const cJSON *a = cJSON_GetArrayItem(x, 0), *b = cJSON_GetArrayItem(x, 1);
-        if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble < 0 ||
-            b->valuedouble < 0 || a->valuedouble >= (double)p->nnodes ||
-            b->valuedouble >= (double)p->nnodes || p->left_out[(size_t)a->valuedouble] ||
-            p->left_out[(size_t)b->valuedouble]) {
+        if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble < 0 || b->valuedouble < 0 ||
+            a->valuedouble >= (double)p->nnodes || b->valuedouble >= (double)p->nnodes ||
+            p->left_out[(size_t)a->valuedouble] || p->left_out[(size_t)b->valuedouble]) {
             free(v);
             return gdr_fail(GDR_EXIT_USAGE, "%s: pairs[%zu] is not two nodes in play", what, k);
         }
@@ -800,8 +798,7 @@ int gdr_plan_from_json(const cJSON *doc, const char *what, struct gdr_plan *p)
         long i = cJSON_IsString(it) ? gdr_plan_node_index(p, it->valuestring) : -1;
         if (i < 0) {
             gdr_plan_free(p);
-            return gdr_fail(GDR_EXIT_USAGE, "%s: options.left_out names no node of the plan",
-                            what);
+            return gdr_fail(GDR_EXIT_USAGE, "%s: options.left_out names no node of the plan", what);
         }
         p->left_out[i] = true;
     }
@@ -825,8 +822,8 @@ int gdr_plan_from_json(const cJSON *doc, const char *what, struct gdr_plan *p)
             it->valuedouble >= GDR_RAILS_MAX || !cJSON_IsNumber(g) || g->valuedouble < 0 ||
             g->valuedouble >= GDR_RAILS_MAX) {
             gdr_plan_free(p);
-            return gdr_fail(GDR_EXIT_USAGE, "%s: options.rails[%zu] or its rail group is bad",
-                            what, p->nrail_sel);
+            return gdr_fail(GDR_EXIT_USAGE, "%s: options.rails[%zu] or its rail group is bad", what,
+                            p->nrail_sel);
         }
         p->group_of[p->nrail_sel] = (size_t)g->valuedouble;
         p->rail_sel[p->nrail_sel++] = (int)it->valuedouble;
@@ -844,8 +841,8 @@ int gdr_plan_from_json(const cJSON *doc, const char *what, struct gdr_plan *p)
                                               : GDR_PAIRING_FILE;
     int rc = 0;
     if (p->pairing == GDR_PAIRING_FILE && strcmp(pairing, "file"))
-        rc = gdr_fail(GDR_EXIT_USAGE, "%s: options.pairing '%s' (full, quick, random, file)",
-                      what, pairing);
+        rc = gdr_fail(GDR_EXIT_USAGE, "%s: options.pairing '%s' (full, quick, random, file)", what,
+                      pairing);
     rc = rc ? rc : opt_count(meta, "max_concurrent", 1 << 20, 0, &p->max_concurrent, what);
     rc = rc ? rc : opt_count(meta, "base_port", 65000, 18515, &port, what);
     if (!rc && p->pairing == GDR_PAIRING_RANDOM)

@@ -101,8 +101,9 @@ static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr
     if (worst && s->n > worst) {
         qsort(rows, s->n, sizeof(*rows), cmp_row);
         shown = worst;
-        fprintf(f, "The %zu nodes with the most low or failed cells, of %zu (every cell: the "
-                   "CSV).\n\n",
+        fprintf(f,
+                "The %zu nodes with the most low or failed cells, of %zu (every cell: the "
+                "CSV).\n\n",
                 worst, s->n);
     }
     fprintf(f, "| node | median as client | median as server | worst link | low | failed |\n"

@@ -87,8 +87,8 @@ static int value(struct scan *s, int c, bool keep, int *after)
                 break;
         }
     } else {
-        for (; c != EOF && c != ',' && c != '}' && c != ']' && c != ' ' && c != '\n' &&
-               c != '\t' && c != '\r';
+        for (; c != EOF && c != ',' && c != '}' && c != ']' && c != ' ' && c != '\n' && c != '\t' &&
+               c != '\r';
              c = next(s))
             if (put(s, c, keep))
                 return -1;

@@ -4,7 +4,8 @@
  * a JSON document, the options of the analysis commands, reading
  * suspects.json. One file per subcommand or group: core_plan.c (plan,
  * plan-runs), core_rails.c, core_analysis.c (matrix, suspects, retest-runs,
- * confirm), core_report.c, core_manifest.c; gdr_cluster.c dispatches. */
+ * confirm), core_report.c, core_manifest.c, core_agent.c (agent-runs,
+ * collect); gdr_cluster.c dispatches. */
 #ifndef GDR_TOOLS_CLUSTER_CORE_CLI_H
 #define GDR_TOOLS_CLUSTER_CORE_CLI_H
 
@@ -57,5 +58,7 @@ int gdr_core_cmd_retest_runs(int argc, char **argv);
 int gdr_core_cmd_confirm(int argc, char **argv);
 int gdr_core_cmd_report(int argc, char **argv);
 int gdr_core_cmd_manifest(int argc, char **argv);
+int gdr_core_cmd_agent_runs(int argc, char **argv);
+int gdr_core_cmd_collect(int argc, char **argv);
 
 #endif

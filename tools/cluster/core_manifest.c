@@ -172,12 +172,21 @@ static int write_pass(const cJSON *m, const struct gdr_plan *p, struct status_sr
         fclose(w.out);
         return gdr_core_usage_error("out of memory");
     }
-    head[strlen(head) - 1] = '\0'; /* the closing brace: more members follow */
+    /* the closing brace (and the newline before it): more members follow */
+    size_t hl = strlen(head);
+    while (hl > 0 && head[hl - 1] == '\n')
+        hl--;
+    if (hl > 0 && head[hl - 1] == '}')
+        hl--;
+    while (hl > 0 && head[hl - 1] == '\n')
+        hl--;
+    head[hl] = '\0';
     fprintf(w.out, "%s,\n\t\"runs\": [", head);
     free(head);
     int rc = gdr_plan_foreach(p, 0, write_run, &w) ? gdr_core_report_error() : 0;
-    fprintf(w.out, "\n\t],\n\t\"planned\": %zu,\n\t\"ok\": %zu,\n\t\"failed\": %zu,\n"
-                   "\t\"missing\": %zu\n}\n",
+    fprintf(w.out,
+            "\n\t],\n\t\"planned\": %zu,\n\t\"ok\": %zu,\n\t\"failed\": %zu,\n"
+            "\t\"missing\": %zu\n}\n",
             p->nruns, w.ok, w.failed, w.missing);
     if (fclose(w.out) && !rc)
         rc = gdr_core_usage_error("manifest: %s: write failed", tmp);

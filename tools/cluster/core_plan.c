@@ -331,10 +331,12 @@ static int parse_duration(const char *s, double *out)
         *out = h * 3600.0 + mi * 60.0 + se;
         return 0;
     }
-    double unit = !*end ? 1 : !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60
-                          : !strcmp(end, "h")   ? 3600
-                          : !strcmp(end, "d")   ? 86400
-                                                : -1;
+    double unit = !*end               ? 1
+                  : !strcmp(end, "s") ? 1
+                  : !strcmp(end, "m") ? 60
+                  : !strcmp(end, "h") ? 3600
+                  : !strcmp(end, "d") ? 86400
+                                      : -1;
     if (unit < 0)
         return gdr_core_usage_error("--budget: unknown unit in '%s' (s, m, h, d)", s);
     *out = v * unit;
@@ -497,7 +499,8 @@ int gdr_core_cmd_plan(int argc, char **argv)
     }
     /* Without --seed, a new pairing each time (a nightly meets other
      * partners each night); the plan records the seed, which replays it. */
-    o.seed = seed_arg ? seed : (((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid()) & ((1ull << 53) - 1);
+    o.seed =
+        seed_arg ? seed : (((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid()) & ((1ull << 53) - 1);
     if (pairs) {
         if (read_lines(pairs, pairs_line, &pc)) {
             rc = GDR_EXIT_USAGE;

@@ -43,13 +43,8 @@ int gdr_core_cmd_report(int argc, char **argv)
             const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
             char rails_dir[4096];
             snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
-            struct gdr_report_input in = {a.title ? a.title : "",
-                                          man,
-                                          sus,
-                                          a.figures,
-                                          rel ? rel + 1 : a.figures,
-                                          rails_dir,
-                                          a.worst};
+            struct gdr_report_input in = {a.title ? a.title : "",    man,       sus,    a.figures,
+                                          rel ? rel + 1 : a.figures, rails_dir, a.worst};
             gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
             if (f != stdout && fclose(f))
                 rc = gdr_core_usage_error("report: %s: write failed", a.out);

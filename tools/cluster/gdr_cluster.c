@@ -10,6 +10,8 @@
  *   confirm      judge the suspects from the retest results
  *   manifest     manifest.json from the plan and the script's run status lines
  *   report       report.md: what ran, per-rail and per-node tables, suspects
+ *   agent-runs   one node's runs of a plan, its end of each (agent mode)
+ *   collect      the agents' end lines -> run status lines (agent mode)
  *
  * Exit codes: 0 ok, 1 suspects confirmed or unresolved (confirm), 2 bad
  * input, 3 environment (sysfs unreadable). This file holds --help and the
@@ -91,7 +93,8 @@ int main(int argc, char **argv)
         {"rails", gdr_core_cmd_rails},       {"matrix", gdr_core_cmd_matrix},
         {"suspects", gdr_core_cmd_suspects}, {"retest-runs", gdr_core_cmd_retest_runs},
         {"confirm", gdr_core_cmd_confirm},   {"manifest", gdr_core_cmd_manifest},
-        {"report", gdr_core_cmd_report},
+        {"report", gdr_core_cmd_report},     {"agent-runs", gdr_core_cmd_agent_runs},
+        {"collect", gdr_core_cmd_collect},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))
