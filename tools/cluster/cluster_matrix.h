@@ -28,7 +28,7 @@ struct gdr_cell {
 };
 
 /* Sparse: only the planned cells are stored (random:15 on 4,096 nodes
- * plans 0.7 % of them), sorted by client then server once complete
+ * plans 0.4 % of them), sorted by client then server once complete
  * (gdr_matrix_finish), with an index by server. */
 struct gdr_matrix {
     struct gdr_test_mode test;
