@@ -209,11 +209,18 @@ bool gdr_agent_status_line(const struct gdr_agents *a, const struct gdr_plan *p,
     if (!strcmp(cls, "unreachable")) {
         if (bad[0] && bad[1])
             fprintf(out, "neither %s nor %s ran its end: ", p->nodes[node[0]], p->nodes[node[1]]);
-        fprintf(out, "%s never ran its end: ", p->nodes[node[k]]);
-        const char *why = a->agent[node[k]] == GDR_AGENT_NONE && a->why[node[k]][0]
-                              ? a->why[node[k]]
-                              : agent_why(a->agent[node[k]]);
-        flat(out, why);
+        for (int q = 0; q < 2; q++) {
+            if (!bad[q])
+                continue;
+            const char *why = a->agent[node[q]] == GDR_AGENT_NONE && a->why[node[q]][0]
+                                  ? a->why[node[q]]
+                                  : agent_why(a->agent[node[q]]);
+            if (bad[0] && bad[1])
+                fprintf(out, "%s%s: ", q ? "; " : "", p->nodes[node[q]]);
+            else
+                fprintf(out, "%s never ran its end: ", p->nodes[node[q]]);
+            flat(out, why);
+        }
         if (e[!k]->seen && *e[!k]->reason) {
             fprintf(out, "; %s: ", role[!k]);
             flat(out, e[!k]->reason);
