@@ -24,18 +24,10 @@ struct id_table {
     size_t *ordinal;
 };
 
-static uint64_t id_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h | 1; /* 0 marks an empty slot */
-}
-
 static int add_id(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
 {
     struct id_table *t = ctx;
-    uint64_t h = id_hash(r->id, strlen(r->id));
+    uint64_t h = gdr_plan_id_hash(r->id);
     size_t k = h % t->cap;
     while (t->hash[k])
         k = (k + 1) % t->cap;
@@ -45,9 +37,9 @@ static int add_id(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
 }
 
 /* The ordinal of id (a 64-bit hash match), or -1. */
-static long find_id(const struct id_table *t, const char *id, size_t n)
+static long find_id(const struct id_table *t, const char *id)
 {
-    uint64_t h = id_hash(id, n);
+    uint64_t h = gdr_plan_id_hash(id);
     for (size_t k = h % t->cap; t->hash[k]; k = (k + 1) % t->cap)
         if (t->hash[k] == h)
             return (long)t->ordinal[k];
@@ -72,7 +64,7 @@ static int read_node(struct gdr_agents *a, const struct id_table *t, const char 
         if (k < 5 || (strcmp(fld[1], "client") && strcmp(fld[1], "server")))
             rc =
                 gdr_fail(GDR_EXIT_USAGE, "%s:%zu: not 'ID ROLE RC SECONDS STATE REASON'", path, no);
-        long o = rc ? -1 : find_id(t, fld[0], strlen(fld[0]));
+        long o = rc ? -1 : find_id(t, fld[0]);
         if (o < 0)
             continue;
         struct gdr_end_line *e = &a->ends[o][strcmp(fld[1], "client") ? 1 : 0];

@@ -49,14 +49,6 @@ static void add_partner(struct gdr_dead_node *d, size_t q)
         d->partners[d->npartners++] = q;
 }
 
-static uint64_t id_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* What the manifest says of each entry: its id's hash, its state, and a
  * failed run's "round N: CLASS: REASON" text in one arena. */
 struct entries {
@@ -83,7 +75,7 @@ static int add_entry(const cJSON *r, void *ctx)
     }
     const char *s = jstr(r, "status");
     struct entry *x = &e->v[e->n++];
-    x->id = id_hash(jstr(r, "id"));
+    x->id = gdr_plan_id_hash(jstr(r, "id"));
     x->state = !strcmp(s, "ok") ? RUN_OK : !strcmp(s, "failed") ? RUN_FAILED : RUN_MISSING;
     x->why = 0;
     if (x->state != RUN_FAILED)
@@ -136,7 +128,7 @@ static int match_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
                            (uint16_t)r->rail,
                            RUN_MISSING,
                            0};
-    if (m->next < m->e->n && m->e->v[m->next].id == id_hash(r->id)) {
+    if (m->next < m->e->n && m->e->v[m->next].id == gdr_plan_id_hash(r->id)) {
         x->state = m->e->v[m->next].state;
         x->why = m->e->v[m->next].why;
         m->next++;

@@ -52,6 +52,14 @@ void gdr_plan_free(struct gdr_plan *p)
     memset(p, 0, sizeof(*p));
 }
 
+uint64_t gdr_plan_id_hash(const char *id)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 1099511628211ull;
+    return h | 1;
+}
+
 long gdr_plan_node_index(const struct gdr_plan *p, const char *name)
 {
     for (size_t i = 0; i < p->nnodes; i++)

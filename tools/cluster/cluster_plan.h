@@ -176,6 +176,9 @@ void gdr_plan_print_run(FILE *f, const struct gdr_plan *p, const struct gdr_plan
 /* Every run of round (0 = all). */
 int gdr_plan_print_round(FILE *f, const struct gdr_plan *p, size_t round);
 
+/* A run id's 64-bit hash (FNV-1a; never 0): ids matched in one pass. */
+uint64_t gdr_plan_id_hash(const char *id);
+
 /* Index of node name in p, or -1. */
 long gdr_plan_node_index(const struct gdr_plan *p, const char *name);
 
