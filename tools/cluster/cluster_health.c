@@ -2,14 +2,15 @@
 #include "config.h"
 
 #include "cluster_health.h"
+#include "cluster_status.h"
+#include "cluster_stream.h"
 #include "cluster_suspects.h"
 #include "error.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cluster_stream.h"
 
 enum run_state { RUN_MISSING, RUN_OK, RUN_FAILED };
 
@@ -62,9 +63,10 @@ struct entries {
     size_t tlen, tcap;
 };
 
-static int add_entry(const cJSON *r, void *ctx)
+/* One entry: id, "ok"/"failed"/other, and a failed run's class and reason. */
+static int add_one(struct entries *e, const char *id, const char *status, const char *cls,
+                   const char *reason)
 {
-    struct entries *e = ctx;
     if (e->n == e->cap) {
         size_t cap = e->cap ? 2 * e->cap : 1024;
         void *g = realloc(e->v, cap * sizeof(*e->v));
@@ -73,16 +75,16 @@ static int add_entry(const cJSON *r, void *ctx)
         e->v = g;
         e->cap = cap;
     }
-    const char *s = jstr(r, "status");
     struct entry *x = &e->v[e->n++];
-    x->id = gdr_plan_id_hash(jstr(r, "id"));
-    x->state = !strcmp(s, "ok") ? RUN_OK : !strcmp(s, "failed") ? RUN_FAILED : RUN_MISSING;
+    x->id = gdr_plan_id_hash(id);
+    x->state = !strcmp(status, "ok")       ? RUN_OK
+               : !strcmp(status, "failed") ? RUN_FAILED
+                                           : RUN_MISSING;
     x->why = 0;
     if (x->state != RUN_FAILED)
         return 0;
-    const char *cls = jstr(cJSON_GetObjectItemCaseSensitive(r, "failure"), "class");
     char why[440];
-    int len = snprintf(why, sizeof(why), "%s: %s", *cls ? cls : "failed", jstr(r, "reason"));
+    int len = snprintf(why, sizeof(why), "%s: %s", *cls ? cls : "failed", reason);
     size_t need = (size_t)(len < 0 ? 0 : len >= (int)sizeof(why) ? (int)sizeof(why) - 1 : len) + 1;
     if (e->tlen + need > e->tcap) {
         size_t cap = e->tcap ? 2 * e->tcap : 4096;
@@ -99,6 +101,13 @@ static int add_entry(const cJSON *r, void *ctx)
     x->why = e->tlen + 1;
     e->tlen += need;
     return 0;
+}
+
+static int add_entry(const cJSON *r, void *ctx)
+{
+    return add_one(ctx, jstr(r, "id"), jstr(r, "status"),
+                   jstr(cJSON_GetObjectItemCaseSensitive(r, "failure"), "class"),
+                   jstr(r, "reason"));
 }
 
 /* Per run of the plan, in order: its ends, round, test, rail, state. */
@@ -269,6 +278,51 @@ int gdr_health_from_manifest(const cJSON *man, const struct gdr_plan *p, struct 
         }
     }
     int rc = health(&e, cJSON_GetObjectItemCaseSensitive(man, "unreachable"), p, h);
+    entries_free(&e);
+    return rc;
+}
+
+int gdr_health_from_status(const char *status, const char *unreachable, const struct gdr_plan *p,
+                           struct gdr_health *h)
+{
+    struct entries e = {0};
+    memset(h, 0, sizeof(*h));
+    FILE *f = fopen(status, "r");
+    if (!f)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", status, strerror(errno));
+    char line[2048];
+    struct gdr_run_status st;
+    int rc = 0;
+    for (size_t no = 1; !rc && fgets(line, sizeof(line), f); no++) {
+        int k = gdr_run_status_parse(line, &st);
+        if (k < 0)
+            rc = gdr_fail(GDR_EXIT_USAGE, "%s:%zu: not a run status line", status, no);
+        else if (k == 0)
+            rc = add_one(&e, st.id, st.status, st.fclass, st.reason);
+    }
+    fclose(f);
+    /* the probe's misses: NODE<TAB>REASON lines, as in the manifest */
+    cJSON *un = cJSON_CreateArray();
+    f = rc || !unreachable ? NULL : fopen(unreachable, "r");
+    if (!rc && unreachable && !f)
+        rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s", unreachable, strerror(errno));
+    while (f && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        if (tab)
+            *tab++ = '\0';
+        if (!*line)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "node", line);
+        cJSON_AddStringToObject(o, "reason", tab ? tab : "");
+        cJSON_AddItemToArray(un, o);
+    }
+    if (f)
+        fclose(f);
+    if (!rc)
+        rc = health(&e, un, p, h);
+    cJSON_Delete(un);
     entries_free(&e);
     return rc;
 }

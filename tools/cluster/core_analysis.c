@@ -117,7 +117,8 @@ int gdr_core_cmd_suspects(int argc, char **argv)
     struct gdr_health h = {0};
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
-    if ((a.manifest && gdr_health_from_manifest_file(a.manifest, &p, &h)) ||
+    if ((a.status && gdr_health_from_status(a.status, a.unreachable, &p, &h)) ||
+        (!a.status && a.manifest && gdr_health_from_manifest_file(a.manifest, &p, &h)) ||
         gdr_matrix_load(&p, a.dir, a.cells, true, a.det.size, &s)) {
         gdr_health_free(&h);
         gdr_plan_free(&p);

@@ -38,6 +38,7 @@ int gdr_core_write_json(const cJSON *j, const char *path);
 struct gdr_core_args {
     const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title, *status;
     const char *cells, *save_cells; /* --cells: read instead of the documents; --save-cells */
+    const char *unreachable;        /* suspects --status: the probe's misses */
     unsigned long worst;            /* report: the N worst nodes per matrix (0: every node) */
     struct gdr_detect_opts det;
     unsigned long port;
