@@ -4,7 +4,8 @@
 # probe's: GPU i with mlx5_i), write_bw H-H both directions, sizes 1M:8M:8
 # (1M and 8M), it times and measures the peak memory (GNU time, max RSS) of
 #   plan, plan-runs all, manifest (every run ok), matrix --save-cells,
-#   suspects --cells --manifest, report --cells, and matrix --heat --cells
+#   suspects --cells --status, report --cells, and matrix --heat --cells
+# (as gdr-cluster runs them)
 # and prints the plan file's size. DOCS: all (a client document for every
 # run, generated from plan-runs with awk), rail0 (rail 0's only: the
 # matrix and what follows read 1/8 of the documents, their time is scaled
@@ -94,7 +95,7 @@ for c in "$@"; do
         --unreachable "$d/unreachable" -o "$d/manifest.json"
     step matrix "$core" matrix --plan "$d/plan.json" --dir "$d" --save-cells "$d/cells"
     step suspects "$core" suspects --plan "$d/plan.json" --dir "$d" --cells "$d/cells" \
-        --manifest "$d/manifest.json" -o "$d/suspects.json"
+        --status "$d/status.tsv" --unreachable "$d/unreachable" -o "$d/suspects.json"
     step report "$core" report --plan "$d/plan.json" --dir "$d" --cells "$d/cells" \
         --manifest "$d/manifest.json" --suspects "$d/suspects.json" -o "$d/report.md"
     mkdir -p "$d/figures"

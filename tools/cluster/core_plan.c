@@ -299,19 +299,21 @@ static int select_rails(struct gdr_plan_opts *o, const char *spec, const char *d
 /* --leave-out A,B: names of the node list, each once. */
 static int leave_out(const struct names *ns, const char *list, bool *out)
 {
-    char b[4096];
-    snprintf(b, sizeof(b), "%s", list);
-    for (char *bp = b, *t; (t = strsep(&bp, ","));) {
+    char *b = strdup(list); /* hundreds of names at thousands of nodes */
+    int rc = b ? 0 : gdr_core_usage_error("out of memory");
+    for (char *bp = b, *t; !rc && (t = strsep(&bp, ","));) {
         if (!*t)
             continue;
         size_t i = 0;
         while (i < ns->n && strcmp(ns->v[i], t))
             i++;
         if (i == ns->n)
-            return gdr_core_usage_error("plan: --leave-out: '%s' is not in the node list", t);
-        out[i] = true;
+            rc = gdr_core_usage_error("plan: --leave-out: '%s' is not in the node list", t);
+        else
+            out[i] = true;
     }
-    return 0;
+    free(b);
+    return rc;
 }
 
 /* --budget: seconds, or a number with s, m, h or d, or H:MM[:SS]. */
