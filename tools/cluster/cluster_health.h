@@ -50,8 +50,8 @@ int gdr_health_from_manifest_file(const char *path, const struct gdr_plan *p, st
 /* The same from what the manifest is made of: the run status lines (in
  * plan order: cluster_status.h) and the probe's NODE<TAB>REASON lines
  * (NULL: none); a tenth of the manifest's bytes at thousands of nodes. */
-int gdr_health_from_status(const char *status, const char *unreachable,
-                           const struct gdr_plan *p, struct gdr_health *h);
+int gdr_health_from_status(const char *status, const char *unreachable, const struct gdr_plan *p,
+                           struct gdr_health *h);
 void gdr_health_free(struct gdr_health *h);
 
 /* suspects.json's entry for dead node k: kind "node", finding "unreachable"

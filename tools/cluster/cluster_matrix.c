@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cluster_matrix.h"
+#include "cluster_status.h"
 #include "doc.h"
 #include "stats.h"
 #include "error.h"
@@ -263,6 +264,7 @@ struct load_ctx {
     size_t nfailed, capfailed;
     struct batch *batch;
     size_t threads;
+    unsigned char *done; /* agents: per ordinal, 1 = its cells came from an agent, 2 = failed */
 };
 
 static int add_failed(struct load_ctx *lc, size_t test, int rail, size_t c, size_t sv, size_t round)
@@ -391,10 +393,170 @@ static int flush_batch(struct load_ctx *lc)
 
 static int load_run(const struct gdr_plan_run *run, size_t ordinal, void *ctx)
 {
-    (void)ordinal;
     struct load_ctx *lc = ctx;
+    if (lc->done && lc->done[ordinal]) {
+        if (lc->done[ordinal] == 2)
+            return add_failed(lc, run->test_index, run->rail, run->client.node, run->server.node,
+                              run->round);
+        return 0;
+    }
     lc->batch->runs[lc->batch->n++] = *run;
     return lc->batch->n == LOAD_BATCH ? flush_batch(lc) : 0;
+}
+
+/* ---- the agents' cells: the documents read on their nodes ---- */
+
+void gdr_matrix_cell_line(FILE *f, const char *id, const struct gdr_run_result *r)
+{
+    fprintf(f, "%s\t%d\t%.9g\t%d\t", id, r->latency, r->rate_bytes,
+            r->gdr_off[0] | r->gdr_off[1] << 1);
+    for (size_t k = 0; k < r->nrows; k++)
+        fprintf(f, "%s%llu:%.9g:%.9g:%d", k ? "," : "", (unsigned long long)r->sizes[k],
+                r->values[k], r->limits[k], r->clean[k]);
+    fputc('\n', f);
+}
+
+/* What the matrices need of each run, by ordinal (agents' lines name runs
+ * by id). */
+struct run_key {
+    uint32_t c, s, round;
+    uint16_t test, rail, share;
+};
+
+struct id_index {
+    size_t cap;
+    uint64_t *hash;
+    uint32_t *ordinal;
+    struct run_key *key;
+};
+
+static int index_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    struct id_index *x = ctx;
+    uint64_t h = gdr_plan_id_hash(r->id);
+    size_t k = h % x->cap;
+    while (x->hash[k])
+        k = (k + 1) % x->cap;
+    x->hash[k] = h;
+    x->ordinal[k] = (uint32_t)ordinal;
+    x->key[ordinal] =
+        (struct run_key){(uint32_t)r->client.node, (uint32_t)r->server.node,
+                         (uint32_t)r->round,       (uint16_t)r->test_index,
+                         (uint16_t)r->rail,        (uint16_t)(r->nic_share > 1 ? r->nic_share : 1)};
+    return 0;
+}
+
+static long find_ordinal(const struct id_index *x, const char *id)
+{
+    uint64_t h = gdr_plan_id_hash(id);
+    for (size_t k = h % x->cap; x->hash[k]; k = (k + 1) % x->cap)
+        if (x->hash[k] == h)
+            return (long)x->ordinal[k];
+    return -1;
+}
+
+/* The failed runs of status (cluster_status.h): their cells are FAILED
+ * whatever an agent measured (the other end failed). */
+static int read_failed(const char *status, const struct id_index *x, unsigned char *done)
+{
+    FILE *f = fopen(status, "r");
+    if (!f)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot read the run status lines", status);
+    char line[2048];
+    struct gdr_run_status st;
+    while (fgets(line, sizeof(line), f)) {
+        if (gdr_run_status_parse(line, &st) != 0)
+            continue;
+        long o = find_ordinal(x, st.id);
+        if (o >= 0)
+            done[o] = strcmp(st.status, "ok") ? 2 : 0;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* One line of gdr-cluster-core cell: ID L RATE GOFF SIZE:VALUE:LIMIT:CLEAN,... */
+static int agent_line(struct load_ctx *lc, const struct id_index *x, char *line, const char *where)
+{
+    char *fld[5] = {NULL};
+    size_t k = 0;
+    line[strcspn(line, "\n")] = '\0';
+    for (char *p = line, *t; k < 5 && (t = strsep(&p, "\t"));)
+        fld[k++] = t;
+    if (k < 5)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: not 'ID LATENCY RATE GDR_OFF ROWS'", where);
+    long o = find_ordinal(x, fld[0]);
+    if (o < 0 || lc->done[o] == 2)
+        return 0; /* not this plan's, or a failed run */
+    const struct run_key *key = &x->key[o];
+    struct gdr_plan_run run;
+    memset(&run, 0, sizeof(run));
+    run.test = lc->p->tests[key->test];
+    run.test_index = key->test;
+    run.rail = key->rail;
+    run.round = key->round;
+    run.client.node = key->c;
+    run.server.node = key->s;
+    run.nic_share = key->share;
+    struct gdr_run_result r;
+    memset(&r, 0, sizeof(r));
+    r.ok = true;
+    r.latency = fld[1][0] == '1';
+    r.rate_bytes = strtod(fld[2], NULL);
+    unsigned goff = (unsigned)strtoul(fld[3], NULL, 10);
+    r.gdr_off[0] = goff & 1;
+    r.gdr_off[1] = (goff >> 1) & 1;
+    for (char *p = fld[4], *t; r.nrows < 64 && (t = strsep(&p, ","));) {
+        unsigned long long size;
+        double value, limit;
+        int clean;
+        if (sscanf(t, "%llu:%lf:%lf:%d", &size, &value, &limit, &clean) != 4)
+            return gdr_fail(GDR_EXIT_USAGE, "%s: row '%.40s' is not SIZE:VALUE:LIMIT:CLEAN", where,
+                            t);
+        r.sizes[r.nrows] = size;
+        r.values[r.nrows] = value;
+        r.limits[r.nrows] = limit;
+        r.clean[r.nrows++] = clean;
+    }
+    lc->done[o] = 1;
+    return put_result(lc, &run, &r);
+}
+
+/* agents/NODE.cells of every node of the plan. */
+static int load_agents(struct load_ctx *lc, const char *agents, const char *status)
+{
+    const struct gdr_plan *p = lc->p;
+    struct id_index x = {2 * p->nruns + 1, NULL, NULL, NULL};
+    x.hash = calloc(x.cap, sizeof(*x.hash));
+    x.ordinal = calloc(x.cap, sizeof(*x.ordinal));
+    x.key = calloc(p->nruns + 1, sizeof(*x.key));
+    lc->done = calloc(p->nruns + 1, 1);
+    int rc = 0;
+    if (!x.hash || !x.ordinal || !x.key || !lc->done)
+        rc = gdr_fail(GDR_EXIT_RUN, "out of memory for %zu runs", p->nruns);
+    if (!rc)
+        rc = gdr_plan_foreach(p, 0, index_run, &x);
+    if (!rc && status)
+        rc = read_failed(status, &x, lc->done);
+    char *line = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; !rc && i < p->nnodes; i++) {
+        char path[4096], where[4200];
+        snprintf(path, sizeof(path), "%s/%s.cells", agents, p->nodes[i]);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* an agent that measured nothing */
+        for (size_t no = 1; !rc && getline(&line, &cap, f) > 0; no++) {
+            snprintf(where, sizeof(where), "%s:%zu", path, no);
+            rc = agent_line(lc, &x, line, where);
+        }
+        fclose(f);
+    }
+    free(line);
+    free(x.hash);
+    free(x.ordinal);
+    free(x.key);
+    return rc;
 }
 
 /* ---- the cells file: the documents read once ---- */
@@ -537,9 +699,10 @@ static int load_cells(struct load_ctx *lc, const char *path)
     return rc;
 }
 
-int gdr_matrix_load(const struct gdr_plan *p, const char *dir, const char *cells,
+int gdr_matrix_load(const struct gdr_plan *p, const struct gdr_matrix_source *src,
                     bool analysed_only, uint64_t det_size, struct gdr_matrix_set *s)
 {
+    const char *dir = src->dir, *cells = src->cells;
     if (gdr_matrix_set_init(s, p->nnodes, (const char(*)[GDR_NODE_NAME_LEN])p->nodes))
         return -1;
     memcpy(s->left_out, p->left_out, p->nnodes * sizeof(bool));
@@ -555,11 +718,14 @@ int gdr_matrix_load(const struct gdr_plan *p, const char *dir, const char *cells
     if (cells) {
         rc = load_cells(&lc, cells);
     } else {
+        /* agents' lines first; then the documents of the runs without one */
+        if (src->agents)
+            rc = load_agents(&lc, src->agents, src->status);
         lc.threads = load_threads();
-        lc.batch = calloc(1, sizeof(*lc.batch));
-        if (!lc.batch)
+        lc.batch = rc ? NULL : calloc(1, sizeof(*lc.batch));
+        if (!rc && !lc.batch)
             rc = gdr_fail(GDR_EXIT_RUN, "out of memory");
-        else {
+        else if (!rc) {
             lc.batch->dir = dir;
             rc = gdr_plan_foreach(p, 0, load_run, &lc);
             if (!rc && lc.batch->n)
@@ -585,6 +751,7 @@ int gdr_matrix_load(const struct gdr_plan *p, const char *dir, const char *cells
     }
     free(lc.an);
     free(lc.failed);
+    free(lc.done);
     return rc ? rc : gdr_matrix_set_finish(s);
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum gdr_cell_state { GDR_CELL_NONE = 0, GDR_CELL_OK, GDR_CELL_FAILED };
 
@@ -84,15 +85,24 @@ static inline const struct gdr_cell *gdr_matrix_node_cell(const struct gdr_matri
     return d ? &m->cells[m->byserver[m->col[i] + k]] : &m->cells[m->row[i] + k];
 }
 
-/* Per run of the plan, read dir/<id>.client.json: each row fills its size's
+/* Where the cells come from: dir/<id>.client.json per run of the plan; or
+ * cells, a file of gdr_matrix_save_cells for this plan; or first agents,
+ * the agents' lines (agents/NODE.cells: gdr-cluster-core cell, run on the
+ * node that wrote the document), with status the run status lines (a
+ * failed run's cells are FAILED whatever its client measured), then the
+ * documents of the runs no agent line covers. */
+struct gdr_matrix_source {
+    const char *dir, *cells, *agents, *status;
+};
+
+/* Per run of the plan, its client's result: each row fills its size's
  * matrix; a missing, unreadable or failed document marks the run's cell
  * FAILED in every matrix of its test and rail. With analysed_only, only
  * each test and rail's analysed size is kept (det_size: the given size,
  * or 0: the largest, for latency the smallest): what suspects and report
- * need. Documents are read one at a time. With cells (a file of
- * gdr_matrix_save_cells for this plan), that file is read instead of the
- * documents. Returns 0 or -1 (memory, a bad cells file). */
-int gdr_matrix_load(const struct gdr_plan *p, const char *dir, const char *cells,
+ * need. Documents are read a batch at a time on several threads.
+ * Returns 0 or -1 (memory, a bad cells file or agent line). */
+int gdr_matrix_load(const struct gdr_plan *p, const struct gdr_matrix_source *src,
                     bool analysed_only, uint64_t det_size, struct gdr_matrix_set *s);
 
 /* Every cell of s to path: the documents read once for the commands
@@ -118,6 +128,10 @@ struct gdr_run_result {
  * a bad document comes back with ok = false and the reason in error. */
 void gdr_run_result_read(const char *path, const struct gdr_test_mode *test,
                          struct gdr_run_result *r);
+
+/* The line gdr-cluster-core cell writes for a run's client result r:
+ * ID LATENCY RATE GDR_OFF SIZE:VALUE:LIMIT:CLEAN,... (tab-separated). */
+void gdr_matrix_cell_line(FILE *f, const char *id, const struct gdr_run_result *r);
 
 /* matrix-<test>-<size>-r<rail>.csv in dir for every matrix: a header row
  * of server nodes, one row per client node; empty = not planned, FAILED. */

@@ -5,6 +5,7 @@
 
 #include "core_cli.h"
 #include "cluster_agent.h"
+#include "cluster_matrix.h"
 #include "error.h"
 
 #include <errno.h>
@@ -121,6 +122,45 @@ int gdr_core_cmd_agent_runs(int argc, char **argv)
     free(nc.skip);
     gdr_plan_free(&p);
     return rc;
+}
+
+/* ---- cell ---- */
+
+/* cell DOC [--gdr on|off|na]: the client document of a run as one line of
+ * numbers (gdr_matrix_cell_line), for the agent to append to
+ * agents/NODE.cells: the documents are read where they were written.
+ * Exit 2 with the reason when the document is not a complete run's. */
+int gdr_core_cmd_cell(int argc, char **argv)
+{
+    const char *doc = NULL, *gdr = "na", *v;
+    for (int i = 0; i < argc; i++) {
+        if (gdr_core_opt(argc, argv, &i, "--gdr", &v))
+            gdr = v;
+        else if (argv[i][0] != '-' && !doc)
+            doc = argv[i];
+        else
+            return gdr_core_usage_error("cell: unknown argument '%s'", argv[i]);
+        if (gdr_core_missing_value)
+            return gdr_core_usage_error("cell: %s needs a value", gdr_core_missing_value);
+    }
+    const char *base = doc ? strrchr(doc, '/') : NULL, *suffix = ".client.json";
+    base = base ? base + 1 : doc;
+    size_t n = base ? strlen(base) : 0, sl = strlen(suffix);
+    if (!doc || n <= sl || strcmp(base + n - sl, suffix))
+        return gdr_core_usage_error("cell: needs a client document, ID.client.json");
+    struct gdr_test_mode t;
+    memset(&t, 0, sizeof(t));
+    snprintf(t.gdr, sizeof(t.gdr), "%s", gdr);
+    struct gdr_run_result r;
+    gdr_run_result_read(doc, &t, &r);
+    if (!r.ok) {
+        fprintf(stderr, "gdr-cluster-core: %s\n", r.error);
+        return GDR_EXIT_USAGE;
+    }
+    char id[3 * GDR_NODE_NAME_LEN];
+    snprintf(id, sizeof(id), "%.*s", (int)(n - sl), base);
+    gdr_matrix_cell_line(stdout, id, &r);
+    return 0;
 }
 
 /* ---- collect ---- */

@@ -53,7 +53,8 @@ int gdr_core_cmd_matrix(int argc, char **argv)
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
     /* --heat with --cells: the figures only (the CSVs are written). */
-    rc = gdr_matrix_load(&p, a.dir, a.cells, false, 0, &s) ||
+    struct gdr_matrix_source src = {a.dir, a.cells, a.agents, a.status};
+    rc = gdr_matrix_load(&p, &src, false, 0, &s) ||
                  (a.save_cells && gdr_matrix_save_cells(&s, &p, a.save_cells)) ||
                  (!(a.heat && a.cells) && gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir)) ||
                  (a.heat && write_heat(&s, &a.det, a.heat))
@@ -119,7 +120,8 @@ int gdr_core_cmd_suspects(int argc, char **argv)
         return gdr_core_report_error();
     if ((a.status && gdr_health_from_status(a.status, a.unreachable, &p, &h)) ||
         (!a.status && a.manifest && gdr_health_from_manifest_file(a.manifest, &p, &h)) ||
-        gdr_matrix_load(&p, a.dir, a.cells, true, a.det.size, &s)) {
+        gdr_matrix_load(&p, &(struct gdr_matrix_source){a.dir, a.cells, NULL, NULL}, true,
+                        a.det.size, &s)) {
         gdr_health_free(&h);
         gdr_plan_free(&p);
         return gdr_core_report_error();

@@ -121,6 +121,8 @@ int gdr_core_parse_common(int argc, char **argv, const char *cmd, bool want_file
             a->figures = v;
         else if (gdr_core_opt(argc, argv, &i, "--title", &v))
             a->title = v;
+        else if (gdr_core_opt(argc, argv, &i, "--agents", &v))
+            a->agents = v;
         else if (gdr_core_opt(argc, argv, &i, "--unreachable", &v))
             a->unreachable = v;
         else if (gdr_core_opt(argc, argv, &i, "--cells", &v))

@@ -39,6 +39,7 @@ struct gdr_core_args {
     const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title, *status;
     const char *cells, *save_cells; /* --cells: read instead of the documents; --save-cells */
     const char *unreachable;        /* suspects --status: the probe's misses */
+    const char *agents;             /* matrix: the agents' cells (agents/NODE.cells) */
     unsigned long worst;            /* report: the N worst nodes per matrix (0: every node) */
     struct gdr_detect_opts det;
     unsigned long port;
@@ -61,5 +62,6 @@ int gdr_core_cmd_report(int argc, char **argv);
 int gdr_core_cmd_manifest(int argc, char **argv);
 int gdr_core_cmd_agent_runs(int argc, char **argv);
 int gdr_core_cmd_collect(int argc, char **argv);
+int gdr_core_cmd_cell(int argc, char **argv);
 
 #endif

@@ -27,7 +27,8 @@ int gdr_core_cmd_report(int argc, char **argv)
         return gdr_core_report_error();
     if ((a.suspects && !(sus = gdr_core_load_suspects(a.suspects))) ||
         (a.manifest && gdr_json_stream(a.manifest, "runs", NULL, NULL, &man)) ||
-        gdr_matrix_load(&p, a.dir, a.cells, true, a.det.size, &s)) {
+        gdr_matrix_load(&p, &(struct gdr_matrix_source){a.dir, a.cells, NULL, NULL}, true,
+                        a.det.size, &s)) {
         cJSON_Delete(sus);
         gdr_plan_free(&p);
         return gdr_core_report_error();

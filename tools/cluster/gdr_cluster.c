@@ -12,6 +12,7 @@
  *   report       report.md: what ran, per-rail and per-node tables, suspects
  *   agent-runs   one node's runs of a plan, its end of each (agent mode)
  *   collect      the agents' end lines -> run status lines (agent mode)
+ *   cell         a client document as one line of numbers (agent mode)
  *
  * Exit codes: 0 ok, 1 suspects confirmed or unresolved (confirm), 2 bad
  * input, 3 environment (sysfs unreadable). This file holds --help and the
@@ -54,19 +55,26 @@ static const char usage_text[] =
     "                      becomes ID.failed-client.json; print 'ok N failed N missing\n"
     "                      N agents_started N agents_done N'. --interrupted: a run\n"
     "                      with an end missing is missing, not failed\n"
+    "  cell DOC [--gdr on|off|na]\n"
+    "                      the client document ID.client.json as one line: ID\n"
+    "                      LATENCY RATE GDR_OFF SIZE:VALUE:LIMIT:CLEAN,... (the agent\n"
+    "                      appends it to agents/NODE.cells); exit 2 and why when DOC is\n"
+    "                      not a complete run's document\n"
     "  rails [--sysfs-root DIR] [--procfs-root DIR] [--node NAME]\n"
     "                      this node's rails (GPU i with its rail NIC: the nearest\n"
     "                      with an ACTIVE port; NICs no GPU uses, ports down) and its\n"
     "                      software (gdrbench, kernel, NVIDIA driver, NIC firmware)\n"
     "                      as JSON\n"
     "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR] [--save-cells FILE]\n"
-    "       [--cells FILE]\n"
+    "       [--cells FILE] [--agents DIR --status TSV]\n"
     "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
     "                      --heat: {heat,failed,values,layout}-TEST-SIZE-rRAIL.dat for\n"
     "                      gnuplot (over 256 nodes: blocks, and top-*.dat, the worst\n"
     "                      nodes' cells); --save-cells: every cell to FILE, which\n"
     "                      --cells (here, suspects, report) reads instead of the\n"
-    "                      documents (with --heat: the figures only)\n"
+    "                      documents (with --heat: the figures only); --agents: the\n"
+    "                      agents' lines (DIR/NODE.cells) first, the runs failed in\n"
+    "                      --status FAILED, the documents of the runs left\n"
     "  suspects --plan PLAN --dir RESULTS [-o FILE] [--min-link-pct P] [--min-pct-of-limit P]\n"
     "       [--tolerance-pct P] [--size BYTES] [--port N] [--manifest FILE] [--cells FILE]\n"
     "       [--status TSV [--unreachable FILE]]\n"
@@ -119,7 +127,7 @@ int main(int argc, char **argv)
         {"suspects", gdr_core_cmd_suspects}, {"retest-runs", gdr_core_cmd_retest_runs},
         {"confirm", gdr_core_cmd_confirm},   {"manifest", gdr_core_cmd_manifest},
         {"report", gdr_core_cmd_report},     {"agent-runs", gdr_core_cmd_agent_runs},
-        {"collect", gdr_core_cmd_collect},
+        {"collect", gdr_core_cmd_collect},   {"cell", gdr_core_cmd_cell},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))
