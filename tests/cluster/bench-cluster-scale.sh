@@ -9,7 +9,9 @@
 # and prints the plan file's size. DOCS: all (a client document for every
 # run, generated from plan-runs with awk), rail0 (rail 0's only: the
 # matrix and what follows read 1/8 of the documents, their time is scaled
-# to every rail below; the manifest has every run), or none (plan only). The documents hold one planted slow node
+# to every rail below; the manifest has every run), agents (no documents:
+# the lines agents write, agents/NODE.cells, which matrix --agents reads
+# as gdr-cluster does in agent mode), or none (plan only). The documents hold one planted slow node
 # (every link of the 8th node at 0.5), one slow link (the first pair of
 # round 2, rail 2, both directions, 0.5) and one slow rail (rail 5 of the
 # 20th node, 0.5), +-3 % of noise otherwise, and the script checks that
@@ -60,7 +62,9 @@ for c in "$@"; do
     step plan-runs "$core" plan-runs "$d/plan.json" all
     mv "$tmp/plan-runs.out" "$d/runs"
     [ "$docs" != none ] || continue
-    # client documents: rail 0 only (rail0) or every rail (all)
+    # client documents: rail 0 only (rail0) or every rail (all); or the
+    # agents' lines (agents)
+    mkdir -p "$d/agents"
     awk -F '\t' -v tpl="$here/doc-template.json" -v dir="$d" -v only="$docs" '
         BEGIN { while ((getline l < tpl) > 0) t = t l "\n"
                 sub(/"sizes": \[[^]]*\]/, "\"sizes\": [1048576, 8388608]", t)
@@ -77,6 +81,11 @@ for c in "$@"; do
           if ($9 == "n8" || $12 == "n8") f = 0.5
           if ($7 == 2 && ($9 " " $12 == lk || $9 " " $12 == lk2)) f = 0.5
           if ($7 == 5 && ($9 == "n20" || $12 == "n20")) f = 0.5
+          if (only == "agents") {
+              printf "%s\t0\t1.25e+10\t0\t1048576:%.9g:0:-1,8388608:%.9g:0:-1\n", $3,
+                  f * noise($3 ".0") * 0.95 * 100e9 / 8, f * noise($3 ".1") * 0.95 * 100e9 / 8 > (dir "/agents/n1.cells")
+              next
+          }
           d = head
           for (s = 0; s < 2; s++) {
               r = row; sz = 1048576 * 8 ^ s
@@ -88,12 +97,15 @@ for c in "$@"; do
           gsub(/@CHOST@/, $9, d); gsub(/@SHOST@/, $12, d); gsub(/@CDEV@/, $10, d); gsub(/@SDEV@/, $13, d)
           gsub(/@[CS]PLACE@/, "host", d); gsub(/@[CS]REG@/, "host", d)
           file = dir "/" $3 ".client.json"; printf "%s", d > file; close(file) }' "$d/runs"
-    printf '  %-10s %8s    %s documents, %s MB\n' documents "" "$(find "$d" -maxdepth 1 -name '*.client.json' | wc -l)" \
+    printf '  %-10s %8s    %s documents, %s agent lines, %s MB\n' documents "" \
+        "$(find "$d" -maxdepth 1 -name '*.client.json' | wc -l)" "$(cat "$d"/agents/*.cells 2>/dev/null | wc -l)" \
         "$(du -sm "$d" | cut -f1)"
     : >"$d/unreachable"
     step manifest "$core" manifest --plan "$d/plan.json" --status "$d/status.tsv" \
         --unreachable "$d/unreachable" -o "$d/manifest.json"
-    step matrix "$core" matrix --plan "$d/plan.json" --dir "$d" --save-cells "$d/cells"
+    set --
+    [ "$docs" = agents ] && set -- --agents "$d/agents" --status "$d/status.tsv"
+    step matrix "$core" matrix --plan "$d/plan.json" --dir "$d" --save-cells "$d/cells" "$@"
     step suspects "$core" suspects --plan "$d/plan.json" --dir "$d" --cells "$d/cells" \
         --status "$d/status.tsv" --unreachable "$d/unreachable" -o "$d/suspects.json"
     step report "$core" report --plan "$d/plan.json" --dir "$d" --cells "$d/cells" \
