@@ -28,11 +28,14 @@ for c in srun ssh scontrol getent; do ln -s "$here/fake-launch" "$T/path/$c"; do
 printf '%s * * 0.5\n* %s * 0.5\n' "$bad" "$bad" >"$T/table"
 nodes=$(seq 1 "$n" | sed 's/^/n/' | paste -sd, -)
 start=$(date +%s)
-PATH=$T/path:$PATH FAKE_STATE=$T/state FAKE_MEET=$T/meet FAKE_TABLE=$T/table \
+# Every end is a shell script here, and hundreds wait for their partners at
+# once on two cores: the ends look for each other once a second, and the
+# deadlines are long (no node is dead; a late partner must not fail).
+PATH=$T/path:$PATH FAKE_STATE=$T/state FAKE_MEET=$T/meet FAKE_MEET_POLL=1 FAKE_TABLE=$T/table \
     SLURM_JOB_NODELIST=$nodes SLURM_JOB_ID=1 \
     sh "$src/scripts/gdr-cluster" --bindir="$T/bin" --core="$core" --remote-tmp="$T/remote" \
-    --launch=agents --pairing=random:"$k" --seed=1 --placements=H-H --timeout=20 \
-    --run-timeout=60 --out="$T/out" 2>"$T/err"
+    --launch=agents --pairing=random:"$k" --seed=1 --placements=H-H --timeout=300 \
+    --run-timeout=600 --out="$T/out" 2>"$T/err"
 rc=$?
 took=$(( $(date +%s) - start ))
 get() { "$GDR_JSON" get "$@" 2>/dev/null; }
