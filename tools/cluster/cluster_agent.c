@@ -17,36 +17,7 @@ void gdr_agents_free(struct gdr_agents *a)
     memset(a, 0, sizeof(*a));
 }
 
-/* Run ids to ordinals: an open-addressing table of id hashes. */
-struct id_table {
-    size_t cap;
-    uint64_t *hash;
-    size_t *ordinal;
-};
-
-static int add_id(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
-{
-    struct id_table *t = ctx;
-    uint64_t h = gdr_plan_id_hash(r->id);
-    size_t k = h % t->cap;
-    while (t->hash[k])
-        k = (k + 1) % t->cap;
-    t->hash[k] = h;
-    t->ordinal[k] = ordinal;
-    return 0;
-}
-
-/* The ordinal of id (a 64-bit hash match), or -1. */
-static long find_id(const struct id_table *t, const char *id)
-{
-    uint64_t h = gdr_plan_id_hash(id);
-    for (size_t k = h % t->cap; t->hash[k]; k = (k + 1) % t->cap)
-        if (t->hash[k] == h)
-            return (long)t->ordinal[k];
-    return -1;
-}
-
-static int read_node(struct gdr_agents *a, const struct id_table *t, const char *path)
+static int read_node(struct gdr_agents *a, const struct gdr_plan_index *t, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -64,7 +35,7 @@ static int read_node(struct gdr_agents *a, const struct id_table *t, const char 
         if (k < 5 || (strcmp(fld[1], "client") && strcmp(fld[1], "server")))
             rc =
                 gdr_fail(GDR_EXIT_USAGE, "%s:%zu: not 'ID ROLE RC SECONDS STATE REASON'", path, no);
-        long o = rc ? -1 : find_id(t, fld[0]);
+        long o = rc ? -1 : gdr_plan_index_find(t, fld[0]);
         if (o < 0)
             continue;
         struct gdr_end_line *e = &a->ends[o][strcmp(fld[1], "client") ? 1 : 0];
@@ -107,22 +78,19 @@ int gdr_agents_read(const struct gdr_plan *p, const char *dir, struct gdr_agents
     a->agent = calloc(p->nnodes + 1, sizeof(*a->agent));
     a->why = calloc(p->nnodes + 1, sizeof(*a->why));
     a->ends = calloc(p->nruns + 1, sizeof(*a->ends));
-    struct id_table t = {2 * p->nruns + 1, NULL, NULL};
-    t.hash = calloc(t.cap, sizeof(uint64_t));
-    t.ordinal = calloc(t.cap, sizeof(size_t));
+    struct gdr_plan_index t = {0};
     int rc = 0;
-    if (!a->agent || !a->why || !a->ends || !t.hash || !t.ordinal)
+    if (!a->agent || !a->why || !a->ends)
         rc = gdr_fail(GDR_EXIT_RUN, "out of memory for %zu runs", p->nruns);
     if (!rc)
-        rc = gdr_plan_foreach(p, 0, add_id, &t);
+        rc = gdr_plan_index_build(p, &t, NULL, NULL);
     for (size_t i = 0; !rc && i < p->nnodes; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s.ends", dir, p->nodes[i]);
         a->agent[i] = agent_state(path);
         rc = read_node(a, &t, path);
     }
-    free(t.hash);
-    free(t.ordinal);
+    gdr_plan_index_free(&t);
     if (rc)
         gdr_agents_free(a);
     return rc;

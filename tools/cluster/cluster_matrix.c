@@ -423,41 +423,20 @@ struct run_key {
     uint16_t test, rail, share;
 };
 
-struct id_index {
-    size_t cap;
-    uint64_t *hash;
-    uint32_t *ordinal;
-    struct run_key *key;
-};
-
-static int index_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+/* Per ordinal, what the matrices need (filled while indexing the ids). */
+static int key_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
 {
-    struct id_index *x = ctx;
-    uint64_t h = gdr_plan_id_hash(r->id);
-    size_t k = h % x->cap;
-    while (x->hash[k])
-        k = (k + 1) % x->cap;
-    x->hash[k] = h;
-    x->ordinal[k] = (uint32_t)ordinal;
-    x->key[ordinal] =
+    struct run_key *key = ctx;
+    key[ordinal] =
         (struct run_key){(uint32_t)r->client.node, (uint32_t)r->server.node,
                          (uint32_t)r->round,       (uint16_t)r->test_index,
                          (uint16_t)r->rail,        (uint16_t)(r->nic_share > 1 ? r->nic_share : 1)};
     return 0;
 }
 
-static long find_ordinal(const struct id_index *x, const char *id)
-{
-    uint64_t h = gdr_plan_id_hash(id);
-    for (size_t k = h % x->cap; x->hash[k]; k = (k + 1) % x->cap)
-        if (x->hash[k] == h)
-            return (long)x->ordinal[k];
-    return -1;
-}
-
 /* The failed runs of status (cluster_status.h): their cells are FAILED
  * whatever an agent measured (the other end failed). */
-static int read_failed(const char *status, const struct id_index *x, unsigned char *done)
+static int read_failed(const char *status, const struct gdr_plan_index *x, unsigned char *done)
 {
     FILE *f = fopen(status, "r");
     if (!f)
@@ -467,7 +446,7 @@ static int read_failed(const char *status, const struct id_index *x, unsigned ch
     while (fgets(line, sizeof(line), f)) {
         if (gdr_run_status_parse(line, &st) != 0)
             continue;
-        long o = find_ordinal(x, st.id);
+        long o = gdr_plan_index_find(x, st.id);
         if (o >= 0)
             done[o] = strcmp(st.status, "ok") ? 2 : 0;
     }
@@ -476,7 +455,8 @@ static int read_failed(const char *status, const struct id_index *x, unsigned ch
 }
 
 /* One line of gdr-cluster-core cell: ID L RATE GOFF SIZE:VALUE:LIMIT:CLEAN,... */
-static int agent_line(struct load_ctx *lc, const struct id_index *x, char *line, const char *where)
+static int agent_line(struct load_ctx *lc, const struct gdr_plan_index *x,
+                      const struct run_key *keys, char *line, const char *where)
 {
     char *fld[5] = {NULL};
     size_t k = 0;
@@ -485,10 +465,10 @@ static int agent_line(struct load_ctx *lc, const struct id_index *x, char *line,
         fld[k++] = t;
     if (k < 5)
         return gdr_fail(GDR_EXIT_USAGE, "%s: not 'ID LATENCY RATE GDR_OFF ROWS'", where);
-    long o = find_ordinal(x, fld[0]);
+    long o = gdr_plan_index_find(x, fld[0]);
     if (o < 0 || lc->done[o] == 2)
         return 0; /* not this plan's, or a failed run */
-    const struct run_key *key = &x->key[o];
+    const struct run_key *key = &keys[o];
     struct gdr_plan_run run;
     memset(&run, 0, sizeof(run));
     run.test = lc->p->tests[key->test];
@@ -526,16 +506,14 @@ static int agent_line(struct load_ctx *lc, const struct id_index *x, char *line,
 static int load_agents(struct load_ctx *lc, const char *agents, const char *status)
 {
     const struct gdr_plan *p = lc->p;
-    struct id_index x = {2 * p->nruns + 1, NULL, NULL, NULL};
-    x.hash = calloc(x.cap, sizeof(*x.hash));
-    x.ordinal = calloc(x.cap, sizeof(*x.ordinal));
-    x.key = calloc(p->nruns + 1, sizeof(*x.key));
+    struct gdr_plan_index x = {0};
+    struct run_key *keys = calloc(p->nruns + 1, sizeof(*keys));
     lc->done = calloc(p->nruns + 1, 1);
     int rc = 0;
-    if (!x.hash || !x.ordinal || !x.key || !lc->done)
+    if (!keys || !lc->done)
         rc = gdr_fail(GDR_EXIT_RUN, "out of memory for %zu runs", p->nruns);
     if (!rc)
-        rc = gdr_plan_foreach(p, 0, index_run, &x);
+        rc = gdr_plan_index_build(p, &x, key_run, keys);
     if (!rc && status)
         rc = read_failed(status, &x, lc->done);
     char *line = NULL;
@@ -548,14 +526,13 @@ static int load_agents(struct load_ctx *lc, const char *agents, const char *stat
             continue; /* an agent that measured nothing */
         for (size_t no = 1; !rc && getline(&line, &cap, f) > 0; no++) {
             snprintf(where, sizeof(where), "%s:%zu", path, no);
-            rc = agent_line(lc, &x, line, where);
+            rc = agent_line(lc, &x, keys, line, where);
         }
         fclose(f);
     }
     free(line);
-    free(x.hash);
-    free(x.ordinal);
-    free(x.key);
+    gdr_plan_index_free(&x);
+    free(keys);
     return rc;
 }
 

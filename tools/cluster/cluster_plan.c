@@ -60,6 +60,51 @@ uint64_t gdr_plan_id_hash(const char *id)
     return h | 1;
 }
 
+static int index_one(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    struct gdr_plan_index *x = ctx;
+    uint64_t h = gdr_plan_id_hash(r->id);
+    size_t k = h % x->cap;
+    while (x->hash[k])
+        k = (k + 1) % x->cap;
+    x->hash[k] = h;
+    x->ordinal[k] = (uint32_t)ordinal;
+    return x->each ? x->each(r, ordinal, x->ctx) : 0;
+}
+
+int gdr_plan_index_build(const struct gdr_plan *p, struct gdr_plan_index *x, gdr_plan_run_fn each,
+                         void *ctx)
+{
+    *x = (struct gdr_plan_index){2 * p->nruns + 1, NULL, NULL, each, ctx};
+    x->hash = calloc(x->cap, sizeof(*x->hash));
+    x->ordinal = calloc(x->cap, sizeof(*x->ordinal));
+    if (!x->hash || !x->ordinal) {
+        gdr_plan_index_free(x);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for %zu runs", p->nruns);
+    }
+    int rc = gdr_plan_foreach(p, 0, index_one, x);
+    if (rc)
+        gdr_plan_index_free(x);
+    return rc;
+}
+
+long gdr_plan_index_find(const struct gdr_plan_index *x, const char *id)
+{
+    uint64_t h = gdr_plan_id_hash(id);
+    for (size_t k = h % x->cap; x->hash && x->hash[k]; k = (k + 1) % x->cap)
+        if (x->hash[k] == h)
+            return (long)x->ordinal[k];
+    return -1;
+}
+
+void gdr_plan_index_free(struct gdr_plan_index *x)
+{
+    free(x->hash);
+    free(x->ordinal);
+    x->hash = NULL;
+    x->ordinal = NULL;
+}
+
 long gdr_plan_node_index(const struct gdr_plan *p, const char *name)
 {
     for (size_t i = 0; i < p->nnodes; i++)

@@ -179,6 +179,22 @@ int gdr_plan_print_round(FILE *f, const struct gdr_plan *p, size_t round);
 /* A run id's 64-bit hash (FNV-1a; never 0): ids matched in one pass. */
 uint64_t gdr_plan_id_hash(const char *id);
 
+/* Run ids to ordinals (the agents' lines name runs by id): an open
+ * addressing table of id hashes, built in one pass over the plan, which
+ * also calls each (when not NULL) for every run. */
+struct gdr_plan_index {
+    size_t cap;
+    uint64_t *hash;
+    uint32_t *ordinal;
+    gdr_plan_run_fn each;
+    void *ctx;
+};
+int gdr_plan_index_build(const struct gdr_plan *p, struct gdr_plan_index *x, gdr_plan_run_fn each,
+                         void *ctx);
+/* The ordinal of id, or -1. */
+long gdr_plan_index_find(const struct gdr_plan_index *x, const char *id);
+void gdr_plan_index_free(struct gdr_plan_index *x);
+
 /* Index of node name in p, or -1. */
 long gdr_plan_node_index(const struct gdr_plan *p, const char *name);
 
