@@ -302,12 +302,15 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     /* One clock read per iteration: each sample runs from the previous
      * completion's timestamp to this one's, so it holds one post, the wait
      * and the loop's own few instructions, and no second clock read. The
-     * clock is the TSC where it is invariant (one instruction, no system
-     * call), calibrated against CLOCK_MONOTONIC_RAW over the loop. */
+     * clock is the TSC where it cannot lie (clock.h: one instruction, no
+     * system call), calibrated against CLOCK_MONOTONIC_RAW over the loop;
+     * a sample whose readings come from two CPUs is dropped. */
     struct gdr_tick_clock clk;
-    gdr_tick_clock_start(&clk);
-    uint64_t start = gdr_ticks(&clk), prev = start;
-    gdr_watchdog_start(&w, s, size, gdr_now_ns());
+    gdr_tick_clock_start(&clk, s->place.loop_cpu >= 0);
+    unsigned where, prev_where;
+    uint64_t kept = 0, start_ns = gdr_now_ns();
+    uint64_t prev = gdr_ticks_on(&clk, &prev_where);
+    gdr_watchdog_start(&w, s, size, start_ns);
     for (uint64_t i = 0; i < iters && !rc; i++) {
         gdr_watchdog_bump(&w);
         wr.wr_id = i;
@@ -320,21 +323,32 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
             rc = -1;
         if (!rc && local_staged)
             rc = b->ops->stage_in(b, 0, 0, 0, size) || gdr_wait_copy(&w, b, 0) ? -1 : 0;
-        uint64_t now = gdr_ticks(&clk);
-        samples[i] = now - prev;
+        uint64_t now = gdr_ticks_on(&clk, &where);
+        if (gdr_tick_sample(prev, prev_where, now, where, &samples[kept]))
+            kept++;
+        else
+            clk.dropped++;
         prev = now;
+        prev_where = where;
         if (!rc && gdr_interrupted)
             rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
     }
+    uint64_t elapsed_ns = gdr_now_ns() - start_ns;
     gdr_tick_clock_stop(&clk);
-    for (uint64_t i = 0; i < iters && !rc; i++)
+    for (uint64_t i = 0; i < kept && !rc; i++)
         samples[i] = gdr_ticks_to_ns(&clk, samples[i]);
+    uint64_t dropped = clk.dropped;
+    clk.dropped += s->clock.dropped; /* the run's total */
     s->clock = clk;
+    if (!rc && kept == 0)
+        rc = gdr_fail(GDR_EXIT_RUN, "size %llu: every latency sample spans two CPUs",
+                      (unsigned long long)size);
     if (!rc) {
         m->iters = iters;
-        finish_measure(m, size, iters, gdr_ticks_to_ns(&clk, prev - start));
+        finish_measure(m, size, iters, elapsed_ns);
         m->window = (struct gdr_window){1, size};
-        gdr_lat_stats_compute(samples, iters, &m->lat);
+        gdr_lat_stats_compute(samples, kept, &m->lat);
+        m->lat.dropped = dropped;
     }
     free(samples);
     return rc;

@@ -32,6 +32,12 @@ static void print_end(const char *role, const struct gdr_endpoint *ep)
         printf("         buffer: GPU %d %s (%s), registration %s%s%s\n", ep->cuda_device,
                ep->cuda_bus_id, ep->cuda_name, ep->registration, ep->reg_note[0] ? "; " : "",
                ep->reg_note);
+    const struct gdr_affinity *af = &ep->affinity;
+    if (af->requested[0])
+        printf("         CPUs %s (%s, binding %s), loop on CPU %d, memory node %d%s%s\n",
+               af->cpus_allowed, af->requested, af->binding, af->loop_cpu,
+               af->buffer_numa_node >= 0 ? af->buffer_numa_node : af->ring_numa_node,
+               af->note[0] ? "; " : "", af->note);
 }
 
 void gdr_report_banner(const struct gdr_session *s)
@@ -133,6 +139,8 @@ cJSON *gdr_report_parameters(const struct gdr_config *cfg)
     cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
     cJSON_AddNumberToObject(p, "traffic_class", cfg->traffic_class);
     cJSON_AddNumberToObject(p, "service_level", cfg->service_level);
+    cJSON_AddNumberToObject(p, "qp_timeout", cfg->qp_timeout);
+    cJSON_AddNumberToObject(p, "retry_count", cfg->retry_count);
     cJSON_AddBoolToObject(p, "validate", cfg->validate);
     cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
     gdr_json_add_u64(p, "stage_slot_bytes", cfg->stage_slot);
@@ -177,6 +185,7 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     if (latency(s)) {
         cJSON *l = cJSON_AddObjectToObject(o, "latency_s");
         gdr_json_add_u64(l, "count", r->m.lat.count);
+        gdr_json_add_u64(l, "dropped", r->m.lat.dropped);
         cJSON_AddNumberToObject(l, "min", r->m.lat.min);
         cJSON_AddNumberToObject(l, "median", r->m.lat.median);
         cJSON_AddNumberToObject(l, "mean", r->m.lat.mean);
@@ -234,6 +243,12 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
     if (s->clock.tsc) {
         cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
         cJSON_AddBoolToObject(clock, "tsc_invariant", s->clock.invariant);
+    }
+    if (s->clock.why) { /* a latency loop ran at this end */
+        cJSON_AddStringToObject(clock, "reason", s->clock.why);
+        cJSON_AddStringToObject(clock, "kernel_clocksource", s->clock.clocksource);
+        cJSON_AddBoolToObject(clock, "pinned", s->clock.pinned);
+        gdr_json_add_u64(clock, "dropped_samples", s->clock.dropped);
     }
     if (error)
         cJSON_AddStringToObject(doc, "error", error);

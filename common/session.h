@@ -11,9 +11,11 @@
 #include "cm.h"
 #include "context.h"
 #include "endpoint.h"
+#include "flush.h"
 #include "mem.h"
 #include "oob.h"
 #include "options.h"
+#include "placement.h"
 #include "roles.h"
 #include "size_msg.h"
 #include "stats.h"
@@ -29,8 +31,10 @@ struct gdr_session {
     struct gdr_verbs verbs;
     struct gdr_cm *cm; /* -R only */
     struct gdr_buffer buf;
+    struct gdr_nic_flush nic_flush; /* reads through the NIC (C2C: writes_flush "nic-read") */
     struct gdr_endpoint local, remote;
-    struct gdr_roles roles; /* who does what: final once the ends are known */
+    struct gdr_roles roles;     /* who does what: final once the ends are known */
+    struct gdr_placement place; /* this end's CPUs, memory node, loop CPU */
     /* Where each direction's data sits in the buffer: an end sends from
      * [0, region) and the peer's data lands at [dest_off, dest_off +
      * region) (the same place one way; the second half bidirectionally). */

@@ -26,6 +26,7 @@ static cJSON *measure_encode(const struct gdr_measure *m)
     gdr_json_add_u64(o, "window_bytes", m->window.bytes);
     cJSON *l = cJSON_AddObjectToObject(o, "lat");
     gdr_json_add_u64(l, "count", m->lat.count);
+    gdr_json_add_u64(l, "dropped", m->lat.dropped);
     cJSON_AddNumberToObject(l, "min", m->lat.min);
     cJSON_AddNumberToObject(l, "max", m->lat.max);
     cJSON_AddNumberToObject(l, "mean", m->lat.mean);
@@ -56,6 +57,7 @@ static int measure_decode(const cJSON *o, struct gdr_measure *m, const char *wha
         gdr_json_u64(o, "window_msgs", UINT64_MAX, &m->window.msgs, what) ||
         gdr_json_u64(o, "window_bytes", UINT64_MAX, &m->window.bytes, what) ||
         gdr_json_u64(l, "count", GDR_MAX_ITERS, &m->lat.count, what) ||
+        gdr_json_u64(l, "dropped", GDR_MAX_ITERS, &m->lat.dropped, what) ||
         gdr_json_double(l, "min", &m->lat.min, what) ||
         gdr_json_double(l, "max", &m->lat.max, what) ||
         gdr_json_double(l, "mean", &m->lat.mean, what) ||

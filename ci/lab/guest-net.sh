@@ -18,6 +18,24 @@ lab_net_up() {
     ip addr add "$addr/24" dev eth0 && ip link set eth0 up || fail "cannot configure eth0"
 }
 
+# lab_numa_nic (--numa, one node): the virtio NIC behind the PCI expander
+# bridge on NUMA node 1 is eth0; 198.18.2.1/24 on it and rxe2 over it. It
+# has no wire: rxe2 talks to its own address (rxe loops back internally).
+lab_numa_nic() {
+    local i=0 dev
+    modprobe virtio_net || fail "--numa: modprobe virtio_net failed"
+    until ip link show eth0 >/dev/null 2>&1; do
+        i=$((i + 1))
+        if [ $i -gt 50 ]; then fail "--numa: no eth0 in the VM"; fi
+        sleep 0.1
+    done
+    dev=$(readlink -f /sys/class/net/eth0/device/..)
+    [ "$(cat "$dev/numa_node" 2>/dev/null)" = 1 ] ||
+        fail "--numa: eth0 ($dev) is on NUMA node $(cat "$dev/numa_node" 2>/dev/null), not 1"
+    { ip addr add 198.18.2.1/24 dev eth0 && ip link set eth0 up; } || fail "--numa: cannot configure eth0"
+    rdma link add rxe2 type rxe netdev eth0 || fail "--numa: rdma link add rxe2 failed"
+}
+
 # lab_slow_link: if --slow-link names this node, shape eth0 to its rate both
 # ways: outgoing with netem on eth0, incoming by redirecting eth0's ingress to
 # an ifb device with the same netem. rxe is UDP over eth0, so RDMA traffic

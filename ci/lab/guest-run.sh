@@ -69,6 +69,10 @@ else
     rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0 failed"
     rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
     devs="rxe0 rxe1"
+    if [ "${LAB_NUMA:-0}" = 1 ]; then    # ci/rxe-lab --numa: the NIC on node 1
+        lab_numa_nic
+        devs="$devs rxe2"
+    fi
 fi
 
 # Wait until the ports are ACTIVE and rxe0 has its IPv4 (RoCEv2) GID.
@@ -91,6 +95,7 @@ done
 . "$LABDIR/env.sh"
 export GDR_LAB=1 GDR_LAB_DEV=rxe0 GDR_LAB_ADDR=$addr GDR_LAB_GID_INDEX=$gid_index
 export GDR_LAB_NODES=$LAB_NODES GDR_LAB_MODE=$LAB_MODE GDR_LAB_NODE=$node
+[ "${LAB_NUMA:-0}" = 1 ] && export GDR_LAB_NUMA=1 GDR_LAB_NUMA_DEV=rxe2 GDR_LAB_NUMA_ADDR=198.18.2.1
 if [ "$LAB_NODES" -ge 2 ]; then
     export GDR_LAB_PEER=$peer GDR_LAB_PEER_ADDR=$peer_addr GDR_LAB_SSH=ssh
     export GDR_LAB_HOSTS=$hosts GDR_LAB_DIR=$LABDIR

@@ -13,6 +13,7 @@
 
 struct gdr_lat_stats {
     uint64_t count;
+    uint64_t dropped; /* samples left out before these (a CPU change); set by the caller */
     double min, max, mean, stdev; /* seconds */
     double median, p99, p999;     /* seconds */
 };

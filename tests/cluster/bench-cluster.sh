@@ -4,7 +4,8 @@
 # example of docs/cluster.md, 10x and 100x its runs with full pairing, one
 # direction, one test), a plan, status lines for every run (one node dead
 # from the middle round on, one unreachable), then manifest, matrix,
-# suspects --manifest (dead nodes) and report, each timed; prints seconds
+# suspects --manifest (dead nodes) and report (every node's rails/NODE.json
+# the DGX fixture's probe: its software and 24 PCIe links), each timed; prints seconds
 # and microseconds per run, and each size's time over the first's. There are
 # no result documents: every cell is failed, which is the analysis's worst
 # case for the dead-node walk and cheap for the statistics. Not part of make
@@ -16,6 +17,8 @@ core=${GDR_CLUSTER_CORE:-./tools/gdr-cluster-core}
 [ $# -gt 0 ] || set -- 16 51 160
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-cluster-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
+fix=${top_srcdir:-$(dirname "$0")/../..}/tests/fixtures/dgx
+"$core" rails --sysfs-root "$fix/sys" --procfs-root "$fix/proc" --node NODE >"$tmp/probe.json" 2>/dev/null
 now() { date +%s.%N; }
 lap() { echo "$(now) - $1" | bc; }
 printf '%6s %8s %9s %9s %9s %9s %9s  %s\n' nodes runs plan_s manifest_s matrix_s suspects_s report_s 'us/run (all steps)'
@@ -38,6 +41,8 @@ for n in "$@"; do
             dead ? "ssh: connect to host n2 port 22: Connection refused" : "", dead ? "unreachable" : "-", dead ? "client" : "-" }' \
         "$d/runs" >"$d/status.tsv"
     printf 'n%s\trails probe: no answer within 30 s\n' "$n" >"$d/unreachable"
+    mkdir -p "$d/rails"
+    for i in $(seq 1 $((n - 1))); do sed "s/\"NODE\"/\"n$i\"/" "$tmp/probe.json" >"$d/rails/n$i.json"; done
     t0=$(now)
     "$core" manifest --plan "$d/plan.json" --status "$d/status.tsv" --unreachable "$d/unreachable" \
         -o "$d/manifest.json" >/dev/null
@@ -52,7 +57,8 @@ for n in "$@"; do
     "$core" report --plan "$d/plan.json" --dir "$d" --manifest "$d/manifest.json" \
         --suspects "$d/suspects.json" -o "$d/report.md"
     tr=$(lap "$t0")
-    if ! grep -q '^| n2 | failed |' "$d/report.md" || ! grep -q "^| n$n | unreachable |" "$d/report.md"; then
+    if ! grep -q '^| n2 | failed |' "$d/report.md" || ! grep -q "^| n$n | unreachable |" "$d/report.md" ||
+        ! grep -q '^| n1 | .* | NIC Gen5 x16 (8); GPU x16, up to Gen5 (8) |$' "$d/report.md"; then
         echo "bench-cluster: $n nodes: the dead nodes are not in report.md" >&2
         exit 1
     fi

@@ -11,6 +11,7 @@ cudasim=$builddir/tests/cudasim
 export GDR_CUDASIM_STRICT_ABI=1
 export LD_PRELOAD="$cudasim/libcuda.so.1" LD_LIBRARY_PATH="$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export GDR_JSON="$builddir/tools/gdr-json"
+export bench="$builddir/bench" out addr="$GDR_LAB_ADDR"
 
 sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
 # The agents first (one job step; the shared directory is the results
@@ -39,6 +40,24 @@ timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
     >"$out/cluster.out" 2>"$out/cluster.err"
 echo $? >"$out/cluster.rc"
 echo $(( $(date +%s) - start )) >"$out/cluster.seconds"
+
+# Two concurrent job steps on node1 (two vCPUs), launched as gdr-cluster
+# launches each end: a server and a client of gdr_write_bw on rxe0 (rxe
+# loops back to node1's own address). Each must claim its own loop CPU.
+# shellcheck disable=SC2016 # expanded by the allocation's shell
+timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
+    step() {   # ROLE ARGS...
+        role=$1
+        shift
+        srun -N1 -n1 -w node1 --overlap --cpu-bind=none "$bench/gdr_write_bw" -d rxe0 -p 18900 \
+            --timeout=30 -s 64K -n 200 --json="$out/steps.$role.json" "$@" \
+            >"$out/steps.$role.out" 2>&1
+        echo $? >"$out/steps.$role.rc"
+    }
+    step server &
+    sleep 3
+    step client "$addr"
+    wait' >"$out/steps.salloc.out" 2>&1
 
 # --drain-confirmed against the real scontrol: a second, fake cluster run
 # (tests/cluster/fake-launch as ssh, the fake benchmark; nodex is no Slurm

@@ -1,13 +1,17 @@
-/* Unit tests: cluster_rails on the doctor's captured sysfs trees
- * (tests/fixtures, made by gen-fixtures.py), the DGX-like one included. */
+/* Unit tests: cluster_rails and cluster_links on the doctor's captured
+ * sysfs trees (tests/fixtures, made by gen-fixtures.py), the DGX-like one
+ * included: each rail's PCIe links, the summary report.md compares across
+ * nodes, and the links short of their maximum named. */
 #include "config.h"
 
 #include "unit.h"
 
+#include "cluster_links.h"
 #include "cluster_rails.h"
 #include "pairing.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #ifndef FIXTURES_DIR
@@ -184,6 +188,107 @@ static void test_json_round_trip(void **state)
     cJSON_Delete(bad);
 }
 
+static struct gdr_node_links links;
+
+/* The fixture's rails and their links; root keeps its sysfs path. */
+static void detect_links(const char *fixture, char *root, size_t len)
+{
+    detect(fixture);
+    const char *base =
+        access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
+    snprintf(root, len, "%s/%s/sys", base, fixture);
+    gdr_node_links_detect(root, &map, &links);
+}
+
+/* Eight Gen5 x16 NICs and GPUs, each switch link once, none short. */
+static void test_links_dgx(void **state)
+{
+    (void)state;
+    char root[4096], text[512];
+    detect_links("dgx", root, sizeof(root));
+    size_t nic = 0, gpu = 0, sw = 0;
+    for (size_t i = 0; i < links.n; i++) {
+        nic += links.link[i].role == GDR_PCIE_NIC;
+        gpu += links.link[i].role == GDR_PCIE_GPU;
+        sw += links.link[i].role == GDR_PCIE_BRIDGE;
+        assert_false(gdr_node_link_short(&links.link[i]));
+    }
+    assert_int_equal(nic, 8);
+    assert_int_equal(gpu, 8);
+    assert_int_equal(sw, 8); /* one switch per GPU-NIC pair, its upstream link */
+    gdr_node_links_summary(&links, text, sizeof(text));
+    assert_string_equal(text, "NIC Gen5 x16 (8); GPU x16, up to Gen5 (8)");
+    gdr_node_links_short(&links, text, sizeof(text));
+    assert_string_equal(text, "");
+    /* One NIC trained at x8: the summary differs from the other nodes'. */
+    links.link[0].cur_width = 8;
+    links.link[0].below_max = true;
+    gdr_node_links_summary(&links, text, sizeof(text));
+    assert_string_equal(text, "NIC Gen5 x16 (7), Gen5 x8 (1); GPU x16, up to Gen5 (8)");
+    gdr_node_links_short(&links, text, sizeof(text));
+    assert_string_equal(text, "mlx5_0 Gen5 x8 (can Gen5 x16)");
+}
+
+/* A Gen4 x16 NIC trained at x8 is short; its GPU idling at Gen1 is not
+ * (a GPU's speed at idle says nothing), but a GPU at x8 is. */
+static void test_links_nic_x8(void **state)
+{
+    (void)state;
+    char root[4096], text[512];
+    detect_links("nic-x8", root, sizeof(root));
+    gdr_node_links_summary(&links, text, sizeof(text));
+    assert_string_equal(text, "NIC Gen4 x8 (1); GPU x16, up to Gen4 (1)");
+    gdr_node_links_short(&links, text, sizeof(text));
+    assert_string_equal(text, "mlx5_0 Gen4 x8 (can Gen4 x16)");
+    for (size_t i = 0; i < links.n; i++)
+        if (links.link[i].role == GDR_PCIE_GPU) {
+            assert_true(links.link[i].below_max); /* the doctor WARNs */
+            assert_false(gdr_node_link_short(&links.link[i]));
+            links.link[i].cur_width = 8;
+            assert_true(gdr_node_link_short(&links.link[i]));
+        }
+    gdr_node_links_short(&links, text, sizeof(text));
+    assert_string_equal(text, "mlx5_0 Gen4 x8 (can Gen4 x16), GPU 0 x8 (can x16)");
+}
+
+/* The switch's upstream link at Gen3 below a Gen4 root port. */
+static void test_links_bridge_gen3(void **state)
+{
+    (void)state;
+    char root[4096], text[512];
+    detect_links("bridge-gen3", root, sizeof(root));
+    gdr_node_links_summary(&links, text, sizeof(text));
+    assert_string_equal(text, "NIC Gen4 x16 (1); GPU x16, up to Gen4 (1); 1 switch link short");
+    gdr_node_links_short(&links, text, sizeof(text));
+    assert_string_equal(text, "switch 0000:01:00.0 Gen3 x16 (can Gen4 x16)");
+}
+
+/* What the probe writes reads back the same; a software NIC has no link;
+ * a file without the array is refused (an older probe's). */
+static void test_links_json(void **state)
+{
+    (void)state;
+    char root[4096], a[512], b[512];
+    detect_links("bridge-gen3", root, sizeof(root));
+    cJSON *j = gdr_node_links_to_json(&links);
+    struct gdr_node_links *back = malloc(sizeof(*back));
+    assert_non_null(back);
+    assert_int_equal(gdr_node_links_from_json(j, back), 0);
+    assert_int_equal(back->n, links.n);
+    gdr_node_links_summary(&links, a, sizeof(a));
+    gdr_node_links_summary(back, b, sizeof(b));
+    assert_string_equal(a, b);
+    gdr_node_links_short(back, b, sizeof(b));
+    assert_string_equal(b, "switch 0000:01:00.0 Gen3 x16 (can Gen4 x16)");
+    cJSON_Delete(j);
+    assert_int_equal(gdr_node_links_from_json(NULL, back), -1);
+    detect_links("rxe", root, sizeof(root));
+    assert_int_equal(links.n, 0);
+    gdr_node_links_summary(&links, a, sizeof(a));
+    assert_string_equal(a, "-");
+    free(back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +299,10 @@ int main(void)
         cmocka_unit_test(test_single_pairs),
         cmocka_unit_test(test_host_only_and_empty),
         cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_links_dgx),
+        cmocka_unit_test(test_links_nic_x8),
+        cmocka_unit_test(test_links_bridge_gen3),
+        cmocka_unit_test(test_links_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,6 +121,8 @@ static void two_rails(struct gdr_rail_map *maps, size_t n)
         maps[i].nrails = 2;
         for (int r = 0; r < 2; r++) {
             maps[i].rails[r].gpu = r;
+            snprintf(maps[i].rails[r].gpu_bdf, sizeof(maps[i].rails[r].gpu_bdf), "0000:%02x:00.0",
+                     0x1b + r * 0x20);
             snprintf(maps[i].rails[r].device, sizeof(maps[i].rails[r].device), "mlx5_%d", r * 3);
         }
     }
@@ -239,6 +241,7 @@ static void test_plan_json_round_trip(void **state)
         assert_int_equal(q.runs[i].step, p.runs[i].step);
         assert_int_equal(q.runs[i].port, p.runs[i].port);
         assert_string_equal(q.runs[i].server.device, p.runs[i].server.device);
+        assert_string_equal(q.runs[i].server.gpu_bdf, p.runs[i].server.gpu_bdf);
     }
     char *buf = NULL;
     size_t len = 0;
@@ -247,7 +250,16 @@ static void test_plan_json_round_trip(void **state)
     fclose(f);
     assert_non_null(strstr(buf, "2\t1\twrite_bw.H-H.na.r0."));
     assert_null(strstr(buf, "\n1\t")); /* round 2 only */
-    assert_non_null(strstr(buf, "\tmlx5_0\t0\t"));
+    /* GPUs by bus id (CUDA_VISIBLE_DEVICES may renumber them), as rails
+     * gave them; an older plan without one falls back to the index. */
+    assert_non_null(strstr(buf, "\tmlx5_0\t0000:1b:00.0\t"));
+    assert_null(strstr(buf, "\tmlx5_0\t0\t"));
+    free(buf);
+    q.runs[0].client.gpu_bdf[0] = '\0';
+    f = open_memstream(&buf, &len);
+    gdr_plan_print_run(f, &q, &q.runs[0]);
+    fclose(f);
+    assert_non_null(strstr(buf, "\tmlx5_0\t0\tn"));
     free(buf);
     cJSON_Delete(j);
     gdr_plan_free(&p);

@@ -172,6 +172,7 @@ static void test_nccl_level_parse(void **state)
         {"LOC", GDR_PATH_LOC}, {"pix", GDR_PATH_PIX}, {"PXB", GDR_PATH_PXB}, {"Phb", GDR_PATH_PHB},
         {"SYS", GDR_PATH_SYS}, {"0", GDR_PATH_LOC},   {"1", GDR_PATH_PIX},   {"2", GDR_PATH_PXB},
         {"3", GDR_PATH_PHB},   {"4", GDR_PATH_SYS},   {"5", GDR_PATH_SYS},   {"17", GDR_PATH_SYS},
+        {"P2C", GDR_PATH_P2C},
     };
     static const char *bad[] = {"", "NODE", "-1", "3x", "PXB ", "phb2", "x"};
     enum gdr_path_class c;
@@ -199,6 +200,49 @@ static void test_nccl_gdr_used(void **state)
     assert_false(gdr_nccl_gdr_used(GDR_PATH_PIX, GDR_PATH_LOC));
     assert_false(gdr_nccl_gdr_used(GDR_PATH_NONE, GDR_PATH_SYS));
     assert_false(gdr_nccl_gdr_used(GDR_PATH_UNKNOWN, GDR_PATH_SYS));
+}
+
+/* NCCL 2.27+: P2C lies between PXB and PHB; with the level unset, GDR
+ * over C2C follows NCCL_NET_GDR_C2C. */
+static void test_nccl_c2c(void **state)
+{
+    (void)state;
+    assert_true(gdr_nccl_gdr_used_default(GDR_PATH_P2C, true));
+    assert_false(gdr_nccl_gdr_used_default(GDR_PATH_P2C, false));
+    assert_true(gdr_nccl_gdr_used_default(GDR_PATH_PXB, false));
+    assert_false(gdr_nccl_gdr_used_default(GDR_PATH_PHB, true));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_PXB));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_P2C));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_PHB));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_PHB, GDR_PATH_P2C));
+    /* Through the CPU over C2C: P2C; switch and cross-socket paths stay. */
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_NODE, true), GDR_PATH_P2C);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_PHB, true), GDR_PATH_P2C);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_PIX, true), GDR_PATH_PIX);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_SYS, true), GDR_PATH_SYS);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_NODE, false), GDR_PATH_NODE);
+    assert_string_equal(gdr_path_class_name(GDR_PATH_P2C), "P2C");
+    /* From procfs: numa_status marks a C2C GPU; a listed GPU without it is
+     * not; no driver information is unknown. */
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("gh200"), "0009:01:00.0"), 1);
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("gb200"), "0019:01:00.0"), 1);
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("gh200"), "0009:02:00.0"), -1);
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("pix"), "0000:03:00.0"), -1);
+    assert_int_equal(classify("gh200", "mlx5_0", "0009:01:00.0"), GDR_PATH_NODE);
+    assert_int_equal(classify("gb200", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
+    assert_int_equal(classify("gb200", "mlx5_1", "0000:03:00.0"), GDR_PATH_SYS);
+}
+
+/* The Device Control relaxed-ordering bit of the NIC's function. */
+static void test_relaxed_ordering(void **state)
+{
+    (void)state;
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gb200"), "mlx5_0"), 1);
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gb200"), "mlx5_1"), 0);
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gh200"), "mlx5_0"), 1);
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("pix"), "mlx5_0"), -1); /* no config */
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("rxe"), "rxe0"), -1);   /* software */
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gb200"), "mlx5_9"), -1);
 }
 
 static void test_names(void **state)
@@ -301,6 +345,8 @@ int main(void)
         cmocka_unit_test(test_reg_caps),
         cmocka_unit_test(test_nccl_level_parse),
         cmocka_unit_test(test_nccl_gdr_used),
+        cmocka_unit_test(test_nccl_c2c),
+        cmocka_unit_test(test_relaxed_ordering),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_pcie_link),
         cmocka_unit_test(test_pcie_config_walk),

@@ -123,6 +123,7 @@ void gdr_plan_rail_end(const struct gdr_plan *p, size_t node, int rail, struct g
     e->node = node;
     e->device[0] = '\0';
     e->gpu = -1;
+    e->gpu_bdf[0] = '\0';
     for (size_t k = 0; p->ends && k < p->nrail_sel; k++)
         if (p->rail_sel[k] == rail) {
             *e = p->ends[node * p->nrail_sel + k];
@@ -571,6 +572,7 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
                 const struct gdr_rail *r = &o->rails[i].rails[o->rail_sel[k]];
                 snprintf(e->device, sizeof(e->device), "%s", r->device);
                 e->gpu = r->gpu;
+                snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", r->gpu_bdf);
             }
     }
     rail_groups(p, o->rails_serial, o->shared_nic_together);
@@ -644,7 +646,8 @@ cJSON *gdr_plan_to_json(const struct gdr_plan *p)
     cJSON *groups = cJSON_AddArrayToObject(o, "rail_groups");
     for (size_t k = 0; k < p->nrail_sel; k++)
         cJSON_AddItemToArray(groups, cJSON_CreateNumber((double)p->group_of[k]));
-    /* per node, per selected rail: [device, gpu]; null for a node left out */
+    /* per node, per selected rail: [device, gpu, gpu_bdf] (gpu_bdf "" when
+     * unknown); null for a node left out */
     cJSON *ends = cJSON_AddArrayToObject(o, "rail_ends");
     for (size_t i = 0; p->nrail_sel && i < p->nnodes; i++) {
         if (p->left_out[i]) {
@@ -657,6 +660,7 @@ cJSON *gdr_plan_to_json(const struct gdr_plan *p)
             cJSON *x = cJSON_CreateArray();
             cJSON_AddItemToArray(x, cJSON_CreateString(e->device));
             cJSON_AddItemToArray(x, cJSON_CreateNumber(e->gpu));
+            cJSON_AddItemToArray(x, cJSON_CreateString(e->gpu_bdf));
             cJSON_AddItemToArray(row, x);
         }
         cJSON_AddItemToArray(ends, row);
@@ -694,6 +698,8 @@ static int end_from_json(const cJSON *o, const struct gdr_plan *p, struct gdr_pl
         return gdr_fail(GDR_EXIT_USAGE, "%s: node '%s' is not in the plan's nodes", what, node);
     e->node = (size_t)n;
     e->gpu = gpu < 0 ? -1 : (int)gpu;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "gpu_bdf"); /* optional */
+    snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", cJSON_IsString(b) ? b->valuestring : "");
     return 0;
 }
 
@@ -785,6 +791,9 @@ static int ends_from_json(const cJSON *doc, struct gdr_plan *p, const char *what
                                 what, i, k);
             snprintf(e->device, sizeof(e->device), "%s", dev->valuestring);
             e->gpu = gpu->valuedouble < 0 ? -1 : (int)gpu->valuedouble;
+            const cJSON *bdf = cJSON_GetArrayItem(x, 2); /* optional: the bus id */
+            snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s",
+                     cJSON_IsString(bdf) ? bdf->valuestring : "");
         }
         i++;
     }
@@ -925,7 +934,11 @@ int gdr_plan_load(const char *path, struct gdr_plan *p)
 static void print_end(FILE *f, const struct gdr_plan *p, const struct gdr_plan_end *e)
 {
     fprintf(f, "\t%s\t%s\t", p->nodes[e->node], e->device[0] ? e->device : "-");
-    if (e->gpu >= 0)
+    /* The bus id, not the index: CUDA_VISIBLE_DEVICES can hide or reorder
+     * GPUs, and the benchmark takes --mem=cuda:BUS_ID as well. */
+    if (e->gpu >= 0 && e->gpu_bdf[0])
+        fputs(e->gpu_bdf, f);
+    else if (e->gpu >= 0)
         fprintf(f, "%d", e->gpu);
     else
         fputc('-', f);

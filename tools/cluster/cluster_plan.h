@@ -51,9 +51,10 @@ struct gdr_test_mode {
 };
 
 struct gdr_plan_end {
-    size_t node;     /* index into the plan's nodes */
-    char device[64]; /* "" = the benchmark's default device */
-    int gpu;         /* -1 = the benchmark's default (or host placement) */
+    size_t node;               /* index into the plan's nodes */
+    char device[64];           /* "" = the benchmark's default device */
+    int gpu;                   /* -1 = the benchmark's default (or host placement) */
+    char gpu_bdf[GDR_BDF_LEN]; /* the GPU's PCI bus id; "" unknown (older plans) */
 };
 
 struct gdr_plan_run {
@@ -171,7 +172,7 @@ void gdr_plan_rail_end(const struct gdr_plan *p, size_t node, int rail, struct g
 
 /* One line per run, tab-separated:
  * ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT CNODE CDEV CGPU SNODE SDEV SGPU
- * with "-" for a default device or GPU. */
+ * with "-" for a default device or GPU, a GPU by its bus id. */
 void gdr_plan_print_run(FILE *f, const struct gdr_plan *p, const struct gdr_plan_run *r);
 /* Every run of round (0 = all). */
 int gdr_plan_print_round(FILE *f, const struct gdr_plan *p, size_t round);

@@ -1,6 +1,7 @@
 /* cluster_report.c - report.md for one cluster run (cluster_report.h). */
 #include "config.h"
 
+#include "cluster_links.h"
 #include "cluster_report.h"
 #include "error.h"
 #include "json.h"
@@ -120,11 +121,13 @@ static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr
     free(rows);
 }
 
-/* One software column of the node table: its heading, its key in the
- * node's "software" object and how to show the value. */
+/* One column of the node table: its heading, its key in the node's
+ * "software" object (or, for hardware, in the node's document) and how to
+ * show the value. */
 struct sw_column {
     const char *title, *key;
     void (*read)(const cJSON *sw, const char *key, char *out, size_t len);
+    bool hardware;
 };
 
 static void sw_string(const cJSON *sw, const char *key, char *out, size_t len)
@@ -174,12 +177,28 @@ static void sw_firmware(const cJSON *sw, const char *key, char *o, size_t n)
         snprintf(o, n, "-");
 }
 
+/* The rails' PCIe links (cluster_links.h), "?" from a probe that did not
+ * read them. */
+static void hw_links(const cJSON *doc, const char *key, char *o, size_t n)
+{
+    struct gdr_node_links *l = malloc(sizeof(*l));
+    if (l && gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(doc, key), l) == 0)
+        gdr_node_links_summary(l, o, n);
+    else
+        snprintf(o, n, "?");
+    free(l);
+}
+
 static const struct sw_column sw_columns[] = {
-    {"gdrbench", "gdrbench", sw_string},           {"kernel", "kernel", sw_string},
-    {"NVIDIA driver", "nvidia_driver", sw_string}, {"nvidia_peermem", "nvidia_peermem", sw_loaded},
-    {"NIC firmware", "nic_firmware", sw_firmware},
+    {"gdrbench", "gdrbench", sw_string, false},
+    {"kernel", "kernel", sw_string, false},
+    {"NVIDIA driver", "nvidia_driver", sw_string, false},
+    {"nvidia_peermem", "nvidia_peermem", sw_loaded, false},
+    {"NIC firmware", "nic_firmware", sw_firmware, false},
+    {"PCIe links", "pcie_links", hw_links, true}, /* last: PCIE_COLUMN */
 };
 #define NSWCOL (sizeof(sw_columns) / sizeof(sw_columns[0]))
+#define PCIE_COLUMN (NSWCOL - 1) /* the PCIe links are the last column */
 #define SW_CELL 256
 
 /* A known value other than the column's usual one ("?": not reported). */
@@ -194,8 +213,10 @@ static bool differs(const char *v, const char *usual)
 static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_dir)
 {
     char(*cell)[NSWCOL][SW_CELL] = calloc(p->nnodes + 1, sizeof(*cell));
+    char(*shortl)[SW_CELL] = calloc(p->nnodes + 1, sizeof(*shortl));
     size_t *common = calloc(NSWCOL, sizeof(size_t)), known = 0;
-    if (!cell || !common)
+    struct gdr_node_links *links = malloc(sizeof(*links));
+    if (!cell || !shortl || !common || !links)
         goto out;
     for (size_t i = 0; i < p->nnodes; i++) {
         char path[4096];
@@ -205,11 +226,15 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
             gdr_error_clear(); /* a node without the file: "?" in its row */
         const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
         for (size_t c = 0; c < NSWCOL; c++) {
-            if (cJSON_IsObject(sw))
-                sw_columns[c].read(sw, sw_columns[c].key, cell[i][c], SW_CELL);
+            const cJSON *src = sw_columns[c].hardware ? doc : sw;
+            if (cJSON_IsObject(src))
+                sw_columns[c].read(src, sw_columns[c].key, cell[i][c], SW_CELL);
             else
                 snprintf(cell[i][c], SW_CELL, "?");
         }
+        if (gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(doc, "pcie_links"), links) ==
+            0)
+            gdr_node_links_short(links, shortl[i], SW_CELL);
         known += cJSON_IsObject(sw);
         cJSON_Delete(doc);
     }
@@ -251,7 +276,7 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
     bool any = false;
     for (size_t c = 0; c < NSWCOL; c++) {
         bool first = true;
-        for (size_t i = 0; i < p->nnodes; i++) {
+        for (size_t i = 0; i < p->nnodes && !sw_columns[c].hardware; i++) {
             if (!differs(cell[i][c], cell[common[c]][c]))
                 continue;
             fprintf(f, "%s%s%s", any ? (first ? "; " : "") : "\nSoftware differs across nodes: ",
@@ -266,9 +291,22 @@ static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_
     else
         fprintf(f, "\nEvery node %sruns the same software.\n\n",
                 known < p->nnodes ? "that reported it " : "");
+    /* The links: a node unlike the others, and each link short of what
+     * its two ends can do (the doctor's rule; a GPU's width only). */
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const char *usual = cell[common[PCIE_COLUMN]][PCIE_COLUMN];
+        if (differs(cell[i][PCIE_COLUMN], usual))
+            fprintf(f, "**PCIe links differ** on %s: %s (most nodes: %s).\n\n", p->nodes[i],
+                    cell[i][PCIE_COLUMN], usual);
+    }
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (shortl[i][0])
+            fprintf(f, "**PCIe links below their maximum** on %s: %s.\n\n", p->nodes[i], shortl[i]);
 out:
     free(cell);
+    free(shortl);
     free(common);
+    free(links);
 }
 
 /* " a, b" (" -" when empty) from a JSON array of strings. */

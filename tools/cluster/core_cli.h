@@ -5,7 +5,7 @@
  * suspects.json. One file per subcommand or group: core_plan.c (plan,
  * plan-runs), core_rails.c, core_analysis.c (matrix, suspects, retest-runs,
  * confirm), core_report.c, core_manifest.c, core_agent.c (agent-runs,
- * collect); gdr_cluster.c dispatches. */
+ * collect, cell), core_aggregate.c; gdr_cluster.c dispatches. */
 #ifndef GDR_TOOLS_CLUSTER_CORE_CLI_H
 #define GDR_TOOLS_CLUSTER_CORE_CLI_H
 
@@ -63,5 +63,6 @@ int gdr_core_cmd_manifest(int argc, char **argv);
 int gdr_core_cmd_agent_runs(int argc, char **argv);
 int gdr_core_cmd_collect(int argc, char **argv);
 int gdr_core_cmd_cell(int argc, char **argv);
+int gdr_core_cmd_aggregate(int argc, char **argv);
 
 #endif

@@ -1,7 +1,9 @@
-/* core_rails.c - gdr-cluster-core rails: this node's rails and software. */
+/* core_rails.c - gdr-cluster-core rails: this node's rails, software and
+ * PCIe links. */
 #include "config.h"
 
 #include "core_cli.h"
+#include "cluster_links.h"
 #include "cluster_rails.h"
 #include "cluster_software.h"
 
@@ -52,6 +54,12 @@ int gdr_core_cmd_rails(int argc, char **argv)
         gdr_node_software_detect(root, proc, m, sw);
         cJSON_AddItemToObject(j, "software", gdr_node_software_to_json(sw));
         free(sw);
+    }
+    struct gdr_node_links *links = malloc(sizeof(*links));
+    if (links) {
+        gdr_node_links_detect(root, m, links);
+        cJSON_AddItemToObject(j, "pcie_links", gdr_node_links_to_json(links));
+        free(links);
     }
     int rc = gdr_core_write_json(j, NULL);
     cJSON_Delete(j);

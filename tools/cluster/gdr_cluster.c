@@ -13,6 +13,7 @@
  *   agent-runs   one node's runs of a plan, its end of each (agent mode)
  *   collect      the agents' end lines -> run status lines (agent mode)
  *   cell         a client document as one line of numbers (agent mode)
+ *   aggregate    node-pair bandwidth summed over the rails (gdr-report's lead figure)
  *
  * Exit codes: 0 ok, 1 suspects confirmed or unresolved (confirm), 2 bad
  * input, 3 environment (sysfs unreadable). This file holds --help and the
@@ -64,7 +65,7 @@ static const char usage_text[] =
     "                      this node's rails (GPU i with its rail NIC: the nearest\n"
     "                      with an ACTIVE port; NICs no GPU uses, ports down) and its\n"
     "                      software (gdrbench, kernel, NVIDIA driver, NIC firmware)\n"
-    "                      as JSON\n"
+    "                      and the rails' PCIe links, as JSON\n"
     "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR] [--save-cells FILE]\n"
     "       [--cells FILE] [--agents DIR --status TSV]\n"
     "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
@@ -97,6 +98,10 @@ static const char usage_text[] =
     "                      tab-separated; a later line for an ID wins); print\n"
     "                      'planned N ok N failed N missing N'. --unreachable: NODE\n"
     "                      REASON lines (tab) of the nodes the rails probe missed\n"
+    "  aggregate --plan PLAN --dir RESULTS [-o FILE] [--cells FILE]\n"
+    "                      the node-pair bandwidth summed over the rails per bandwidth\n"
+    "                      test and size: each pair's sum, min/median/max over the pairs\n"
+    "                      whose every rail was measured (JSON; default stdout)\n"
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
     "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--min-pct-of-limit P]\n"
     "       [--tolerance-pct P] [--size B] [--cells FILE] [--worst N]\n"
@@ -122,12 +127,13 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        {"plan", gdr_core_cmd_plan},         {"plan-runs", gdr_core_cmd_plan_runs},
-        {"rails", gdr_core_cmd_rails},       {"matrix", gdr_core_cmd_matrix},
-        {"suspects", gdr_core_cmd_suspects}, {"retest-runs", gdr_core_cmd_retest_runs},
-        {"confirm", gdr_core_cmd_confirm},   {"manifest", gdr_core_cmd_manifest},
-        {"report", gdr_core_cmd_report},     {"agent-runs", gdr_core_cmd_agent_runs},
-        {"collect", gdr_core_cmd_collect},   {"cell", gdr_core_cmd_cell},
+        {"plan", gdr_core_cmd_plan},           {"plan-runs", gdr_core_cmd_plan_runs},
+        {"rails", gdr_core_cmd_rails},         {"matrix", gdr_core_cmd_matrix},
+        {"suspects", gdr_core_cmd_suspects},   {"retest-runs", gdr_core_cmd_retest_runs},
+        {"confirm", gdr_core_cmd_confirm},     {"manifest", gdr_core_cmd_manifest},
+        {"report", gdr_core_cmd_report},       {"agent-runs", gdr_core_cmd_agent_runs},
+        {"collect", gdr_core_cmd_collect},     {"cell", gdr_core_cmd_cell},
+        {"aggregate", gdr_core_cmd_aggregate},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -11,6 +11,10 @@
 #include <string.h>
 
 enum verdict { V_OK, V_BETTER, V_NOISE, V_REGRESSION, V_SUSPECT, V_NO_LIMIT };
+_Static_assert(V_REGRESSION == (int)GDR_CMP_REGRESSION && V_NOISE == (int)GDR_CMP_NOISE &&
+                   V_BETTER == (int)GDR_CMP_BETTER && V_SUSPECT == (int)GDR_CMP_SUSPECT &&
+                   V_NO_LIMIT == (int)GDR_CMP_NO_LIMIT,
+               "compare.h's verdicts are these");
 static const char *const verdict_name[] = {"ok",         "better",  "noise",
                                            "REGRESSION", "suspect", "no-limit"};
 
@@ -246,4 +250,35 @@ int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
         rc = 2;
     free(lines);
     return rc;
+}
+
+const char *gdr_cmp_verdict_name(enum gdr_cmp_verdict v)
+{
+    return verdict_name[v];
+}
+
+void gdr_compare_judge(const struct gdr_series *s, const double *base, const double *run,
+                       const bool *suspect, size_t n, double tol, double *change,
+                       enum gdr_cmp_verdict *v)
+{
+    struct line *l = calloc(n + 1, sizeof(*l));
+    if (!l) {
+        for (size_t i = 0; i < n; i++) {
+            change[i] = NAN;
+            v[i] = GDR_CMP_OK;
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        l[i].s = s;
+        l[i].base = base[i];
+        l[i].run = run[i];
+        l[i].suspect = suspect && suspect[i];
+    }
+    judge(l, n, tol);
+    for (size_t i = 0; i < n; i++) {
+        change[i] = l[i].change;
+        v[i] = (enum gdr_cmp_verdict)l[i].v;
+    }
+    free(l);
 }

@@ -27,4 +27,23 @@ struct gdr_compare_opts {
 int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
                 const struct gdr_compare_opts *opts);
 
+/* The verdicts of one series, for other reports (gdr-report --compare). */
+enum gdr_cmp_verdict {
+    GDR_CMP_OK,
+    GDR_CMP_BETTER,
+    GDR_CMP_NOISE,
+    GDR_CMP_REGRESSION,
+    GDR_CMP_SUSPECT,  /* a NIC counted errors or retransmissions: not judged */
+    GDR_CMP_NO_LIMIT, /* judged by % of limit, and the limit is unknown */
+    GDR_CMP_VERDICTS
+};
+const char *gdr_cmp_verdict_name(enum gdr_cmp_verdict v);
+/* Judge n sizes (ascending) of series s as gdr_compare does: base[i] and
+ * run[i] are the compared values (bytes/s or seconds), suspect[i] (NULL:
+ * none) a size that was not clean on either side, tol the series'
+ * tolerance; change[i] = (run - base) / base. */
+void gdr_compare_judge(const struct gdr_series *s, const double *base, const double *run,
+                       const bool *suspect, size_t n, double tol, double *change,
+                       enum gdr_cmp_verdict *v);
+
 #endif

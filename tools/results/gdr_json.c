@@ -17,6 +17,7 @@
 #include "error.h"
 #include "json.h"
 #include "manifest.h"
+#include "text.h"
 #include "troubleshoot.h"
 
 #include <errno.h>
@@ -34,6 +35,9 @@ static const char usage_text[] =
     "  get FILE PATH             print the value at PATH (e.g. ends.client.host,\n"
     "                            results[0].latency_s.median); objects as compact JSON\n"
     "  table FILE                rows of one document as a whitespace table (SI units)\n"
+    "  brief FILE                the document's result in one line: bandwidth at the\n"
+    "                            largest size and its % of the path's limit, or the\n"
+    "                            smallest size's median latency; sizes not clean\n"
     "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
     "                            (test, placements, registrations), write DIR/<n>.dat\n"
     "                            per series and print a tab-separated index\n"
@@ -199,14 +203,27 @@ static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t
     }
 }
 
-static int cmd_table(int argc, char **argv)
+static void print_table(const struct gdr_doc *d)
+{
+    write_rows(stdout, d->latency, d->rows, d->nrows);
+}
+
+static void print_brief(const struct gdr_doc *d)
+{
+    char line[256];
+    gdr_fmt_brief(d->rows, d->nrows, d->latency, line, sizeof(line));
+    printf("%s\n", line);
+}
+
+/* table and brief: one document loaded, checked and printed by show. */
+static int cmd_one_doc(const char *cmd, void (*show)(const struct gdr_doc *), int argc, char **argv)
 {
     if (argc != 1)
-        return usage_error("table: %s", "needs one FILE");
+        return usage_error("%s: %s", cmd, "needs one FILE");
     struct gdr_doc d;
     if (gdr_doc_load(argv[0], &d))
         return report_error(GDR_EXIT_USAGE);
-    write_rows(stdout, d.latency, d.rows, d.nrows);
+    show(&d);
     gdr_doc_free(&d);
     return GDR_EXIT_OK;
 }
@@ -588,7 +605,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "get"))
         return cmd_get(argc, argv);
     if (!strcmp(cmd, "table"))
-        return cmd_table(argc, argv);
+        return cmd_one_doc("table", print_table, argc, argv);
+    if (!strcmp(cmd, "brief"))
+        return cmd_one_doc("brief", print_brief, argc, argv);
     if (!strcmp(cmd, "series"))
         return cmd_series(argc, argv);
     if (!strcmp(cmd, "compare"))

@@ -1,0 +1,44 @@
+/* core_aggregate.c - gdr-cluster-core aggregate: the node-pair bandwidth
+ * summed over each pair's rails, as JSON. */
+#include "config.h"
+
+#include "core_cli.h"
+#include "cluster_aggregate.h"
+#include "error.h"
+
+int gdr_core_cmd_aggregate(int argc, char **argv)
+{
+    struct gdr_core_args a = {0};
+    int rc = gdr_core_parse_common(argc, argv, "aggregate", false, &a);
+    if (rc)
+        return rc;
+    if (!a.dir)
+        return gdr_core_usage_error("aggregate: --dir RESULTS is required");
+    struct gdr_plan p;
+    struct gdr_matrix_set s;
+    struct gdr_aggregate_set g;
+    if (gdr_plan_load(a.plan, &p))
+        return gdr_core_report_error();
+    /* --cells: the documents as gdr-cluster read them once (matrix
+     * --save-cells); else the documents (and the agents' lines). */
+    struct gdr_matrix_source src = {a.dir, a.cells, a.agents, a.status};
+    if (gdr_matrix_load(&p, &src, false, 0, &s)) {
+        gdr_plan_free(&p);
+        return gdr_core_report_error();
+    }
+    if (gdr_aggregate_compute(&p, &s, &g)) {
+        gdr_matrix_set_free(&s);
+        gdr_plan_free(&p);
+        return gdr_core_report_error();
+    }
+    cJSON *j = gdr_aggregate_to_json(&g, &s);
+    if (j)
+        rc = gdr_core_write_json(j, a.out);
+    else
+        rc = (gdr_fail(GDR_EXIT_RUN, "out of memory"), gdr_core_report_error());
+    cJSON_Delete(j);
+    gdr_aggregate_free(&g);
+    gdr_matrix_set_free(&s);
+    gdr_plan_free(&p);
+    return rc;
+}
