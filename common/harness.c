@@ -15,7 +15,7 @@
 #include "report.h"
 #include "session.h"
 #include "sizing.h"
-#include "staged.h"
+#include "loops.h"
 #include "topo.h"
 
 #include <signal.h>
@@ -50,6 +50,7 @@ static cJSON *agreed_parameters(const struct gdr_session *s)
     /* A requester's own: how long it waits for ACKs, how often it retries. */
     cJSON_DeleteItemFromObjectCaseSensitive(p, "qp_timeout");
     cJSON_DeleteItemFromObjectCaseSensitive(p, "retry_count");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "events"); /* how this end waits */
     cJSON_AddStringToObject(p, "test", s->test->name);
     return p;
 }

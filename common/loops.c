@@ -3,8 +3,8 @@
  * talks to the peer except to notice that it has gone. */
 #include "config.h"
 
-#include "session.h"
 #include "error.h"
+#include "loops.h"
 #include "sizing.h"
 #include "transfer.h"
 
@@ -36,8 +36,7 @@ static unsigned inline_flag_for(const struct gdr_session *s, enum ibv_wr_opcode 
     return op != IBV_WR_RDMA_READ && size <= s->cfg->inline_size ? IBV_SEND_INLINE : 0;
 }
 
-static void finish_measure(struct gdr_measure *m, uint64_t size, uint64_t counted,
-                           uint64_t elapsed_ns)
+void gdr_measure_finish(struct gdr_measure *m, uint64_t size, uint64_t counted, uint64_t elapsed_ns)
 {
     m->elapsed_ns = elapsed_ns;
     m->bytes = counted * size;
@@ -145,7 +144,7 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     m->bw_peak = st.peak.peak;
     gdr_peak_steadiness(&st.peak, &m->steady);
     m->window = st.window;
-    finish_measure(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
+    gdr_measure_finish(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
     return 0;
 }
 
@@ -228,17 +227,19 @@ static void receiver_measure(const struct receiver *st, uint64_t size, struct gd
     m->iters = st->iters;
     m->bw_peak = st->peak.peak;
     gdr_peak_steadiness(&st->peak, &m->steady);
-    finish_measure(m, size, st->iters, st->last_ns - st->start_ns);
+    gdr_measure_finish(m, size, st->iters, st->last_ns - st->start_ns);
 }
 
 int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
 {
     struct receiver st;
     struct gdr_watchdog w;
+    bool armed = false, events = s->cfg->events && s->verbs.recv_channel;
     receiver_init(s, &st, size, iters);
     gdr_watchdog_start(&w, s, size, st.start_ns);
     while (st.received < iters) {
-        if (receiver_poll(s, &st, &w, size) < 0)
+        int got = receiver_poll(s, &st, &w, size);
+        if (got < 0 || (!got && events && gdr_recv_cq_sleep(&w, &armed, &m->sleeps) < 0))
             return -1;
         if (gdr_interrupted)
             return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
@@ -345,7 +346,7 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
                       (unsigned long long)size);
     if (!rc) {
         m->iters = iters;
-        finish_measure(m, size, iters, elapsed_ns);
+        gdr_measure_finish(m, size, iters, elapsed_ns);
         m->window = (struct gdr_window){1, size};
         gdr_lat_stats_compute(samples, kept, &m->lat);
         m->lat.dropped = dropped;

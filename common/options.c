@@ -56,6 +56,7 @@ static const struct option long_opts[] = {
     {"mtu", required_argument, NULL, 'm'},
     {"rdma_cm", no_argument, NULL, 'R'},
     {"bidirectional", no_argument, NULL, 'b'},
+    {"events", no_argument, NULL, 'e'},
     {"sl", required_argument, NULL, 'S'},
     {"tclass", required_argument, NULL, OPT_TCLASS},
     {"disable_pcie_relaxed", no_argument, NULL, OPT_NO_RELAXED},
@@ -162,7 +163,11 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default %u)\n"
                "  -q, --qp=N               queue pairs, used round robin (default %u)\n"
                "  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
-               "                           directions, each also reported\n",
+               "                           directions, each also reported\n"
+               "  -e, --events             while waiting for arrivals (a send's receiver, a\n"
+               "                           staged destination), sleep on completion events\n"
+               "                           instead of polling (a staged destination otherwise\n"
+               "                           polls for 1 ms before it sleeps)\n",
                def->tx_depth, def->num_qps);
     printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u; not\n"
            "                           from GPU memory, which the CPU cannot read)\n\n"
@@ -480,6 +485,7 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         return 0;
     case 'R': cfg->rdma_cm = true; return 0;
     case 'b': cfg->bidirectional = true; return 0;
+    case 'e': cfg->events = true; return 0;
     case 'F': return 0;
     case OPT_GBITS: cfg->report_gbits = true; return 0;
     case OPT_VALIDATE: cfg->validate = true; return 0;
@@ -595,7 +601,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0; /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFb";
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFbe";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             struct gdr_config def;

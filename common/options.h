@@ -49,6 +49,7 @@ struct gdr_config {
     unsigned stage_slots; /* bounce slots per end and direction (sized from
                                  * the window unless --stage-slots is given) */
     bool bidirectional;   /* -b: both ends send at once */
+    bool events;          /* -e: wait for arrivals on completion events */
 
     struct gdr_bind_request bind; /* --cpu, --numa, --no-bind (placement.h) */
 

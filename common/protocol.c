@@ -20,7 +20,7 @@
 #include "context.h"
 #include "size_msg.h"
 #include "sizing.h"
-#include "staged.h"
+#include "loops.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +100,8 @@ static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_
         row->m = s->roles.counter == GDR_SIDE_SERVER ? server->m : client->m;
     row->cpu_client = client->m.cpu;
     row->cpu_server = server->m.cpu;
+    row->sleeps_client = client->m.sleeps;
+    row->sleeps_server = server->m.sleeps;
     row->validated = s->cfg->validate;
     row->bad_bytes = bad;
     row->server_prestage_s = server->prestage_s;

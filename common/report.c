@@ -146,6 +146,7 @@ cJSON *gdr_report_parameters(const struct gdr_config *cfg)
     gdr_json_add_u64(p, "stage_slot_bytes", cfg->stage_slot);
     cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
     cJSON_AddBoolToObject(p, "bidirectional", cfg->bidirectional);
+    cJSON_AddBoolToObject(p, "events", cfg->events);
     cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
     cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
     return p;
@@ -206,6 +207,9 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     cJSON *cpu = cJSON_AddObjectToObject(o, "cpu");
     cJSON_AddItemToObject(cpu, "client", cpu_json(r->cpu_client));
     cJSON_AddItemToObject(cpu, "server", cpu_json(r->cpu_server));
+    cJSON *sleeps = cJSON_AddObjectToObject(o, "sleeps");
+    gdr_json_add_u64(sleeps, "client", r->sleeps_client);
+    gdr_json_add_u64(sleeps, "server", r->sleeps_server);
     if (r->server_prestage_s > 0)
         cJSON_AddNumberToObject(o, "server_prestage_s", r->server_prestage_s);
     cJSON_AddBoolToObject(o, "validated", r->validated);

@@ -59,28 +59,13 @@ struct gdr_size_result {
     struct gdr_measure to_server, to_client; /* bidirectional: each direction */
     struct gdr_window window;                /* the client's sending window (one way) */
     struct gdr_cpu_use cpu_client, cpu_server;
-    bool validated; /* --validate ran for this size */
+    uint64_t sleeps_client, sleeps_server; /* each end's sleeps on its completion channel */
+    bool validated;                        /* --validate ran for this size */
     uint64_t bad_bytes;
     double server_prestage_s;                      /* staged read: the responder's copy */
     struct gdr_size_seen seen_client, seen_server; /* NIC counters, GPU state */
     struct gdr_row_limit limit;                    /* what the path carries at best */
 };
-
-/* Slots of `size` bytes each direction's region holds (at least 1). */
-uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size);
-
-/* The timed loops (loops.c; staged.c for the staged ones). Each checks
- * for a stalled or vanished peer and for interruption. */
-int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
-
-/* Post a phase's first receives; the caller then tells the sender to go. */
-int gdr_loop_receiver_prepare(struct gdr_session *s, uint64_t size, uint64_t iters);
-int gdr_loop_receiver(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
-/* Bidirectional send: keep receives posted and send at once; measures
- * what arrives. */
-int gdr_loop_sender_receiver(struct gdr_session *s, uint64_t size, uint64_t iters,
-                             struct gdr_measure *m);
-int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m);
 
 /* The per-size protocol and the sweep (protocol.c). */
 int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);

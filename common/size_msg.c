@@ -24,6 +24,7 @@ static cJSON *measure_encode(const struct gdr_measure *m)
     cJSON_AddNumberToObject(o, "cpu_system", m->cpu.system);
     gdr_json_add_u64(o, "window_msgs", m->window.msgs);
     gdr_json_add_u64(o, "window_bytes", m->window.bytes);
+    gdr_json_add_u64(o, "sleeps", m->sleeps);
     cJSON *l = cJSON_AddObjectToObject(o, "lat");
     gdr_json_add_u64(l, "count", m->lat.count);
     gdr_json_add_u64(l, "dropped", m->lat.dropped);
@@ -56,6 +57,7 @@ static int measure_decode(const cJSON *o, struct gdr_measure *m, const char *wha
         gdr_json_double(o, "cpu_system", &m->cpu.system, what) ||
         gdr_json_u64(o, "window_msgs", UINT64_MAX, &m->window.msgs, what) ||
         gdr_json_u64(o, "window_bytes", UINT64_MAX, &m->window.bytes, what) ||
+        gdr_json_u64(o, "sleeps", UINT64_MAX, &m->sleeps, what) ||
         gdr_json_u64(l, "count", GDR_MAX_ITERS, &m->lat.count, what) ||
         gdr_json_u64(l, "dropped", GDR_MAX_ITERS, &m->lat.dropped, what) ||
         gdr_json_double(l, "min", &m->lat.min, what) ||

@@ -42,6 +42,7 @@ struct gdr_measure {
     struct gdr_lat_stats lat;         /* latency tests only */
     struct gdr_cpu_use cpu;
     struct gdr_steady steady; /* bandwidth over slices of the loop; 0 slices: none */
+    uint64_t sleeps;          /* times this end slept on a completion channel */
 };
 
 /* What one end saw around its part of a size, outside the timed loop:

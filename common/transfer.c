@@ -4,6 +4,11 @@
 #include "transfer.h"
 #include "error.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
 /* The control socket became readable in the middle of a run. EOF means
  * the peer is gone; an ERROR message says why it gave up. Anything else
  * (the peer finished its side first, say) waits for this side to finish. */
@@ -35,13 +40,52 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns)
 int gdr_watchdog_check(struct gdr_watchdog *w)
 {
     const struct gdr_config *cfg = w->s->cfg;
-    if (w->copy_pending && !gdr_interrupted &&
-        (double)(gdr_now_ns() - w->last_progress_ns) > cfg->timeout * 1e9)
+    bool late =
+        !gdr_interrupted && (double)(gdr_now_ns() - w->last_progress_ns) > cfg->timeout * 1e9;
+    if (late && w->copy_pending)
         return gdr_fail(GDR_EXIT_RUN,
                         "the GPU staging copy at size %llu did not finish "
                         "within %g s (--timeout)",
                         (unsigned long long)w->size, cfg->timeout);
+    if (late && w->note) {
+        char note[192];
+        w->note(w->note_arg, note, sizeof(note));
+        return gdr_fail(GDR_EXIT_RUN,
+                        "no completion for %g s at size %llu: peer %s stalled "
+                        "(--timeout); %s",
+                        cfg->timeout, (unsigned long long)w->size, w->s->oob.peer, note);
+    }
     return gdr_stalled(w->s, w->size, w->last_progress_ns);
+}
+
+int gdr_recv_cq_sleep(struct gdr_watchdog *w, bool *armed, uint64_t *sleeps)
+{
+    struct gdr_verbs *v = &w->s->verbs;
+    if (!*armed) {
+        if (ibv_req_notify_cq(v->recv_cq, 0))
+            return gdr_fail(GDR_EXIT_RUN, "ibv_req_notify_cq failed at size %llu",
+                            (unsigned long long)w->size);
+        *armed = true;
+        return 1;
+    }
+    struct pollfd pfd = {.fd = v->recv_channel->fd, .events = POLLIN};
+    (*sleeps)++;
+    int n = poll(&pfd, 1, GDR_SLEEP_MS);
+    if (n > 0) {
+        struct ibv_cq *cq;
+        void *ctx;
+        if (ibv_get_cq_event(v->recv_channel, &cq, &ctx))
+            return gdr_fail(GDR_EXIT_RUN, "ibv_get_cq_event failed at size %llu",
+                            (unsigned long long)w->size);
+        ibv_ack_cq_events(cq, 1);
+        *armed = false;
+        return 0;
+    }
+    if (n < 0 && errno != EINTR)
+        return gdr_fail(GDR_EXIT_RUN, "poll on the receive CQ's channel failed: %s",
+                        strerror(errno));
+    /* Nothing for GDR_SLEEP_MS: what an idle poll's watchdog check does. */
+    return gdr_watchdog_check_bumps(w) < 0 ? -1 : 0;
 }
 
 int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op)

@@ -3,6 +3,8 @@
 #ifndef GDR_TRANSFER_H
 #define GDR_TRANSFER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -19,6 +21,10 @@ struct gdr_watchdog {
     unsigned idle;
     uint64_t bumps, bumps_seen; /* progress noted without reading the clock */
     bool copy_pending;          /* a staging copy is what the loop waits for */
+    /* Optional: what the loop was waiting for, added to a stall's message
+     * (the staged loops: the last credit seen, the groups sent). */
+    void (*note)(const void *arg, char *buf, size_t len);
+    const void *note_arg;
 };
 
 /* -1 with the error recorded when interrupted, when nothing has progressed
@@ -46,6 +52,8 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
     w->size = size;
     w->bumps = w->bumps_seen = 0;
     w->copy_pending = false;
+    w->note = NULL;
+    w->note_arg = NULL;
     gdr_watchdog_progress(w, now_ns);
 }
 
@@ -89,6 +97,14 @@ static inline int gdr_poll_cq(struct gdr_watchdog *w, struct ibv_cq *cq, int max
             return gdr_poll_failed(w, got, &wc[i], op);
     return got < 0 ? gdr_poll_failed(w, got, NULL, op) : got;
 }
+
+/* Sleep on the receive CQ's completion channel (s->verbs.recv_channel):
+ * the first call arms the CQ and returns 1 (poll it once more before
+ * sleeping, or an arrival between the last poll and the arming is never
+ * signalled); the next sleeps until an event or GDR_SLEEP_MS, so the watchdog
+ * still runs, counts the sleep in *sleeps and returns 0; -1 on error. */
+#define GDR_SLEEP_MS 100
+int gdr_recv_cq_sleep(struct gdr_watchdog *w, bool *armed, uint64_t *sleeps);
 
 /* Wait for this end's staging copy at ring slot `slot` to finish: 0, or
  * -1 with the error recorded on Ctrl-C, a vanished peer, or --timeout

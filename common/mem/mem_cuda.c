@@ -30,7 +30,10 @@ struct cuda_state {
     bool flush_writes; /* cuFlushGPUDirectRDMAWrites before reading */
     bool nic_read;     /* a read through the NIC before reading (C2C) */
     bool nic_near;     /* the NIC shares a PCIe switch with the GPU */
-    CUstream stream;
+    /* One stream per direction: H100/H200 have copy engines for each, and
+     * a -b run's device-to-host and host-to-device copies must not wait
+     * for each other. Each direction's copies finish in order. */
+    CUstream stream_out, stream_in;
     CUevent ev[GDR_STAGE_SLOTS_MAX];
 };
 
@@ -212,7 +215,10 @@ static int setup_staging(struct gdr_buffer *b, struct cuda_state *st, struct ibv
     if (!b->ring_mr)
         return gdr_fail(GDR_EXIT_RUN, "ibv_reg_mr of the %zu-byte bounce ring failed: %s",
                         b->ring_len, strerror(errno));
-    if (gdr_cuda_check(cu->cuStreamCreate(&st->stream, CU_STREAM_DEFAULT), "cuStreamCreate"))
+    if (gdr_cuda_check(cu->cuStreamCreate(&st->stream_out, CU_STREAM_DEFAULT),
+                       "cuStreamCreate (device to host)") ||
+        gdr_cuda_check(cu->cuStreamCreate(&st->stream_in, CU_STREAM_DEFAULT),
+                       "cuStreamCreate (host to device)"))
         return -1;
     for (unsigned i = 0; i < b->nslots; i++)
         if (gdr_cuda_check(cu->cuEventCreate(&st->ev[i], CU_EVENT_DISABLE_TIMING), "cuEventCreate"))
@@ -274,8 +280,10 @@ static void cuda_release(struct gdr_buffer *b)
         for (unsigned i = 0; i < GDR_STAGE_SLOTS_MAX; i++)
             if (st->ev[i])
                 cu->cuEventDestroy(st->ev[i]);
-        if (st->stream)
-            cu->cuStreamDestroy(st->stream);
+        if (st->stream_out)
+            cu->cuStreamDestroy(st->stream_out);
+        if (st->stream_in)
+            cu->cuStreamDestroy(st->stream_in);
         if (b->ring)
             cu->cuMemFreeHost(b->ring);
         gdr_gpu_mem_free(cu, &st->mem);
@@ -325,9 +333,9 @@ static int cuda_stage_out(struct gdr_buffer *b, unsigned slot, size_t ring_off, 
 {
     struct cuda_state *st = b->priv;
     uint8_t *at = b->ring + (size_t)slot * b->slot_size + ring_off;
-    return gdr_cuda_check(st->cu->cuMemcpyDtoHAsync(at, st->dptr + off, len, st->stream),
+    return gdr_cuda_check(st->cu->cuMemcpyDtoHAsync(at, st->dptr + off, len, st->stream_out),
                           "cuMemcpyDtoHAsync (staging)") ||
-           gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream), "cuEventRecord");
+           gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream_out), "cuEventRecord");
 }
 
 static int cuda_stage_in(struct gdr_buffer *b, unsigned slot, size_t ring_off, size_t off,
@@ -335,9 +343,9 @@ static int cuda_stage_in(struct gdr_buffer *b, unsigned slot, size_t ring_off, s
 {
     struct cuda_state *st = b->priv;
     uint8_t *at = b->ring + (size_t)slot * b->slot_size + ring_off;
-    return gdr_cuda_check(st->cu->cuMemcpyHtoDAsync(st->dptr + off, at, len, st->stream),
+    return gdr_cuda_check(st->cu->cuMemcpyHtoDAsync(st->dptr + off, at, len, st->stream_in),
                           "cuMemcpyHtoDAsync (staging)") ||
-           gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream), "cuEventRecord");
+           gdr_cuda_check(st->cu->cuEventRecord(st->ev[slot], st->stream_in), "cuEventRecord");
 }
 
 static int cuda_stage_done(struct gdr_buffer *b, unsigned slot)

@@ -17,6 +17,8 @@
  * completion, 2 usage, 3 no CUDA driver or verbs device. */
 #include "config.h"
 
+#include "../rc_pair.h"
+
 #include <cuda.h>
 
 #include <dlfcn.h>
@@ -63,68 +65,6 @@ static int load_cuda(void)
         return -1;
     if (cu.Init(0) || cu.Retain(&ctx, 0) || cu.SetCurrent(ctx))
         return -1;
-    return 0;
-}
-
-static int to_rts(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid, int gid_index,
-                  enum ibv_mtu mtu, uint8_t port)
-{
-    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
-                            .port_num = port,
-                            .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE};
-
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-        return -1;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = mtu;
-    a.dest_qp_num = dest_qpn;
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.port_num = port;
-    a.ah_attr.is_global = 1;
-    a.ah_attr.grh.dgid = *gid;
-    a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-    a.ah_attr.grh.hop_limit = 1;
-    if (ibv_modify_qp(qp, &a,
-                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-        return -1;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 1;
-    return ibv_modify_qp(qp, &a,
-                         IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                             IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-/* Wait for n completions, each successful; -1 on an error or after 5 s. */
-static int wait_cq(struct ibv_cq *cq, int n)
-{
-    struct timespec t0, t;
-    struct ibv_wc wc;
-
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (n > 0) {
-        int got = ibv_poll_cq(cq, 1, &wc);
-
-        if (got < 0)
-            return -1;
-        if (got == 1) {
-            if (wc.status != IBV_WC_SUCCESS) {
-                printf("post_from_device: completion: %s\n", ibv_wc_status_str(wc.status));
-                return -1;
-            }
-            n--;
-            continue;
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec > 5)
-            return -1;
-    }
     return 0;
 }
 
@@ -183,8 +123,8 @@ int main(int argc, char **argv)
                                           .max_inline_data = LEN}};
     qa = ibv_create_qp(pd, &qi);
     qb = ibv_create_qp(pd, &qi);
-    if (!qa || !qb || to_rts(qa, qb->qp_num, &gid, gid_index, port.active_mtu, 1) ||
-        to_rts(qb, qa->qp_num, &gid, gid_index, port.active_mtu, 1))
+    if (!qa || !qb || rc_pair_connect(qa, qb->qp_num, &gid, gid_index, port.active_mtu) ||
+        rc_pair_connect(qb, qa->qp_num, &gid, gid_index, port.active_mtu))
         return fail(1, "QPs", strerror(errno));
 
     if (cu.Alloc(&d, BUF))
@@ -219,7 +159,7 @@ int main(int argc, char **argv)
         return fail(1, "ibv_post_recv", strerror(errno));
     if (ibv_post_send(qa, &wr, &bad))
         return fail(1, "ibv_post_send", strerror(errno));
-    if (wait_cq(cq, send ? 2 : 1))
+    if (rc_pair_wait(cq, send ? 2 : 1, "post_from_device"))
         return fail(1, "device -> host", "no successful completion within 5 s");
     if (memcmp(host, pattern, LEN))
         return fail(1, "device -> host", "the data arrived damaged");
@@ -235,7 +175,7 @@ int main(int argc, char **argv)
                               .send_flags = IBV_SEND_SIGNALED};
     wr.wr.rdma.remote_addr = d + BUF / 2;
     wr.wr.rdma.rkey = dmr->rkey;
-    if (ibv_post_send(qa, &wr, &bad) || wait_cq(cq, 1))
+    if (ibv_post_send(qa, &wr, &bad) || rc_pair_wait(cq, 1, "post_from_device"))
         return fail(1, "host -> device", "RDMA WRITE to the device address failed");
     if (cu.DtoH(back, d + BUF / 2, LEN) || memcmp(back, host + BUF / 2, LEN))
         return fail(1, "host -> device", "the data in device memory is wrong");

@@ -3,10 +3,15 @@
 # test double preloaded (strict: the CPU faults on device memory; the NIC
 # reaches it through the double's nvidia_peermem): every benchmark x
 # placement (client-server) H-D, D-H, D-D x --gdr auto and off, validated,
-# then the GPU error paths, then a planted CPU touch of device memory.
+# then the GPU error paths, then a planted CPU touch of device memory. The
+# staged (--gdr=off) and -b runs also run under the reordering verbs double
+# (tests/verbsim: plain writes placed out of order, as under adaptive
+# routing), and so do a long staged run per staging placement and the old
+# single-word credit scheme (credit_race).
 out=$1
 bench=$2
 cudasim=$3
+verbsim=$4
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
@@ -14,6 +19,11 @@ port=18700
 export GDR_CUDASIM_STRICT_ABI=1
 # LD_PRELOAD: the double's nvidia_peermem; LD_LIBRARY_PATH: for dlopen.
 sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim"
+# vsim NAME SEED: $sim with the reordering double too, logging to NAME.vs.log.
+vsim() {
+    echo "LD_PRELOAD=$cudasim/libcuda.so.1:$verbsim/libverbsim.so LD_LIBRARY_PATH=$cudasim" \
+        "GDR_VERBSIM_REORDER=1 GDR_VERBSIM_SEED=$2 GDR_VERBSIM_LOG=$out/$1.vs.log"
+}
 common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
 # The bandwidth runs also show the staged path's window against the
 # direct path's (issue 12): -t 16 -q 2 keeps 32 messages in flight; 64 KiB
@@ -40,12 +50,14 @@ for t in write_bw send_bw read_lat; do
             name=$t.$pl.$g
             args=$(args_of $t $pl $g)
             port=$((port + 1))
+            env=$sim
+            [ $g = off ] && env=$(vsim $name $port)
             # shellcheck disable=SC2046,SC2086
-            env $sim "$bench/gdr_$t" -p $port $args $(mem_of "${pl#*-}" $g) \
+            env $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl#*-}" $g) \
                 >"$out/$name.server.out" 2>&1 &
             spid=$!
             # shellcheck disable=SC2046,SC2086
-            env $sim "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
+            env $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
                 --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
             echo $? >"$out/$name.client.rc"
             wait $spid
@@ -55,13 +67,13 @@ for t in write_bw send_bw read_lat; do
 done
 
 echo $(($(date +%s) - main_t0)) >"$out/main.seconds"
-pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS"
+pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering double
     port=$((port + 1))
-    # shellcheck disable=SC2086
-    env $sim "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
+    # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
+    env $(vsim "$1" $port) "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
     spid=$!
-    # shellcheck disable=SC2086
-    env $sim "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
+    # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
+    env $(vsim "$1" $port) "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
         >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
@@ -94,6 +106,28 @@ for t in write_bw send_bw; do
     done
 done
 echo $(($(date +%s) - bidi_t0)) >"$out/bidi.seconds"
+# A long staged run under the reordering double for each placement that
+# stages, each with its own seeds: 40000 messages of 64 B, two to a group
+# (-t 16 over 8 slots), so 20000 groups each, validated; one QP, so that
+# the two data writes of a group are placed in either order before its
+# marker. --events on the H-D run: its destination sleeps on events.
+long_t0=$(date +%s)
+long="-s 64 -t 16 -q 1 --stage-slots=8 -n 40000 --warmup=0 --validate --timeout=60"
+pair_run long.H-D gdr_write_bw "$long -e $(mem_of D off)" "$long $(mem_of H off)"
+pair_run long.D-H gdr_write_bw "$long $(mem_of H off)" "$long $(mem_of D off)"
+pair_run long.D-D gdr_write_bw "$long $(mem_of D off)" "$long $(mem_of D off)"
+echo $(($(date +%s) - long_t0)) >"$out/long.seconds"
+race_t0=$(date +%s)
+# The old credit scheme (one word, several writes in flight), a reused
+# local credit word, and the per-slot entries, with and without the double.
+for m in word reuse slots; do
+    { "$verbsim/credit_race" -d "$dev" -r 20 $m; echo $? >"$out/race.$m.plain.rc"; } \
+        >"$out/race.$m.plain.out" 2>&1
+    # shellcheck disable=SC2046 # the environment's words
+    { env $(vsim race.$m 7) "$verbsim/credit_race" -d "$dev" -r 20 $m
+      echo $? >"$out/race.$m.rc"; } >"$out/race.$m.out" 2>&1
+done
+echo $(($(date +%s) - race_t0)) >"$out/race.seconds"
 # Write ordering: flush before the check reads what the NIC wrote (the
 # double's default: ordering none, flush supported), not when the device
 # orders writes for its owner, and say so when it can do neither.
@@ -114,6 +148,26 @@ spid=$!
 echo $? >"$out/stuckcopy.client.rc"
 wait $spid
 echo $? >"$out/stuckcopy.server.rc"
+
+# A staged destination that stops mid-run (SIGSTOP: its socket stays open):
+# the source's watchdog fires after --timeout and names the last credit it
+# saw and the groups it sent.
+stall_t0=$(date +%s)
+port=$((port + 1))
+stall="-d $dev -s 4096 -n 1000000 --warmup=0 --timeout=3 --quiet --mem=cuda:0 --gdr=off"
+# shellcheck disable=SC2086
+env $sim "$bench/gdr_write_bw" -p $port $stall >"$out/stall.server.out" 2>&1 &
+spid=$!
+# shellcheck disable=SC2086
+env $sim "$bench/gdr_write_bw" -p $port $stall "$addr" >"$out/stall.client.out" 2>&1 &
+cpid=$!
+sleep 5
+kill -STOP $spid
+wait $cpid
+echo $? >"$out/stall.client.rc"
+kill -KILL $spid
+wait $spid 2>/dev/null
+echo $(($(date +%s) - stall_t0)) >"$out/stall.seconds"
 
 # ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
 mkdir -p "$out/gpucheck"

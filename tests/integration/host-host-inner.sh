@@ -4,23 +4,27 @@
 # cases that must fail cleanly. Writes JSON, outputs and exit codes to $1.
 out=$1
 bench=$2
+verbsim=$3
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18600
 
 # pair NAME SERVER_ARGS -- CLIENT_ARGS: one server/client run; records
-# NAME.server.rc, NAME.client.rc and their outputs.
+# NAME.server.rc, NAME.client.rc and their outputs. Both ends run with the
+# environment in $penv (none by default).
+penv=
 pair() {
     name=$1; shift
     server_args=""
     while [ "$1" != "--" ]; do server_args="$server_args $1"; shift; done
     shift
     port=$((port + 1))
-    # shellcheck disable=SC2086
-    "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
+    # shellcheck disable=SC2086 # the environment's and the arguments' words
+    env $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
     spid=$!
-    "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
+    # shellcheck disable=SC2086 # the environment's words
+    env $penv "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
@@ -33,8 +37,13 @@ for t in write_bw read_lat send_bw; do
 done
 
 tool=gdr_write_bw
+# Four QPs under the reordering verbs double (tests/verbsim): each QP's
+# writes placed out of order, as under adaptive routing.
+penv="LD_PRELOAD=$verbsim/libverbsim.so GDR_VERBSIM_REORDER=1 GDR_VERBSIM_SEED=4"
+penv="$penv GDR_VERBSIM_LOG=$out/write_bw_qp4.vs.log"
 pair write_bw_qp4 -q 4 -t 16 --sizes=4K:256K:4 -n 100 --validate \
     -- -q 4 -t 16 --sizes=4K:256K:4 -n 100 --validate --json="$out/write_bw_qp4.client.json"
+penv=
 pair write_bw_inline -I 64 --sizes=8:64:2 -n 200 --validate \
     -- -I 64 --sizes=8:64:2 -n 200 --validate --json="$out/write_bw_inline.client.json"
 pair write_bw_tps --sizes=64:64K:32 --time-per-size=0.3 \
