@@ -6,6 +6,7 @@
 
 #include "cluster_plan.h"
 #include "cluster_sched.h"
+#include "cluster_suspects.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,28 @@ static void test_plan_json_round_trip(void **state)
     fclose(f);
     assert_non_null(strstr(buf, "\tmlx5_0\t0\tn"));
     free(buf);
+    /* What an end gives the benchmark (plan-runs, the agents' lines and
+     * the retests alike): the bus id, else the index, else the default. */
+    char gpu[GDR_BDF_LEN];
+    assert_string_equal(gdr_plan_end_gpu(&q.runs[1].client, gpu, sizeof(gpu)), "0000:3b:00.0");
+    assert_string_equal(gdr_plan_end_gpu(&q.runs[0].client, gpu, sizeof(gpu)), "0");
+    q.runs[0].client.gpu = -1;
+    assert_string_equal(gdr_plan_end_gpu(&q.runs[0].client, gpu, sizeof(gpu)), "-");
+    /* A retest run names its ends' GPUs by bus id as well. */
+    cJSON *rt = gdr_retest_run_json(&q, &q.runs[1].test, q.runs[1].rail, "retest", 0, 0,
+                                    q.runs[1].client.node, q.runs[1].server.node, "node", 20000);
+    struct gdr_plan_run back;
+    assert_int_equal(gdr_plan_run_from_json(rt, &q, &back, "retest"), 0);
+    assert_string_equal(back.client.gpu_bdf, "0000:3b:00.0");
+    assert_string_equal(back.server.gpu_bdf, "0000:3b:00.0");
+    cJSON_Delete(rt);
+    /* A bus id that is no PCI address is refused (it becomes an argument). */
+    cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rail_ends"), 1);
+    cJSON_ReplaceItemInArray(cJSON_GetArrayItem(row, 0), 2, cJSON_CreateString("0000:1b:00.0 -x"));
+    struct gdr_plan r;
+    gdr_error_clear();
+    assert_int_equal(gdr_plan_from_json(j, "plan", &r), -1);
+    assert_error(GDR_EXIT_USAGE, "rail_ends[1][0]: the GPU's bus id is not a PCI address");
     cJSON_Delete(j);
     gdr_plan_free(&p);
     gdr_plan_free(&q);

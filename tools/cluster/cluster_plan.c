@@ -765,6 +765,14 @@ static int opt_count(const cJSON *meta, const char *key, double max, double dflt
     return 0;
 }
 
+/* "" or a PCI address (hex digits, ':' and '.'): it becomes an argument
+ * of the benchmark (--mem=cuda:BDF) and a field of plan-runs' lines. */
+static bool bus_id_ok(const cJSON *b)
+{
+    return cJSON_IsString(b) && strlen(b->valuestring) < GDR_BDF_LEN &&
+           strspn(b->valuestring, "0123456789abcdefABCDEF:.") == strlen(b->valuestring);
+}
+
 static int ends_from_json(const cJSON *doc, struct gdr_plan *p, const char *what)
 {
     const cJSON *ends = cJSON_GetObjectItemCaseSensitive(doc, "rail_ends"), *row;
@@ -792,8 +800,11 @@ static int ends_from_json(const cJSON *doc, struct gdr_plan *p, const char *what
             snprintf(e->device, sizeof(e->device), "%s", dev->valuestring);
             e->gpu = gpu->valuedouble < 0 ? -1 : (int)gpu->valuedouble;
             const cJSON *bdf = cJSON_GetArrayItem(x, 2); /* optional: the bus id */
-            snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s",
-                     cJSON_IsString(bdf) ? bdf->valuestring : "");
+            if (bdf && !bus_id_ok(bdf))
+                return gdr_fail(GDR_EXIT_USAGE,
+                                "%s: rail_ends[%zu][%zu]: the GPU's bus id is not a PCI address",
+                                what, i, k);
+            snprintf(e->gpu_bdf, sizeof(e->gpu_bdf), "%s", bdf ? bdf->valuestring : "");
         }
         i++;
     }
@@ -931,17 +942,24 @@ int gdr_plan_load(const char *path, struct gdr_plan *p)
     return rc;
 }
 
-static void print_end(FILE *f, const struct gdr_plan *p, const struct gdr_plan_end *e)
+const char *gdr_plan_end_gpu(const struct gdr_plan_end *e, char *buf, size_t len)
 {
-    fprintf(f, "\t%s\t%s\t", p->nodes[e->node], e->device[0] ? e->device : "-");
     /* The bus id, not the index: CUDA_VISIBLE_DEVICES can hide or reorder
      * GPUs, and the benchmark takes --mem=cuda:BUS_ID as well. */
     if (e->gpu >= 0 && e->gpu_bdf[0])
-        fputs(e->gpu_bdf, f);
+        snprintf(buf, len, "%s", e->gpu_bdf);
     else if (e->gpu >= 0)
-        fprintf(f, "%d", e->gpu);
+        snprintf(buf, len, "%d", e->gpu);
     else
-        fputc('-', f);
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+static void print_end(FILE *f, const struct gdr_plan *p, const struct gdr_plan_end *e)
+{
+    char gpu[GDR_BDF_LEN];
+    fprintf(f, "\t%s\t%s\t%s", p->nodes[e->node], e->device[0] ? e->device : "-",
+            gdr_plan_end_gpu(e, gpu, sizeof(gpu)));
 }
 
 void gdr_plan_print_run(FILE *f, const struct gdr_plan *p, const struct gdr_plan_run *r)

@@ -170,6 +170,11 @@ int gdr_plan_expand(struct gdr_plan *p);
  * has no rails or the node is left out). */
 void gdr_plan_rail_end(const struct gdr_plan *p, size_t node, int rail, struct gdr_plan_end *e);
 
+/* What an end passes the benchmark as its GPU (--mem=cuda:GPU): the bus
+ * id, else the index (a plan without bus ids), else "-" (the default);
+ * buf holds GDR_BDF_LEN. */
+const char *gdr_plan_end_gpu(const struct gdr_plan_end *e, char *buf, size_t len);
+
 /* One line per run, tab-separated:
  * ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT CNODE CDEV CGPU SNODE SDEV SGPU
  * with "-" for a default device or GPU, a GPU by its bus id. */

@@ -458,6 +458,7 @@ cJSON *gdr_retest_run_json(const struct gdr_plan *p, const struct gdr_test_mode 
         cJSON_AddStringToObject(ends[x], "node", p->nodes[e[x]->node]);
         cJSON_AddStringToObject(ends[x], "device", e[x]->device);
         cJSON_AddNumberToObject(ends[x], "gpu", e[x]->gpu);
+        cJSON_AddStringToObject(ends[x], "gpu_bdf", e[x]->gpu_bdf);
     }
     cJSON_AddItemToObject(o, "client", ends[0]);
     cJSON_AddItemToObject(o, "server", ends[1]);

@@ -27,14 +27,10 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void print_end(const struct gdr_plan *p, const struct gdr_plan_end *e)
+static void print_end(const struct gdr_plan_end *e)
 {
-    printf("\t%s\t", e->device[0] ? e->device : "-");
-    if (e->gpu >= 0)
-        printf("%d", e->gpu);
-    else
-        printf("-");
-    (void)p;
+    char gpu[GDR_BDF_LEN];
+    printf("\t%s\t%s", e->device[0] ? e->device : "-", gdr_plan_end_gpu(e, gpu, sizeof(gpu)));
 }
 
 static int node_line(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
@@ -50,7 +46,7 @@ static int node_line(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
     printf("%zu\t%zu\t%s\t%s\t%s\t%s\t%d\t%u\t%s\t%s", r->round, r->step, r->id, r->test.tool,
            r->test.placement, r->test.gdr, r->rail, r->port, client ? "client" : "server",
            nc->p->nodes[peer->node]);
-    print_end(nc->p, me);
+    print_end(me);
     printf("\n");
     return 0;
 }
