@@ -120,12 +120,27 @@ static void test_sums(void **state)
         assert_int_equal(p->rails_ok, 2);
         assert_true(p->concurrent);
     }
-    cJSON *j = gdr_aggregate_to_json(&a, &set);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(gdr_aggregate_write(f, &a, &set), 0);
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
     assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItem(j, "aggregate_version")->valuestring,
+                        GDR_AGGREGATE_VERSION);
     const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "aggregates"), 0);
     assert_string_equal(cJSON_GetObjectItem(first, "test")->valuestring, "write_bw.H-H.na");
     assert_near(cJSON_GetObjectItem(first, "median_bytes_per_s")->valuedouble, 32e9, 1);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(first, "per_pair")), 6);
+    const cJSON *pairs = cJSON_GetObjectItem(first, "per_pair");
+    assert_int_equal(cJSON_GetArraySize(pairs), 6);
+    const cJSON *p0 = cJSON_GetArrayItem(pairs, 0); /* a -> b: 30 + 0 + 1 */
+    assert_string_equal(cJSON_GetObjectItem(p0, "client")->valuestring, "a");
+    assert_string_equal(cJSON_GetObjectItem(p0, "server")->valuestring, "b");
+    assert_near(cJSON_GetObjectItem(p0, "sum_bytes_per_s")->valuedouble, 31e9, 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p0, "concurrent")));
     cJSON_Delete(j);
     gdr_aggregate_free(&a);
 }
@@ -228,6 +243,18 @@ static void test_nothing_complete(void **state)
     assert_int_equal(a.a[0].ncomplete, 0);
     assert_true(isnan(a.a[0].median));
     assert_false(a.a[0].concurrent);
+    /* no complete pair: null, not NaN (which is no JSON) */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(gdr_aggregate_write(f, &a, &set), 0);
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    assert_non_null(j);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "aggregates"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(first, "median_bytes_per_s")));
+    cJSON_Delete(j);
     gdr_aggregate_free(&a);
 }
 
