@@ -290,6 +290,32 @@ static cJSON *suspects_json(size_t n)
     return j;
 }
 
+/* suspects.json lists the cells whose NIC counted errors (clean 0) of a
+ * sparse matrix: only those, not an unknown one (-1) nor a failed one. */
+static void test_not_clean_listed(void **state)
+{
+    (void)state;
+    start(8);
+    struct gdr_matrix *m = fill(&HH, 0);
+    for (size_t i = 0; i < m->ncells; i++)
+        m->cells[i].clean = 1;
+    cell(m, 1, 4)->clean = 0;
+    cell(m, 6, 0)->clean = 0;
+    cell(m, 2, 3)->clean = -1;
+    cell(m, 5, 7)->clean = 0;
+    cell(m, 5, 7)->state = GDR_CELL_FAILED;
+    run_detect();
+    cJSON *j = suspects_json(8);
+    const cJSON *nc =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "matrices"), 0), "not_clean");
+    assert_int_equal(cJSON_GetArraySize(nc), 2);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 0), 0)->valuestring, "n2");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 0), 1)->valuestring, "n5");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 1), 0)->valuestring, "n7");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 1), 1)->valuestring, "n1");
+    cJSON_Delete(j);
+}
+
 static void test_confirm_bad_node(void **state)
 {
     (void)state;
@@ -501,6 +527,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_small_cluster, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pct_of_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_clean_listed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_bad_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contention_clears, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_4096, setup, teardown),
