@@ -4,7 +4,9 @@
 # probe's: GPU i with mlx5_i), write_bw H-H both directions, sizes 1M:8M:8
 # (1M and 8M), it times and measures the peak memory (GNU time, max RSS) of
 #   plan, plan-runs all, manifest (every run ok), matrix --save-cells,
-#   suspects --cells --status, report --cells, and matrix --heat --cells
+#   suspects --cells --status, report --cells, and matrix --heat --cells,
+#   then aggregate --cells and gdr-report's page (which reads the cells
+#   file, .cluster/cells, and streams the manifest)
 # (as gdr-cluster runs them)
 # and prints the plan file's size. DOCS: all (a client document for every
 # run, generated from plan-runs with awk), rail0 (rail 0's only: the
@@ -21,6 +23,7 @@
 #   sh tests/cluster/bench-cluster-scale.sh 64:full:all 1024:full:rail0 4096:random:15:all
 set -eu
 core=${GDR_CLUSTER_CORE:-./tools/gdr-cluster-core}
+report=${GDR_REPORT:-./tools/gdr-report}
 [ -x "$core" ] || { echo "bench-cluster-scale: $core not built (run from the build directory)" >&2; exit 3; }
 [ -x /usr/bin/time ] || { echo "bench-cluster-scale: GNU time (/usr/bin/time) needed" >&2; exit 3; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +44,7 @@ for c in "$@"; do
     n=${c%%:*} rest=${c#*:}
     docs=${rest##*:} pairing=${rest%:*}
     d=$tmp/n$n
-    rm -rf "$d" && mkdir -p "$d/rails"
+    rm -rf "$d" && mkdir -p "$d/rails" "$d/.cluster"
     seq 1 "$n" | sed 's/^/n/' >"$d/nodes"
     # 8 rails a node, as `gdr-cluster-core rails` writes them
     awk -v dir="$d/rails" '{
@@ -105,13 +108,19 @@ for c in "$@"; do
         --unreachable "$d/unreachable" -o "$d/manifest.json"
     set --
     [ "$docs" = agents ] && set -- --agents "$d/agents" --status "$d/status.tsv"
-    step matrix "$core" matrix --plan "$d/plan.json" --dir "$d" --save-cells "$d/cells" "$@"
-    step suspects "$core" suspects --plan "$d/plan.json" --dir "$d" --cells "$d/cells" \
+    step matrix "$core" matrix --plan "$d/plan.json" --dir "$d" --save-cells "$d/.cluster/cells" "$@"
+    step suspects "$core" suspects --plan "$d/plan.json" --dir "$d" --cells "$d/.cluster/cells" \
         --status "$d/status.tsv" --unreachable "$d/unreachable" -o "$d/suspects.json"
-    step report "$core" report --plan "$d/plan.json" --dir "$d" --cells "$d/cells" \
+    step report "$core" report --plan "$d/plan.json" --dir "$d" --cells "$d/.cluster/cells" \
         --manifest "$d/manifest.json" --suspects "$d/suspects.json" -o "$d/report.md"
     mkdir -p "$d/figures"
-    step heat "$core" matrix --plan "$d/plan.json" --dir "$d" --cells "$d/cells" --heat "$d/figures"
+    step heat "$core" matrix --plan "$d/plan.json" --dir "$d" --cells "$d/.cluster/cells" --heat "$d/figures"
+    step aggregate "$core" aggregate --plan "$d/plan.json" --dir "$d" --cells "$d/.cluster/cells" \
+        -o "$d/aggregate.json"
+    if [ -x "$report" ]; then
+        step page "$report" -o "$d/report.html" "$d"
+        printf '  %-10s %8s    %s KB\n' report.html "" "$(du -k "$d/report.html" | cut -f1)"
+    fi
     # shellcheck disable=SC2154 # t_* set by step through eval
     all=$(echo "$t_manifest + $t_matrix + $t_suspects + $t_report + $t_heat" | bc)
     if [ "$docs" = rail0 ]; then
