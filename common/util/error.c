@@ -7,8 +7,10 @@
 
 volatile sig_atomic_t gdr_interrupted;
 
-static char message[512];
-static enum gdr_exit recorded = GDR_EXIT_OK;
+/* Per thread: gdr-cluster-core reads documents on several threads, each
+ * failure its own. */
+static _Thread_local char message[512];
+static _Thread_local enum gdr_exit recorded = GDR_EXIT_OK;
 
 int gdr_fail(enum gdr_exit code, const char *fmt, ...)
 {

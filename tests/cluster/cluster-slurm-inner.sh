@@ -1,18 +1,32 @@
 #!/bin/sh
-# Runs on node1 of `ci/rxe-lab --nodes=2 --slurm` (see cluster-slurm.test):
+# Runs on node1 of `ci/rxe-lab --nodes=3 --slurm` (see cluster-slurm.test):
 # gdr-cluster inside a real two-node allocation, so its launcher is srun (the
-# default there), a host-host and a GPU round. The GPU round's ends load the
+# default there), a host-host and a GPU round; then agent mode on all three
+# nodes (one job step, an agent per node, the results directory shared). The GPU round's ends load the
 # strict CUDA test double: LD_PRELOAD and LD_LIBRARY_PATH are set here, and
 # every srun step inherits them (srun's default --export=ALL).
 # Arguments: OUT (shared with the host) BUILDDIR SRCDIR
 out=$1 builddir=$2 srcdir=$3
 cudasim=$builddir/tests/cudasim
 export GDR_CUDASIM_STRICT_ABI=1
-export LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GDR_JSON=$builddir/tools/gdr-json
+export LD_PRELOAD="$cudasim/libcuda.so.1" LD_LIBRARY_PATH="$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GDR_JSON="$builddir/tools/gdr-json"
 export bench="$builddir/bench" out addr="$GDR_LAB_ADDR"
 
 sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
+# The agents first (one job step; the shared directory is the results
+# directory every node writes to): full pairing of three nodes, a bye a
+# round, H-H and D-D one way: 6 runs. A tolerance of 80 %: only a node
+# five times slower than the others is low, not the lab's noise.
+start=$(date +%s)
+timeout -k 5 300 salloc -N3 -J gdr-cluster-agents \
+    "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/agents" --launch=agents \
+        --tools=write_bw --placements=H-H,D-D --gdr=on --one-direction \
+        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=20 \
+        --min-link-pct=0 --tolerance-pct=80 \
+    >"$out/agents.out" 2>"$out/agents.err"
+echo $? >"$out/agents.rc"
+echo $(( $(date +%s) - start )) >"$out/agents.seconds"
 # Small: every job step takes seconds in the emulated VMs, so one direction
 # and one size (two runs). The lab's timings swing under load: a 50 %
 # tolerance keeps noise from making suspects; soft-RoCE reports a port rate

@@ -8,6 +8,7 @@
 #include "cluster_suspects.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char names[8][GDR_NODE_NAME_LEN];
@@ -33,6 +34,7 @@ static void make_plan(size_t n, bool quick)
     o.time_per_size_s = 1;
     o.base_port = 20000;
     assert_int_equal(gdr_plan_build(&o, &plan), 0);
+    assert_int_equal(gdr_plan_expand(&plan), 0);
 }
 
 /* The manifest: every run ok, except those dead() says failed. */
@@ -97,6 +99,56 @@ static void test_dies_from_round_3(void **state)
                         "recheck1.1.write_bw.H-H.na.r0.n3_n1");
     cJSON_Delete(j);
     gdr_health_free(&h);
+}
+
+/* The same dead node from the manifest's sources: the status lines (in
+ * plan order, one run missing) and the probe's file; and a manifest
+ * written to a file, read one run at a time. */
+static void test_from_status_and_file(void **state)
+{
+    (void)state;
+    make_plan(6, false);
+    make_manifest(n3_dies_at_3);
+    char dir[] = "/tmp/test-health.XXXXXX", path[64], un[64], mf[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/status.tsv", dir);
+    snprintf(un, sizeof(un), "%s/unreachable", dir);
+    snprintf(mf, sizeof(mf), "%s/manifest.json", dir);
+    FILE *f = fopen(path, "w");
+    for (size_t i = 1; i < plan.nruns; i++) { /* the first run: missing */
+        bool bad = n3_dies_at_3(&plan.runs[i]);
+        fprintf(f, "%s\t%s\t%s\t0\t1\tfalse\t%s\t%s\t%s\n", plan.runs[i].id, bad ? "failed" : "ok",
+                bad ? "1" : "0", bad ? "boom" : "",
+                bad ? (plan.runs[i].round == 3 ? "exit" : "unreachable") : "-",
+                bad ? "client" : "-");
+    }
+    fclose(f);
+    f = fopen(un, "w");
+    fputs("n6\trails probe: no answer\n", f);
+    fclose(f);
+    struct gdr_health h;
+    assert_int_equal(gdr_health_from_status(path, un, &plan, &h), 0);
+    assert_int_equal(h.n, 2);
+    assert_true(h.v[0].unreachable);
+    assert_int_equal(h.v[0].node, 5);
+    assert_int_equal(h.v[1].node, 2);
+    assert_int_equal(h.v[1].since_round, 3);
+    assert_non_null(strstr(h.v[1].why, "round 3: exit: boom"));
+    gdr_health_free(&h);
+    /* the manifest, from a file */
+    char *txt = cJSON_Print(man);
+    f = fopen(mf, "w");
+    fputs(txt, f);
+    fclose(f);
+    free(txt);
+    assert_int_equal(gdr_health_from_manifest_file(mf, &plan, &h), 0);
+    assert_int_equal(h.n, 1);
+    assert_int_equal(h.v[0].node, 2);
+    assert_non_null(strstr(h.v[0].why, "round 3: exit: boom"));
+    gdr_health_free(&h);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* A node that fails once in the middle and works again is not dead. */
@@ -214,6 +266,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_dies_from_round_3, teardown),
+        cmocka_unit_test_teardown(test_from_status_and_file, teardown),
         cmocka_unit_test_teardown(test_recovers, teardown),
         cmocka_unit_test_teardown(test_only_partner, teardown),
         cmocka_unit_test_teardown(test_victims, teardown),

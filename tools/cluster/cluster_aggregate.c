@@ -6,6 +6,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,18 +16,23 @@ static bool same_test(const struct gdr_test_mode *a, const struct gdr_test_mode 
            !strcmp(a->gdr, b->gdr);
 }
 
-/* The plan's run of (test, rail, client, server), or NULL. */
-static const struct gdr_plan_run *planned(const struct gdr_plan *p, const struct gdr_test_mode *t,
-                                          int rail, size_t c, size_t s)
+/* Do the plan's selected rails run in one step? Runs of one pair, test
+ * and direction share a round and differ only in their rail group
+ * (cluster_plan.h), so a pair's rails ran at once exactly when the plan
+ * put every rail in one group. */
+static bool rails_at_once(const struct gdr_plan *p)
 {
-    for (size_t i = 0; i < p->nruns; i++) {
-        const struct gdr_plan_run *r = &p->runs[i];
-        if (r->rail == rail && r->client.node == c && r->server.node == s && same_test(&r->test, t))
-            return r;
-    }
-    return NULL;
+    for (size_t k = 1; k < p->nrail_sel; k++)
+        if (p->group_of[k] != p->group_of[0])
+            return false;
+    return true;
 }
 
+/* The aggregate of the bandwidth matrices of (test, size), the first of
+ * them s->m[first]. The pairs are the planned cells of any rail (the
+ * matrices are sparse and sorted by client, then server: one merge); each
+ * counts every rail the plan selected, so a rail without a cell (no
+ * matrix, or its run's document lacked the size) is a rail not measured. */
 static int one(const struct gdr_plan *p, const struct gdr_matrix_set *s, size_t first,
                struct gdr_aggregate *a)
 {
@@ -34,51 +40,58 @@ static int one(const struct gdr_plan *p, const struct gdr_matrix_set *s, size_t 
     memset(a, 0, sizeof(*a));
     a->test = m0->test;
     a->size = m0->size;
-    const struct gdr_matrix *rails[GDR_RAILS_MAX];
-    for (size_t k = first; k < s->count && a->nrails < GDR_RAILS_MAX; k++)
-        if (same_test(&s->m[k].test, &a->test) && s->m[k].size == a->size) {
-            rails[a->nrails] = &s->m[k];
-            a->rails[a->nrails++] = s->m[k].rail;
-        }
-    size_t n = s->n;
-    a->pairs = calloc(n * n + 1, sizeof(*a->pairs));
-    double *sums = calloc(n * n + 1, sizeof(double));
+    a->nrails = p->nrail_sel ? p->nrail_sel : 1;
+    const struct gdr_matrix *rails[GDR_RAILS_MAX] = {NULL};
+    size_t at[GDR_RAILS_MAX] = {0}, total = 0;
+    for (size_t r = 0; r < a->nrails; r++) {
+        a->rails[r] = p->nrail_sel ? p->rail_sel[r] : 0;
+        for (size_t k = first; k < s->count && !rails[r]; k++)
+            if (s->m[k].rail == a->rails[r] && s->m[k].size == a->size &&
+                same_test(&s->m[k].test, &a->test))
+                rails[r] = &s->m[k];
+        total += rails[r] ? rails[r]->ncells : 0;
+    }
+    a->pairs = calloc(total + 1, sizeof(*a->pairs));
+    double *sums = calloc(total + 1, sizeof(double));
     if (!a->pairs || !sums) {
         free(sums);
-        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+        return gdr_fail(GDR_EXIT_RUN, "out of memory for %zu node pairs", total);
     }
+    bool at_once = rails_at_once(p);
     a->concurrent = true;
-    for (size_t c = 0; c < n; c++)
-        for (size_t v = 0; v < n; v++) {
-            if (c == v)
-                continue;
-            struct gdr_aggregate_pair *pp = &a->pairs[a->npairs];
-            *pp = (struct gdr_aggregate_pair){.client = c, .server = v, .concurrent = true};
-            size_t round = 0, step = 0;
-            for (size_t r = 0; r < a->nrails; r++) {
-                const struct gdr_plan_run *run = planned(p, &a->test, a->rails[r], c, v);
-                if (!run)
-                    continue;
-                if (pp->rails++ == 0) {
-                    round = run->round;
-                    step = run->step;
-                } else if (run->round != round || run->step != step) {
-                    pp->concurrent = false;
-                }
-                const struct gdr_cell *cell = gdr_cell_at(rails[r], c, v);
-                if (cell->state == GDR_CELL_OK) {
-                    pp->rails_ok++;
-                    pp->sum += cell->value;
-                }
+    for (;;) {
+        /* the next (client, server) of any rail */
+        uint64_t next = UINT64_MAX;
+        for (size_t r = 0; r < a->nrails; r++)
+            if (rails[r] && at[r] < rails[r]->ncells) {
+                const struct gdr_cell *c = &rails[r]->cells[at[r]];
+                uint64_t key = (uint64_t)c->c << 32 | c->s;
+                next = key < next ? key : next;
             }
-            if (pp->rails == 0)
+        if (next == UINT64_MAX)
+            break;
+        struct gdr_aggregate_pair *pp = &a->pairs[a->npairs++];
+        *pp = (struct gdr_aggregate_pair){.client = (size_t)(next >> 32),
+                                          .server = (size_t)(next & 0xffffffffu),
+                                          .rails = a->nrails,
+                                          .concurrent = at_once};
+        for (size_t r = 0; r < a->nrails; r++) {
+            if (!rails[r] || at[r] >= rails[r]->ncells)
                 continue;
-            a->npairs++;
-            if (pp->rails_ok == pp->rails) {
-                sums[a->ncomplete++] = pp->sum;
-                a->concurrent &= pp->concurrent;
+            const struct gdr_cell *c = &rails[r]->cells[at[r]];
+            if (((uint64_t)c->c << 32 | c->s) != next)
+                continue;
+            at[r]++;
+            if (c->state == GDR_CELL_OK) {
+                pp->rails_ok++;
+                pp->sum += c->value;
             }
         }
+        if (pp->rails_ok == pp->rails) {
+            sums[a->ncomplete++] = pp->sum;
+            a->concurrent &= pp->concurrent;
+        }
+    }
     if (a->ncomplete) {
         a->min = a->max = sums[0];
         for (size_t i = 1; i < a->ncomplete; i++) {
@@ -141,54 +154,45 @@ void gdr_aggregate_free(struct gdr_aggregate_set *a)
     memset(a, 0, sizeof(*a));
 }
 
-static void add_num(cJSON *o, const char *k, double v)
+/* A number, or null for NAN. */
+static void num(FILE *f, double v)
 {
     if (isnan(v))
-        cJSON_AddNullToObject(o, k);
+        fputs("null", f);
     else
-        cJSON_AddNumberToObject(o, k, v);
+        fprintf(f, "%.17g", v);
 }
 
-cJSON *gdr_aggregate_to_json(const struct gdr_aggregate_set *a, const struct gdr_matrix_set *s)
+int gdr_aggregate_write(FILE *f, const struct gdr_aggregate_set *a, const struct gdr_matrix_set *s)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return NULL;
-    cJSON_AddStringToObject(root, "aggregate_version", GDR_AGGREGATE_VERSION);
-    cJSON *arr = cJSON_AddArrayToObject(root, "aggregates");
-    for (size_t i = 0; arr && i < a->count; i++) {
+    /* Node names are [A-Za-z0-9.-]+ and test names ours: nothing to escape. */
+    fprintf(f, "{\n\t\"aggregate_version\": \"%s\",\n\t\"aggregates\": [", GDR_AGGREGATE_VERSION);
+    for (size_t i = 0; i < a->count; i++) {
         const struct gdr_aggregate *g = &a->a[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddItemToArray(arr, o);
         char tn[64];
         gdr_test_mode_name(&g->test, tn, sizeof(tn));
-        cJSON_AddStringToObject(o, "test", tn);
-        cJSON_AddNumberToObject(o, "size", (double)g->size);
-        cJSON *rails = cJSON_AddArrayToObject(o, "rails");
-        for (size_t r = 0; rails && r < g->nrails; r++)
-            cJSON_AddItemToArray(rails, cJSON_CreateNumber(g->rails[r]));
-        cJSON_AddNumberToObject(o, "pairs", (double)g->npairs);
-        cJSON_AddNumberToObject(o, "complete_pairs", (double)g->ncomplete);
-        add_num(o, "min_bytes_per_s", g->min);
-        add_num(o, "median_bytes_per_s", g->median);
-        add_num(o, "max_bytes_per_s", g->max);
-        cJSON_AddBoolToObject(o, "concurrent", g->concurrent);
-        cJSON *pp = cJSON_AddArrayToObject(o, "per_pair");
-        for (size_t k = 0; pp && k < g->npairs; k++) {
+        fprintf(f, "%s\n\t\t{\"test\": \"%s\", \"size\": %llu, \"rails\": [", i ? "," : "", tn,
+                (unsigned long long)g->size);
+        for (size_t r = 0; r < g->nrails; r++)
+            fprintf(f, "%s%d", r ? ", " : "", g->rails[r]);
+        fprintf(f, "], \"pairs\": %zu, \"complete_pairs\": %zu, \"min_bytes_per_s\": ", g->npairs,
+                g->ncomplete);
+        num(f, g->min);
+        fputs(", \"median_bytes_per_s\": ", f);
+        num(f, g->median);
+        fputs(", \"max_bytes_per_s\": ", f);
+        num(f, g->max);
+        fprintf(f, ", \"concurrent\": %s,\n\t\t \"per_pair\": [", g->concurrent ? "true" : "false");
+        for (size_t k = 0; k < g->npairs; k++) {
             const struct gdr_aggregate_pair *x = &g->pairs[k];
-            cJSON *po = cJSON_CreateObject();
-            if (!po)
-                break;
-            cJSON_AddItemToArray(pp, po);
-            cJSON_AddStringToObject(po, "client", s->nodes[x->client]);
-            cJSON_AddStringToObject(po, "server", s->nodes[x->server]);
-            cJSON_AddNumberToObject(po, "rails", (double)x->rails);
-            cJSON_AddNumberToObject(po, "rails_ok", (double)x->rails_ok);
-            cJSON_AddNumberToObject(po, "sum_bytes_per_s", x->sum);
-            cJSON_AddBoolToObject(po, "concurrent", x->concurrent);
+            fprintf(f,
+                    "%s\n\t\t\t{\"client\": \"%s\", \"server\": \"%s\", \"rails\": %zu, "
+                    "\"rails_ok\": %zu, \"sum_bytes_per_s\": %.17g, \"concurrent\": %s}",
+                    k ? "," : "", s->nodes[x->client], s->nodes[x->server], x->rails, x->rails_ok,
+                    x->sum, x->concurrent ? "true" : "false");
         }
+        fputs("]}", f);
     }
-    return root;
+    fputs("\n\t]\n}\n", f);
+    return ferror(f) ? -1 : 0;
 }

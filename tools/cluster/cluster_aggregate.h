@@ -15,7 +15,7 @@
 
 #include "cluster_matrix.h"
 
-#include <cjson/cJSON.h>
+#include <stdio.h>
 
 #define GDR_AGGREGATE_VERSION "gdrbench.cluster-aggregate/1"
 
@@ -47,8 +47,12 @@ int gdr_aggregate_compute(const struct gdr_plan *p, const struct gdr_matrix_set 
                           struct gdr_aggregate_set *out);
 void gdr_aggregate_free(struct gdr_aggregate_set *a);
 
-/* {"aggregate_version", "aggregates": [{"test", "size", "rails", "pairs",
- *  "complete_pairs", "min", "median", "max", "concurrent", "per_pair": [...]}]} */
-cJSON *gdr_aggregate_to_json(const struct gdr_aggregate_set *a, const struct gdr_matrix_set *s);
+/* The JSON, written as it goes (a pair a line: a million pairs are not a
+ * cJSON tree): {"aggregate_version", "aggregates": [{"test", "size",
+ * "rails", "pairs", "complete_pairs", "min_bytes_per_s",
+ * "median_bytes_per_s", "max_bytes_per_s", "concurrent", "per_pair":
+ * [{"client", "server", "rails", "rails_ok", "sum_bytes_per_s",
+ * "concurrent"}]}]}. Returns 0, or -1 when the stream failed. */
+int gdr_aggregate_write(FILE *f, const struct gdr_aggregate_set *a, const struct gdr_matrix_set *s);
 
 #endif

@@ -22,11 +22,13 @@
 
 struct gdr_dead_node {
     size_t node;
-    bool unreachable;   /* else failed */
-    size_t nfailed;     /* failed runs in its tail */
-    size_t since_round; /* round of the first of them */
-    long last_run;      /* plan index of its last failed run; -1 unreachable */
-    size_t npartners;   /* distinct partners of those runs */
+    bool unreachable;          /* else failed */
+    size_t nfailed;            /* failed runs in its tail */
+    size_t since_round;        /* round of the first of them */
+    long last_run;             /* plan ordinal of its last failed run; -1 unreachable */
+    struct gdr_test_mode test; /* that run's test and rail (the retest's) */
+    int rail;
+    size_t npartners; /* distinct partners of those runs */
     size_t partners[GDR_HEALTH_MAX_PARTNERS];
     char why[440]; /* the probe's reason, or the last failed run's class and reason */
 };
@@ -39,8 +41,17 @@ struct gdr_health {
 };
 
 /* Read the dead nodes from manifest (manifest.json of gdr-cluster-core
- * manifest) over plan p. Returns 0 or -1 (memory). */
+ * manifest) over plan p. Returns 0 or -1 (memory). The manifest lists the
+ * runs in plan order; per run only its state is kept (and a failed run's
+ * reason), so that the file variant reads a manifest of any size one
+ * entry at a time. */
 int gdr_health_from_manifest(const cJSON *manifest, const struct gdr_plan *p, struct gdr_health *h);
+int gdr_health_from_manifest_file(const char *path, const struct gdr_plan *p, struct gdr_health *h);
+/* The same from what the manifest is made of: the run status lines (in
+ * plan order: cluster_status.h) and the probe's NODE<TAB>REASON lines
+ * (NULL: none); a tenth of the manifest's bytes at thousands of nodes. */
+int gdr_health_from_status(const char *status, const char *unreachable, const struct gdr_plan *p,
+                           struct gdr_health *h);
 void gdr_health_free(struct gdr_health *h);
 
 /* suspects.json's entry for dead node k: kind "node", finding "unreachable"

@@ -44,42 +44,81 @@ static double median_of(double *v, size_t n)
     return n ? gdr_median_inplace(v, n) : 0;
 }
 
-static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr_matrix *m,
-                       const struct gdr_mstats *st, const struct gdr_detect_opts *o)
+struct node_row {
+    size_t node, low, failed;
+    double client, server, worst; /* medians as client and server, the worst cell */
+};
+
+/* Worst first: the most low or failed cells, then the lowest median. */
+static int cmp_row(const void *x, const void *y)
 {
-    double *v = calloc(2 * s->n + 1, sizeof(double));
-    if (!v)
+    const struct node_row *a = x, *b = y;
+    size_t ba = a->low + a->failed, bb = b->low + b->failed;
+    if (ba != bb)
+        return ba > bb ? -1 : 1;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* Per node: median as client and as server, worst cell, low and failed
+ * cells; every node, or the `worst` worst ones (the whole matrix is the
+ * CSV). */
+static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr_matrix *m,
+                       const struct gdr_mstats *st, const struct gdr_detect_opts *o, size_t worst)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (int d = 0; d < 2; d++)
+            if (gdr_matrix_node_count(m, i, d) > most)
+                most = gdr_matrix_node_count(m, i, d);
+    double *v = calloc(most + 1, sizeof(double));
+    struct node_row *rows = calloc(s->n + 1, sizeof(*rows));
+    if (!v || !rows) {
+        free(v);
+        free(rows);
         return;
-    fprintf(f, "| node | median as client | median as server | worst link | low | failed |\n"
-               "|------|-----|-----|-----|-----|-----|\n");
+    }
     for (size_t i = 0; i < s->n; i++) {
-        size_t nc = 0, ns = 0, low = 0, failed = 0;
-        double worst = 0;
-        for (size_t p = 0; p < s->n; p++) {
-            for (int d = 0; d < 2; d++) {
-                const struct gdr_cell *c = d ? gdr_cell_at(m, p, i) : gdr_cell_at(m, i, p);
-                if (p == i || c->state == GDR_CELL_NONE)
+        struct node_row *r = &rows[i];
+        r->node = i;
+        for (int d = 0; d < 2; d++) {
+            size_t k = 0;
+            for (size_t q = 0; q < gdr_matrix_node_count(m, i, d); q++) {
+                const struct gdr_cell *c = gdr_matrix_node_cell(m, i, d, q);
+                if (c->c == c->s || c->state == GDR_CELL_NONE)
                     continue;
                 if (c->state == GDR_CELL_FAILED) {
-                    failed++;
+                    r->failed++;
                     continue;
                 }
-                low += gdr_cell_low(m, st, o, c);
-                if (d)
-                    v[s->n + ns++] = c->value;
-                else
-                    v[nc++] = c->value;
-                if (worst == 0 || (m->latency ? c->value > worst : c->value < worst))
-                    worst = c->value;
+                r->low += gdr_cell_low(m, st, o, c);
+                v[k++] = c->value;
+                if (r->worst == 0 || (m->latency ? c->value > r->worst : c->value < r->worst))
+                    r->worst = c->value;
             }
+            *(d ? &r->server : &r->client) = median_of(v, k);
         }
-        fprintf(f, "| %s |", s->nodes[i]);
-        show(f, m, median_of(v, nc));
-        show(f, m, median_of(v + s->n, ns));
-        show(f, m, worst);
-        fprintf(f, " %zu | %zu |\n", low, failed);
+    }
+    size_t shown = s->n;
+    if (worst && s->n > worst) {
+        qsort(rows, s->n, sizeof(*rows), cmp_row);
+        shown = worst;
+        fprintf(f,
+                "The %zu nodes with the most low or failed cells, of %zu (every cell: the "
+                "CSV).\n\n",
+                worst, s->n);
+    }
+    fprintf(f, "| node | median as client | median as server | worst link | low | failed |\n"
+               "|------|-----|-----|-----|-----|-----|\n");
+    for (size_t k = 0; k < shown; k++) {
+        const struct node_row *r = &rows[k];
+        fprintf(f, "| %s |", s->nodes[r->node]);
+        show(f, m, r->client);
+        show(f, m, r->server);
+        show(f, m, r->worst);
+        fprintf(f, " %zu | %zu |\n", r->low, r->failed);
     }
     free(v);
+    free(rows);
 }
 
 /* One column of the node table: its heading, its key in the node's
@@ -440,29 +479,18 @@ static void rails_section(FILE *f, const struct gdr_plan *p, const char *rails_d
         fprintf(f, "One rail: the benchmarks' default device and GPU on every node (no "
                    "topology from every node, or none asked for).\n\n");
     } else {
-        /* Each node's end on each selected rail, in one pass over the runs. */
-        int slot[GDR_RAILS_MAX];
-        for (int r = 0; r < GDR_RAILS_MAX; r++)
-            slot[r] = -1;
-        size_t k = 0;
-        cJSON_ArrayForEach(it, sel) {
-            if (it->valuedouble >= 0 && it->valuedouble < GDR_RAILS_MAX)
-                slot[(int)it->valuedouble] = (int)k;
-            k++;
-        }
+        /* Each node's end on each selected rail (none for a node left out). */
         bool shared = false;
         unsigned most = 1;
-        for (size_t i = 0; i < p->nruns; i++) {
-            const struct gdr_plan_run *r = &p->runs[i];
-            int q = r->rail >= 0 && r->rail < GDR_RAILS_MAX ? slot[r->rail] : -1;
-            most = r->nic_share > most ? r->nic_share : most;
-            if (q < 0)
-                continue;
-            ends[r->client.node * nsel + (size_t)q] = &r->client;
-            ends[r->server.node * nsel + (size_t)q] = &r->server;
-        }
+        for (size_t i = 0; i < p->nnodes; i++)
+            for (size_t k = 0; k < nsel && k < p->nrail_sel; k++) {
+                if (!p->left_out[i])
+                    ends[i * nsel + k] = &p->ends[i * p->nrail_sel + k];
+                if (p->share && p->share[i * p->nrail_sel + k] > most)
+                    most = p->share[i * p->nrail_sel + k];
+            }
+        size_t k = 0;
         fprintf(f, "| rail | GPU | NIC | path | nodes |\n|------|-----|-----|------|-------|\n");
-        k = 0;
         const struct gdr_plan_end **col = calloc(p->nnodes + 1, sizeof(*col));
         cJSON_ArrayForEach(it, sel) {
             for (size_t i = 0; col && i < p->nnodes; i++) {
@@ -626,6 +654,6 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
                         in->figures_rel, h ? "hist" : "heat", base);
         }
         fprintf(f, "\nMatrix: `matrix-%s.csv` (rows: client, columns: server).\n\n", base);
-        node_table(f, s, m, st, o);
+        node_table(f, s, m, st, o, in->worst);
     }
 }

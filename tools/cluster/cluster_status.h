@@ -31,6 +31,10 @@ struct gdr_run_status {
  * gdr_fail(USAGE) naming the file and line. *out is freed by the caller. */
 int gdr_run_status_read(const char *path, struct gdr_run_status **out, size_t *n);
 
+/* One line (its newline dropped, the line cut at the tabs) into *s:
+ * 0, 1 for an empty line, -1 for a line of another shape. */
+int gdr_run_status_parse(char *line, struct gdr_run_status *s);
+
 /* The last line for id, or NULL. */
 const struct gdr_run_status *gdr_run_status_find(const struct gdr_run_status *v, size_t n,
                                                  const char *id);

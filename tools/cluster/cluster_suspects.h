@@ -91,7 +91,7 @@ void gdr_detection_free(struct gdr_detection *d);
 
 /* suspects.json: options, per-matrix statistics, suspects with evidence and
  * their retest list (status "pending"). Retest runs take devices and GPUs
- * from the plan's runs; ports from base_port. */
+ * (by bus id) from the plan's rail ends; ports from base_port. */
 cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_matrix_set *s,
                              const struct gdr_plan *p, const struct gdr_detect_opts *o,
                              unsigned base_port);

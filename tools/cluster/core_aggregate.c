@@ -6,6 +6,33 @@
 #include "cluster_aggregate.h"
 #include "error.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* To path (NULL or "-": stdout), through path.tmp renamed: a reader never
+ * sees half of it. */
+static int write_out(const struct gdr_aggregate_set *g, const struct gdr_matrix_set *s,
+                     const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return gdr_aggregate_write(stdout, g, s) || fflush(stdout)
+                   ? gdr_core_usage_error("aggregate: stdout: write failed")
+                   : 0;
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return gdr_core_usage_error("aggregate: %s: %s", tmp, strerror(errno));
+    int bad = gdr_aggregate_write(f, g, s);
+    if (fclose(f) || bad || rename(tmp, path)) {
+        int e = errno;
+        remove(tmp);
+        return gdr_core_usage_error("aggregate: %s: %s", path, bad ? "write failed" : strerror(e));
+    }
+    return 0;
+}
+
 int gdr_core_cmd_aggregate(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
@@ -19,7 +46,10 @@ int gdr_core_cmd_aggregate(int argc, char **argv)
     struct gdr_aggregate_set g;
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
-    if (gdr_matrix_load(&p, a.dir, &s)) {
+    /* --cells: the documents as gdr-cluster read them once (matrix
+     * --save-cells); else the documents (and the agents' lines). */
+    struct gdr_matrix_source src = {a.dir, a.cells, a.agents, a.status};
+    if (gdr_matrix_load(&p, &src, false, 0, &s)) {
         gdr_plan_free(&p);
         return gdr_core_report_error();
     }
@@ -28,12 +58,7 @@ int gdr_core_cmd_aggregate(int argc, char **argv)
         gdr_plan_free(&p);
         return gdr_core_report_error();
     }
-    cJSON *j = gdr_aggregate_to_json(&g, &s);
-    if (j)
-        rc = gdr_core_write_json(j, a.out);
-    else
-        rc = (gdr_fail(GDR_EXIT_RUN, "out of memory"), gdr_core_report_error());
-    cJSON_Delete(j);
+    rc = write_out(&g, &s, a.out);
     gdr_aggregate_free(&g);
     gdr_matrix_set_free(&s);
     gdr_plan_free(&p);

@@ -52,7 +52,11 @@ int gdr_core_cmd_matrix(int argc, char **argv)
     struct gdr_matrix_set s;
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
-    rc = gdr_matrix_load(&p, a.dir, &s) || gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir) ||
+    /* --heat with --cells: the figures only (the CSVs are written). */
+    struct gdr_matrix_source src = {a.dir, a.cells, a.agents, a.status};
+    rc = gdr_matrix_load(&p, &src, false, 0, &s) ||
+                 (a.save_cells && gdr_matrix_save_cells(&s, &p, a.save_cells)) ||
+                 (!(a.heat && a.cells) && gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir)) ||
                  (a.heat && write_heat(&s, &a.det, a.heat))
              ? gdr_core_report_error()
              : 0;
@@ -112,17 +116,16 @@ int gdr_core_cmd_suspects(int argc, char **argv)
     struct gdr_matrix_set s;
     struct gdr_detection d;
     struct gdr_health h = {0};
-    cJSON *man = NULL;
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
-    if ((a.manifest && (!(man = gdr_json_read_file(a.manifest, GDR_DOC_MAX_BYTES)) ||
-                        gdr_health_from_manifest(man, &p, &h))) ||
-        gdr_matrix_load(&p, a.dir, &s)) {
-        cJSON_Delete(man);
+    if ((a.status && gdr_health_from_status(a.status, a.unreachable, &p, &h)) ||
+        (!a.status && a.manifest && gdr_health_from_manifest_file(a.manifest, &p, &h)) ||
+        gdr_matrix_load(&p, &(struct gdr_matrix_source){a.dir, a.cells, NULL, NULL}, true,
+                        a.det.size, &s)) {
+        gdr_health_free(&h);
         gdr_plan_free(&p);
         return gdr_core_report_error();
     }
-    cJSON_Delete(man);
     if (gdr_detect(&s, &a.det, &d)) {
         gdr_health_free(&h);
         gdr_matrix_set_free(&s);
@@ -183,7 +186,7 @@ int gdr_core_cmd_retest_runs(int argc, char **argv)
             }
             run.round = k;
             run.step = ++q;
-            gdr_plan_print_runs(stdout, &p, &run, 1, 0);
+            gdr_plan_print_run(stdout, &p, &run);
         }
         if (rc)
             break;

@@ -100,6 +100,7 @@ int gdr_core_parse_common(int argc, char **argv, const char *cmd, bool want_file
     double pct;
     gdr_detect_opts_default(&a->det);
     a->port = 18515;
+    a->worst = 20;
     for (int i = 0; i < argc; i++) {
         int rc = 0;
         if (gdr_core_opt(argc, argv, &i, "--plan", &v))
@@ -120,6 +121,16 @@ int gdr_core_parse_common(int argc, char **argv, const char *cmd, bool want_file
             a->figures = v;
         else if (gdr_core_opt(argc, argv, &i, "--title", &v))
             a->title = v;
+        else if (gdr_core_opt(argc, argv, &i, "--agents", &v))
+            a->agents = v;
+        else if (gdr_core_opt(argc, argv, &i, "--unreachable", &v))
+            a->unreachable = v;
+        else if (gdr_core_opt(argc, argv, &i, "--cells", &v))
+            a->cells = v;
+        else if (gdr_core_opt(argc, argv, &i, "--save-cells", &v))
+            a->save_cells = v;
+        else if (gdr_core_opt(argc, argv, &i, "--worst", &v))
+            rc = gdr_core_parse_count("--worst", v, 1ul << 30, &a->worst);
         else if (gdr_core_opt(argc, argv, &i, "--min-link-pct", &v)) {
             rc = gdr_core_parse_real("--min-link-pct", v, 100, &pct);
             a->det.min_link_frac = pct / 100;

@@ -4,8 +4,8 @@
  * a JSON document, the options of the analysis commands, reading
  * suspects.json. One file per subcommand or group: core_plan.c (plan,
  * plan-runs), core_rails.c, core_analysis.c (matrix, suspects, retest-runs,
- * confirm), core_report.c, core_manifest.c, core_aggregate.c; gdr_cluster.c
- * dispatches. */
+ * confirm), core_report.c, core_manifest.c, core_agent.c (agent-runs,
+ * collect, cell), core_aggregate.c; gdr_cluster.c dispatches. */
 #ifndef GDR_TOOLS_CLUSTER_CORE_CLI_H
 #define GDR_TOOLS_CLUSTER_CORE_CLI_H
 
@@ -37,6 +37,10 @@ int gdr_core_write_json(const cJSON *j, const char *path);
 /* The options of matrix, suspects, retest-runs, confirm and report. */
 struct gdr_core_args {
     const char *plan, *dir, *out, *file, *heat, *suspects, *manifest, *figures, *title, *status;
+    const char *cells, *save_cells; /* --cells: read instead of the documents; --save-cells */
+    const char *unreachable;        /* suspects --status: the probe's misses */
+    const char *agents;             /* matrix: the agents' cells (agents/NODE.cells) */
+    unsigned long worst;            /* report: the N worst nodes per matrix (0: every node) */
     struct gdr_detect_opts det;
     unsigned long port;
 };
@@ -56,6 +60,9 @@ int gdr_core_cmd_retest_runs(int argc, char **argv);
 int gdr_core_cmd_confirm(int argc, char **argv);
 int gdr_core_cmd_report(int argc, char **argv);
 int gdr_core_cmd_manifest(int argc, char **argv);
+int gdr_core_cmd_agent_runs(int argc, char **argv);
+int gdr_core_cmd_collect(int argc, char **argv);
+int gdr_core_cmd_cell(int argc, char **argv);
 int gdr_core_cmd_aggregate(int argc, char **argv);
 
 #endif

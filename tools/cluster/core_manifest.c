@@ -5,6 +5,7 @@
 #include "core_cli.h"
 #include "cluster_plan.h"
 #include "cluster_status.h"
+#include "error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +42,181 @@ static cJSON *exit_code(const char *s)
     char *end;
     long v = strtol(s, &end, 10);
     return *s && !*end ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
+}
+
+/* One run's entry (s: its status line, or NULL: missing). */
+static cJSON *run_entry(const struct gdr_plan *p, const struct gdr_plan_run *r,
+                        const struct gdr_run_status *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char tn[64], f[sizeof(r->id) + 16];
+    gdr_test_mode_name(&r->test, tn, sizeof(tn));
+    cJSON_AddStringToObject(o, "id", r->id);
+    cJSON_AddStringToObject(o, "status", s ? s->status : "missing");
+    cJSON_AddNumberToObject(o, "round", (double)r->round);
+    cJSON_AddNumberToObject(o, "step", (double)r->step);
+    cJSON_AddStringToObject(o, "test", tn);
+    cJSON_AddNumberToObject(o, "rail", r->rail);
+    cJSON_AddStringToObject(o, "client", p->nodes[r->client.node]);
+    cJSON_AddStringToObject(o, "server", p->nodes[r->server.node]);
+    cJSON_AddBoolToObject(o, "resumed", s && !strcmp(s->resumed, "true"));
+    cJSON *ec = cJSON_AddObjectToObject(o, "exit_codes");
+    cJSON_AddItemToObject(ec, "client", exit_code(s ? s->crc : ""));
+    cJSON_AddItemToObject(ec, "server", exit_code(s ? s->src : ""));
+    cJSON_AddNumberToObject(o, "duration_s", s ? s->duration : 0);
+    if (s && *s->reason)
+        cJSON_AddStringToObject(o, "reason", s->reason);
+    else
+        cJSON_AddNullToObject(o, "reason");
+    /* An object, so that a class can carry its details (issue 23's
+     * error.kind from the benchmarks' documents goes here too). */
+    if (s && !strcmp(s->status, "failed")) {
+        cJSON *fc = cJSON_AddObjectToObject(o, "failure");
+        cJSON_AddStringToObject(fc, "class", *s->fclass ? s->fclass : "unknown");
+        cJSON_AddStringToObject(fc, "end", *s->end ? s->end : "unknown");
+    } else {
+        cJSON_AddNullToObject(o, "failure");
+    }
+    cJSON *files = cJSON_AddObjectToObject(o, "files");
+    snprintf(f, sizeof(f), "%s.client.json", r->id);
+    cJSON_AddStringToObject(files, "client", f);
+    snprintf(f, sizeof(f), "%s.server.json", r->id);
+    cJSON_AddStringToObject(files, "server", f);
+    return o;
+}
+
+/* The status lines, matched to the plan's runs: in plan order (as
+ * gdr-cluster writes them) one line at a time, so that a run of any size
+ * fits; in any other order, all of them in memory (sorted). */
+struct status_src {
+    FILE *f;                      /* streaming, or NULL */
+    struct gdr_run_status cur[2]; /* the line in hand, the one after */
+    bool have, ahead, stray;      /* a line not matched: the file is not in plan order */
+    const char *path;
+    size_t line;
+    struct gdr_run_status *all; /* in memory */
+    size_t nall;
+};
+
+static bool next_line(struct status_src *ss, struct gdr_run_status *out)
+{
+    char buf[2048];
+    while (fgets(buf, sizeof(buf), ss->f)) {
+        ss->line++;
+        if (!gdr_run_status_parse(buf, out))
+            return true;
+        ss->stray = true; /* a bad line: the in-memory reader names it */
+    }
+    return false;
+}
+
+static const struct gdr_run_status *status_for(struct status_src *ss, const char *id)
+{
+    if (!ss->f)
+        return gdr_run_status_find(ss->all, ss->nall, id);
+    if (!ss->have)
+        ss->have = next_line(ss, &ss->cur[0]);
+    if (!ss->have || strcmp(ss->cur[0].id, id))
+        return NULL;
+    /* a later line for the same id wins */
+    while ((ss->ahead = next_line(ss, &ss->cur[1])) && !strcmp(ss->cur[1].id, id))
+        ss->cur[0] = ss->cur[1];
+    static struct gdr_run_status found;
+    found = ss->cur[0];
+    ss->have = ss->ahead;
+    if (ss->have)
+        ss->cur[0] = ss->cur[1];
+    return &found;
+}
+
+struct write_ctx {
+    const struct gdr_plan *p;
+    struct status_src *ss;
+    FILE *out;
+    size_t ok, failed, missing;
+};
+
+static int write_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    struct write_ctx *w = ctx;
+    const struct gdr_run_status *s = status_for(w->ss, r->id);
+    cJSON *o = run_entry(w->p, r, s);
+    char *txt = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!txt)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    fprintf(w->out, "%s\n  %s", ordinal ? "," : "", txt);
+    free(txt);
+    if (!s)
+        w->missing++;
+    else if (!strcmp(s->status, "ok"))
+        w->ok++;
+    else
+        w->failed++;
+    return 0;
+}
+
+/* One pass over the plan's runs: m's members, then the runs one at a
+ * time, then the counts; to path.tmp, renamed. Returns 1 when the status
+ * lines were not in plan order (the caller reads them all and retries). */
+static int write_pass(const cJSON *m, const struct gdr_plan *p, struct status_src *ss,
+                      const char *out)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+    struct write_ctx w = {p, ss, fopen(tmp, "w"), 0, 0, 0};
+    if (!w.out)
+        return gdr_core_usage_error("manifest: %s: %s", tmp, strerror(errno));
+    char *head = cJSON_Print(m);
+    if (!head) {
+        fclose(w.out);
+        return gdr_core_usage_error("out of memory");
+    }
+    /* the closing brace (and the newline before it): more members follow */
+    size_t hl = strlen(head);
+    while (hl > 0 && head[hl - 1] == '\n')
+        hl--;
+    if (hl > 0 && head[hl - 1] == '}')
+        hl--;
+    while (hl > 0 && head[hl - 1] == '\n')
+        hl--;
+    head[hl] = '\0';
+    fprintf(w.out, "%s,\n\t\"runs\": [", head);
+    free(head);
+    int rc = gdr_plan_foreach(p, 0, write_run, &w) ? gdr_core_report_error() : 0;
+    fprintf(w.out,
+            "\n\t],\n\t\"planned\": %zu,\n\t\"ok\": %zu,\n\t\"failed\": %zu,\n"
+            "\t\"missing\": %zu\n}\n",
+            p->nruns, w.ok, w.failed, w.missing);
+    if (fclose(w.out) && !rc)
+        rc = gdr_core_usage_error("manifest: %s: write failed", tmp);
+    if (!rc && ss->f && (ss->have || ss->stray))
+        rc = 1;
+    if (!rc && rename(tmp, out))
+        rc = gdr_core_usage_error("manifest: %s: %s", out, strerror(errno));
+    if (rc)
+        remove(tmp);
+    else
+        printf("planned %zu ok %zu failed %zu missing %zu\n", p->nruns, w.ok, w.failed, w.missing);
+    return rc;
+}
+
+static int write_manifest(const cJSON *m, const struct gdr_plan *p, const char *status,
+                          const char *out)
+{
+    struct status_src ss = {.f = fopen(status, "r"), .path = status};
+    if (!ss.f)
+        return gdr_core_usage_error("manifest: %s: %s", status, strerror(errno));
+    int rc = write_pass(m, p, &ss, out);
+    fclose(ss.f);
+    if (rc != 1)
+        return rc;
+    memset(&ss, 0, sizeof(ss));
+    if (gdr_run_status_read(status, &ss.all, &ss.nall))
+        return gdr_core_report_error();
+    rc = write_pass(m, p, &ss, out);
+    free(ss.all);
+    return rc;
 }
 
 int gdr_core_cmd_manifest(int argc, char **argv)
@@ -94,84 +270,22 @@ int gdr_core_cmd_manifest(int argc, char **argv)
     }
     cJSON_AddItemToObject(m, "command_line", cmd);
     struct gdr_plan p = {0};
-    struct gdr_run_status *st = NULL;
-    size_t nst = 0;
     if (!rc && gdr_plan_load(plan, &p))
-        rc = gdr_core_report_error();
-    if (!rc && gdr_run_status_read(status, &st, &nst))
         rc = gdr_core_report_error();
     if (!rc && unreachable)
         rc = add_unreachable(m, unreachable);
-    if (rc) {
-        cJSON_Delete(m);
-        gdr_plan_free(&p);
-        free(st);
-        return rc;
+    if (!rc) {
+        cJSON *nodes = cJSON_AddArrayToObject(m, "nodes");
+        for (size_t i = 0; i < p.nnodes; i++)
+            cJSON_AddItemToArray(nodes, cJSON_CreateString(p.nodes[i]));
+        cJSON *pl = cJSON_AddObjectToObject(m, "plan");
+        cJSON_AddStringToObject(pl, "file", "plan.json");
+        cJSON_AddNumberToObject(pl, "rounds", (double)p.nrounds);
+        cJSON_AddNumberToObject(pl, "steps", (double)p.nsteps);
+        cJSON_AddNumberToObject(pl, "estimated_s", p.estimated_s);
+        rc = write_manifest(m, &p, status, out);
     }
-    cJSON *nodes = cJSON_AddArrayToObject(m, "nodes");
-    for (size_t i = 0; i < p.nnodes; i++)
-        cJSON_AddItemToArray(nodes, cJSON_CreateString(p.nodes[i]));
-    cJSON *pl = cJSON_AddObjectToObject(m, "plan");
-    cJSON_AddStringToObject(pl, "file", "plan.json");
-    cJSON_AddNumberToObject(pl, "rounds", (double)p.nrounds);
-    cJSON_AddNumberToObject(pl, "steps", (double)p.nsteps);
-    cJSON_AddNumberToObject(pl, "estimated_s", p.estimated_s);
-    cJSON *runs = cJSON_AddArrayToObject(m, "runs");
-    size_t ok = 0, failed = 0, missing = 0;
-    for (size_t i = 0; i < p.nruns; i++) {
-        const struct gdr_plan_run *r = &p.runs[i];
-        const struct gdr_run_status *s = gdr_run_status_find(st, nst, r->id);
-        cJSON *o = cJSON_CreateObject();
-        char tn[64], f[sizeof(r->id) + 16];
-        gdr_test_mode_name(&r->test, tn, sizeof(tn));
-        cJSON_AddStringToObject(o, "id", r->id);
-        cJSON_AddStringToObject(o, "status", s ? s->status : "missing");
-        cJSON_AddNumberToObject(o, "round", (double)r->round);
-        cJSON_AddNumberToObject(o, "step", (double)r->step);
-        cJSON_AddStringToObject(o, "test", tn);
-        cJSON_AddNumberToObject(o, "rail", r->rail);
-        cJSON_AddStringToObject(o, "client", p.nodes[r->client.node]);
-        cJSON_AddStringToObject(o, "server", p.nodes[r->server.node]);
-        cJSON_AddBoolToObject(o, "resumed", s && !strcmp(s->resumed, "true"));
-        cJSON *ec = cJSON_AddObjectToObject(o, "exit_codes");
-        cJSON_AddItemToObject(ec, "client", exit_code(s ? s->crc : ""));
-        cJSON_AddItemToObject(ec, "server", exit_code(s ? s->src : ""));
-        cJSON_AddNumberToObject(o, "duration_s", s ? s->duration : 0);
-        if (s && *s->reason)
-            cJSON_AddStringToObject(o, "reason", s->reason);
-        else
-            cJSON_AddNullToObject(o, "reason");
-        /* An object, so that a class can carry its details (issue 23's
-         * error.kind from the benchmarks' documents goes here too). */
-        if (s && !strcmp(s->status, "failed")) {
-            cJSON *fc = cJSON_AddObjectToObject(o, "failure");
-            cJSON_AddStringToObject(fc, "class", *s->fclass ? s->fclass : "unknown");
-            cJSON_AddStringToObject(fc, "end", *s->end ? s->end : "unknown");
-        } else {
-            cJSON_AddNullToObject(o, "failure");
-        }
-        cJSON *files = cJSON_AddObjectToObject(o, "files");
-        snprintf(f, sizeof(f), "%s.client.json", r->id);
-        cJSON_AddStringToObject(files, "client", f);
-        snprintf(f, sizeof(f), "%s.server.json", r->id);
-        cJSON_AddStringToObject(files, "server", f);
-        cJSON_AddItemToArray(runs, o);
-        if (!s)
-            missing++;
-        else if (!strcmp(s->status, "ok"))
-            ok++;
-        else
-            failed++;
-    }
-    cJSON_AddNumberToObject(m, "planned", (double)p.nruns);
-    cJSON_AddNumberToObject(m, "ok", (double)ok);
-    cJSON_AddNumberToObject(m, "failed", (double)failed);
-    cJSON_AddNumberToObject(m, "missing", (double)missing);
-    rc = gdr_core_write_json(m, out);
-    if (!rc)
-        printf("planned %zu ok %zu failed %zu missing %zu\n", p.nruns, ok, failed, missing);
     cJSON_Delete(m);
     gdr_plan_free(&p);
-    free(st);
     return rc;
 }

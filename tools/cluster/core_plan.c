@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- node lists ---- */
@@ -301,18 +302,111 @@ static int select_rails(struct gdr_plan_opts *o, const char *spec, const char *d
 /* --leave-out A,B: names of the node list, each once. */
 static int leave_out(const struct names *ns, const char *list, bool *out)
 {
-    char b[4096];
-    snprintf(b, sizeof(b), "%s", list);
-    for (char *bp = b, *t; (t = strsep(&bp, ","));) {
+    char *b = strdup(list); /* hundreds of names at thousands of nodes */
+    int rc = b ? 0 : gdr_core_usage_error("out of memory");
+    for (char *bp = b, *t; !rc && (t = strsep(&bp, ","));) {
         if (!*t)
             continue;
         size_t i = 0;
         while (i < ns->n && strcmp(ns->v[i], t))
             i++;
         if (i == ns->n)
-            return gdr_core_usage_error("plan: --leave-out: '%s' is not in the node list", t);
-        out[i] = true;
+            rc = gdr_core_usage_error("plan: --leave-out: '%s' is not in the node list", t);
+        else
+            out[i] = true;
     }
+    free(b);
+    return rc;
+}
+
+/* --budget: seconds, or a number with s, m, h or d, or H:MM[:SS]. */
+static int parse_duration(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || !*s || errno || !(v >= 0))
+        return gdr_core_usage_error("--budget wants a duration (7200, 90m, 2h, 1:30:00), not '%s'",
+                                    s ? s : "");
+    if (*end == ':') {
+        unsigned h = 0, mi = 0, se = 0;
+        int n = 0;
+        if (sscanf(s, "%u:%2u%n:%2u%n", &h, &mi, &n, &se, &n) < 2 || s[n] || mi > 59 || se > 59)
+            return gdr_core_usage_error("--budget: '%s' is not H:MM[:SS]", s);
+        *out = h * 3600.0 + mi * 60.0 + se;
+        return 0;
+    }
+    double unit = !*end               ? 1
+                  : !strcmp(end, "s") ? 1
+                  : !strcmp(end, "m") ? 60
+                  : !strcmp(end, "h") ? 3600
+                  : !strcmp(end, "d") ? 86400
+                                      : -1;
+    if (unit < 0)
+        return gdr_core_usage_error("--budget: unknown unit in '%s' (s, m, h, d)", s);
+    *out = v * unit;
+    return 0;
+}
+
+/* H:MM:SS */
+static const char *hms(double s, char *buf, size_t len)
+{
+    unsigned long t = s > 0 ? (unsigned long)(s + 0.5) : 0;
+    snprintf(buf, len, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+    return buf;
+}
+
+/* --budget: a plan over it is refused, naming the random pairing that
+ * fits (a nightly job must end before the morning); a plan within it
+ * says what full pairing would have taken. */
+static int check_budget(const struct gdr_plan *p, double budget, size_t maxc)
+{
+    char a[32], b[32], c[32];
+    size_t half = p->m / 2, split = maxc && half > maxc ? (half + maxc - 1) / maxc : 1;
+    double per = p->round_s * (double)split; /* one circle round, split */
+    double full = per * (double)gdr_sched_circle_rounds(p->m);
+    size_t k = per > 0 ? (size_t)(budget / per) : p->m;
+    if (k > p->m - 1)
+        k = p->m - 1;
+    if (p->estimated_s <= budget) {
+        if (p->pairing != GDR_PAIRING_FULL && full > budget)
+            fprintf(stderr,
+                    "gdr-cluster-core: plan: full pairing would take %s, over --budget %s; this "
+                    "plan takes %s\n",
+                    hms(full, a, sizeof(a)), hms(budget, b, sizeof(b)),
+                    hms(p->estimated_s, c, sizeof(c)));
+        return 0;
+    }
+    if (k == 0)
+        return gdr_core_usage_error("plan: estimated %s, over --budget %s, and one round alone "
+                                    "takes %s: a larger budget, fewer sizes or tests, or "
+                                    "--one-direction",
+                                    hms(p->estimated_s, a, sizeof(a)), hms(budget, b, sizeof(b)),
+                                    hms(per, c, sizeof(c)));
+    return gdr_core_usage_error("plan: estimated %s (%zu rounds), over --budget %s; "
+                                "--pairing=random:%zu fits (%s)",
+                                hms(p->estimated_s, a, sizeof(a)), p->nrounds,
+                                hms(budget, b, sizeof(b)), k, hms(per * (double)k, c, sizeof(c)));
+}
+
+/* --pairing full|quick|random:K */
+static int parse_pairing(const char *v, struct gdr_plan_opts *o)
+{
+    unsigned long k;
+    if (!strcmp(v, "full"))
+        o->pairing = GDR_PAIRING_FULL;
+    else if (!strcmp(v, "quick"))
+        o->pairing = GDR_PAIRING_QUICK;
+    else if (!strncmp(v, "random:", 7)) {
+        if (gdr_core_parse_count("--pairing=random:K", v + 7, 1ul << 30, &k))
+            return GDR_EXIT_USAGE;
+        if (k == 0)
+            return gdr_core_usage_error("plan: --pairing=random:K wants K of 1 or more");
+        o->pairing = GDR_PAIRING_RANDOM;
+        o->random_k = k;
+    } else
+        return gdr_core_usage_error("plan: --pairing '%s' (full, quick, random:K; or --pairs FILE)",
+                                    v);
     return 0;
 }
 
@@ -321,8 +415,9 @@ int gdr_core_cmd_plan(int argc, char **argv)
     const char *hosts = NULL, *hostfile = NULL, *out = NULL, *pairing = "full", *pairs = NULL;
     const char *rails = "auto", *rails_dir = NULL, *tools = "write_bw";
     const char *placements = "H-H,D-D", *gdrs = "on", *sizes = NULL, *leave = NULL, *v;
-    unsigned long maxc = 0, port = 18515;
-    double tps = 0, overhead = 3;
+    const char *seed_arg = NULL, *budget_arg = NULL;
+    unsigned long maxc = 0, port = 18515, seed = 0;
+    double tps = 0, overhead = 3, budget = 0;
     bool tps_given = false;
     static struct gdr_plan_opts o;
     memset(&o, 0, sizeof(o));
@@ -338,7 +433,13 @@ int gdr_core_cmd_plan(int argc, char **argv)
             pairing = v;
         else if (gdr_core_opt(argc, argv, &i, "--pairs", &v))
             pairs = v;
-        else if (gdr_core_opt(argc, argv, &i, "--max-concurrent", &v))
+        else if (gdr_core_opt(argc, argv, &i, "--seed", &v)) {
+            seed_arg = v;
+            rc = gdr_core_parse_count("--seed", v, (1ul << 53) - 1, &seed);
+        } else if (gdr_core_opt(argc, argv, &i, "--budget", &v)) {
+            budget_arg = v;
+            rc = parse_duration(v, &budget);
+        } else if (gdr_core_opt(argc, argv, &i, "--max-concurrent", &v))
             rc = gdr_core_parse_count("--max-concurrent", v, 1u << 20, &maxc);
         else if (!strcmp(argv[i], "--serial"))
             maxc = 1;
@@ -391,14 +492,20 @@ int gdr_core_cmd_plan(int argc, char **argv)
         rc = GDR_EXIT_USAGE;
         goto done;
     }
-    if (!strcmp(pairing, "full"))
-        o.pairing = GDR_PAIRING_FULL;
-    else if (!strcmp(pairing, "quick"))
-        o.pairing = GDR_PAIRING_QUICK;
-    else {
-        rc = gdr_core_usage_error("plan: --pairing '%s' (full, quick; or --pairs FILE)", pairing);
+    if ((rc = parse_pairing(pairing, &o)))
+        goto done;
+    if (seed_arg && o.pairing != GDR_PAIRING_RANDOM) {
+        rc = gdr_core_usage_error("plan: --seed needs --pairing=random:K");
         goto done;
     }
+    if (pairs && o.pairing == GDR_PAIRING_RANDOM) {
+        rc = gdr_core_usage_error("plan: --pairs or --pairing=random:K, not both");
+        goto done;
+    }
+    /* Without --seed, a new pairing each time (a nightly meets other
+     * partners each night); the plan records the seed, which replays it. */
+    o.seed =
+        seed_arg ? seed : (((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid()) & ((1ull << 53) - 1);
     if (pairs) {
         if (read_lines(pairs, pairs_line, &pc)) {
             rc = GDR_EXIT_USAGE;
@@ -443,13 +550,19 @@ int gdr_core_cmd_plan(int argc, char **argv)
         rc = gdr_core_report_error();
         goto done;
     }
+    if (budget_arg && (rc = check_budget(&p, budget, maxc)))
+        goto done;
     j = gdr_plan_to_json(&p);
     cJSON_AddBoolToObject(cJSON_GetObjectItemCaseSensitive(j, "options"), "time_per_size_assumed",
                           !tps_given);
     rc = gdr_core_write_json(j, out);
-    if (!rc && out && strcmp(out, "-"))
-        printf("nodes %zu rounds %zu steps %zu runs %zu estimated_s %.0f\n", p.nnodes, p.nrounds,
+    if (!rc && out && strcmp(out, "-")) {
+        printf("nodes %zu rounds %zu steps %zu runs %zu estimated_s %.0f", p.nnodes, p.nrounds,
                p.nsteps, p.nruns, p.estimated_s);
+        if (o.pairing == GDR_PAIRING_RANDOM)
+            printf(" seed %llu", (unsigned long long)o.seed);
+        printf("\n");
+    }
 done:
     cJSON_Delete(j);
     gdr_plan_free(&p);
@@ -476,7 +589,7 @@ int gdr_core_cmd_plan_runs(int argc, char **argv)
         gdr_plan_free(&p);
         return gdr_core_usage_error("plan-runs: %s has %zu rounds, not %lu", argv[0], have, round);
     }
-    gdr_plan_print_runs(stdout, &p, p.runs, p.nruns, round);
+    int rc = gdr_plan_print_round(stdout, &p, round) ? gdr_core_report_error() : 0;
     gdr_plan_free(&p);
-    return 0;
+    return rc;
 }

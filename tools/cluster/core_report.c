@@ -3,6 +3,7 @@
 
 #include "core_cli.h"
 #include "cluster_report.h"
+#include "cluster_stream.h"
 #include "doc.h"
 #include "json.h"
 
@@ -25,8 +26,9 @@ int gdr_core_cmd_report(int argc, char **argv)
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
     if ((a.suspects && !(sus = gdr_core_load_suspects(a.suspects))) ||
-        (a.manifest && !(man = gdr_json_read_file(a.manifest, GDR_DOC_MAX_BYTES))) ||
-        gdr_matrix_load(&p, a.dir, &s)) {
+        (a.manifest && gdr_json_stream(a.manifest, "runs", NULL, NULL, &man)) ||
+        gdr_matrix_load(&p, &(struct gdr_matrix_source){a.dir, a.cells, NULL, NULL}, true,
+                        a.det.size, &s)) {
         cJSON_Delete(sus);
         gdr_plan_free(&p);
         return gdr_core_report_error();
@@ -42,8 +44,8 @@ int gdr_core_cmd_report(int argc, char **argv)
             const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
             char rails_dir[4096];
             snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
-            struct gdr_report_input in = {a.title ? a.title : "",    man,      sus, a.figures,
-                                          rel ? rel + 1 : a.figures, rails_dir};
+            struct gdr_report_input in = {a.title ? a.title : "",    man,       sus,    a.figures,
+                                          rel ? rel + 1 : a.figures, rails_dir, a.worst};
             gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
             if (f != stdout && fclose(f))
                 rc = gdr_core_usage_error("report: %s: write failed", a.out);

@@ -10,6 +10,9 @@
  *   confirm      judge the suspects from the retest results
  *   manifest     manifest.json from the plan and the script's run status lines
  *   report       report.md: what ran, per-rail and per-node tables, suspects
+ *   agent-runs   one node's runs of a plan, its end of each (agent mode)
+ *   collect      the agents' end lines -> run status lines (agent mode)
+ *   cell         a client document as one line of numbers (agent mode)
  *   aggregate    node-pair bandwidth summed over the rails (gdr-report's lead figure)
  *
  * Exit codes: 0 ok, 1 suspects confirmed or unresolved (confirm), 2 bad
@@ -24,13 +27,19 @@
 
 static const char usage_text[] =
     "usage: gdr-cluster-core COMMAND ARGS\n"
-    "  plan (--hosts A,B,.. | --hostfile FILE) [-o PLAN] [--pairing full|quick]\n"
-    "       [--pairs FILE] [--max-concurrent K] [--serial] [--rails auto|all|LIST]\n"
-    "       [--rails-dir DIR] [--rails-serial] [--tools LIST] [--placements LIST]\n"
-    "       [--gdr LIST] [--one-direction] [--sizes MIN:MAX[:F]] [--time-per-size SEC]\n"
-    "       [--run-overhead SEC] [--port N] [--leave-out A,B,..] [--shared-nic-together]\n"
-    "                      write the plan; print 'nodes N rounds R steps S runs M\n"
-    "                      estimated_s E' on stdout. --rails LIST: rail numbers or\n"
+    "  plan (--hosts A,B,.. | --hostfile FILE) [-o PLAN] [--pairing full|quick|random:K]\n"
+    "       [--seed N] [--budget DURATION] [--pairs FILE] [--max-concurrent K] [--serial]\n"
+    "       [--rails auto|all|LIST] [--rails-dir DIR] [--rails-serial] [--tools LIST]\n"
+    "       [--placements LIST] [--gdr LIST] [--one-direction] [--sizes MIN:MAX[:F]]\n"
+    "       [--time-per-size SEC] [--run-overhead SEC] [--port N] [--leave-out A,B,..]\n"
+    "       [--shared-nic-together]\n"
+    "                      write the plan (the nodes, rails, tests and pairing rule:\n"
+    "                      runs are computed from it); print 'nodes N rounds R steps S\n"
+    "                      runs M estimated_s E [seed S]' on stdout. random:K: every\n"
+    "                      node meets K partners, no pair twice (--seed: the order;\n"
+    "                      default: new each time, kept in the plan). --budget: a plan\n"
+    "                      estimated over DURATION (7200, 90m, 2h, 1:30:00) is refused,\n"
+    "                      naming the random:K that fits. --rails LIST: rail numbers or\n"
     "                      NIC names (a NIC no GPU uses: one more rail, no GPU);\n"
     "                      rails that share a NIC run in separate steps unless\n"
     "                      --shared-nic-together; --leave-out: nodes kept in the\n"
@@ -38,19 +47,44 @@ static const char usage_text[] =
     "  plan-runs PLAN ROUND|all\n"
     "                      ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT CNODE CDEV CGPU\n"
     "                      SNODE SDEV SGPU, tab-separated, '-' for a default\n"
+    "  agent-runs PLAN NODE [--skip FILE]\n"
+    "                      NODE's own runs: ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT\n"
+    "                      ROLE PEER DEV GPU (its end); --skip: run ids not to run\n"
+    "  collect --plan PLAN --dir RESULTS -o STATUS [--interrupted] [--agent-errors FILE]\n"
+    "                      RESULTS/agents/NODE.ends -> run status lines in plan order\n"
+    "                      (as manifest reads them); a failed run's client document\n"
+    "                      becomes ID.failed-client.json; print 'ok N failed N missing\n"
+    "                      N agents_started N agents_done N'. --interrupted: a run\n"
+    "                      with an end missing is missing, not failed\n"
+    "  cell DOC [--gdr on|off|na]\n"
+    "                      the client document ID.client.json as one line: ID\n"
+    "                      LATENCY RATE GDR_OFF SIZE:VALUE:LIMIT:CLEAN,... (the agent\n"
+    "                      appends it to agents/NODE.cells); exit 2 and why when DOC is\n"
+    "                      not a complete run's document\n"
     "  rails [--sysfs-root DIR] [--procfs-root DIR] [--node NAME]\n"
     "                      this node's rails (GPU i with its rail NIC: the nearest\n"
     "                      with an ACTIVE port; NICs no GPU uses, ports down) and its\n"
     "                      software (gdrbench, kernel, NVIDIA driver, NIC firmware)\n"
     "                      and the rails' PCIe links, as JSON\n"
-    "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR]\n"
+    "  matrix --plan PLAN --dir RESULTS [-o DIR] [--heat DIR] [--save-cells FILE]\n"
+    "       [--cells FILE] [--agents DIR --status TSV]\n"
     "                      matrix-TEST-SIZE-rRAIL.csv (rows: client, columns: server);\n"
-    "                      --heat: {heat,failed,values}-TEST-SIZE-rRAIL.dat for gnuplot\n"
+    "                      --heat: {heat,failed,values,layout}-TEST-SIZE-rRAIL.dat for\n"
+    "                      gnuplot (over 256 nodes: blocks, and top-*.dat, the worst\n"
+    "                      nodes' cells); --save-cells: every cell to FILE, which\n"
+    "                      --cells (here, suspects, report) reads instead of the\n"
+    "                      documents (with --heat: the figures only); --agents: the\n"
+    "                      agents' lines (DIR/NODE.cells) first, the runs failed in\n"
+    "                      --status FAILED, the documents of the runs left\n"
     "  suspects --plan PLAN --dir RESULTS [-o FILE] [--min-link-pct P] [--min-pct-of-limit P]\n"
-    "       [--tolerance-pct P] [--size BYTES] [--port N] [--manifest FILE]\n"
+    "       [--tolerance-pct P] [--size BYTES] [--port N] [--manifest FILE] [--cells FILE]\n"
+    "       [--status TSV [--unreachable FILE]]\n"
     "                      write suspects.json; print 'suspects N retest M';\n"
     "                      --manifest: the dead nodes too (unreachable, or failing\n"
-    "                      from some round on), first, each with one retest\n"
+    "                      from some round on), first, each with one retest;\n"
+    "                      --status (the run status lines in plan order) and\n"
+    "                      --unreachable (NODE<TAB>REASON): the same from the\n"
+    "                      manifest's sources, a tenth of its size\n"
     "  retest-runs SUSPECTS --plan PLAN\n"
     "                      the retest runs, as plan-runs prints them (ROUND = suspect)\n"
     "  confirm SUSPECTS --plan PLAN --dir RETEST_RESULTS [-o FILE] [--status TSV]\n"
@@ -64,14 +98,15 @@ static const char usage_text[] =
     "                      tab-separated; a later line for an ID wins); print\n"
     "                      'planned N ok N failed N missing N'. --unreachable: NODE\n"
     "                      REASON lines (tab) of the nodes the rails probe missed\n"
-    "  aggregate --plan PLAN --dir RESULTS [-o FILE]\n"
+    "  aggregate --plan PLAN --dir RESULTS [-o FILE] [--cells FILE]\n"
     "                      the node-pair bandwidth summed over the rails per bandwidth\n"
     "                      test and size: each pair's sum, min/median/max over the pairs\n"
     "                      whose every rail was measured (JSON; default stdout)\n"
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
     "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--min-pct-of-limit P]\n"
-    "       [--tolerance-pct P] [--size B]\n"
-    "                      report.md (figures linked relative to -o's directory)\n"
+    "       [--tolerance-pct P] [--size B] [--cells FILE] [--worst N]\n"
+    "                      report.md (figures linked relative to -o's directory);\n"
+    "                      per matrix the N worst nodes (default 20; 0: every node)\n"
     "  --help, --version\n"
     "exit: 0 ok, 1 suspects confirmed or unresolved, 2 bad input, 3 environment\n";
 
@@ -92,11 +127,13 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        {"plan", gdr_core_cmd_plan},         {"plan-runs", gdr_core_cmd_plan_runs},
-        {"rails", gdr_core_cmd_rails},       {"matrix", gdr_core_cmd_matrix},
-        {"suspects", gdr_core_cmd_suspects}, {"retest-runs", gdr_core_cmd_retest_runs},
-        {"confirm", gdr_core_cmd_confirm},   {"manifest", gdr_core_cmd_manifest},
-        {"report", gdr_core_cmd_report},     {"aggregate", gdr_core_cmd_aggregate},
+        {"plan", gdr_core_cmd_plan},           {"plan-runs", gdr_core_cmd_plan_runs},
+        {"rails", gdr_core_cmd_rails},         {"matrix", gdr_core_cmd_matrix},
+        {"suspects", gdr_core_cmd_suspects},   {"retest-runs", gdr_core_cmd_retest_runs},
+        {"confirm", gdr_core_cmd_confirm},     {"manifest", gdr_core_cmd_manifest},
+        {"report", gdr_core_cmd_report},       {"agent-runs", gdr_core_cmd_agent_runs},
+        {"collect", gdr_core_cmd_collect},     {"cell", gdr_core_cmd_cell},
+        {"aggregate", gdr_core_cmd_aggregate},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -15,6 +15,7 @@
 
 #include "cluster_aggregate.h"
 #include "cluster_links.h"
+#include "cluster_stream.h"
 #include "cluster_suspects.h"
 
 #include <dirent.h>
@@ -185,6 +186,19 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj)
     gdr_section_end(b);
 }
 
+#define AGG_PAIRS_SHOWN 100
+
+/* Slowest first: an incomplete pair's partial sum sorts it to the top. */
+static int slower_pair(const void *x, const void *y)
+{
+    const struct gdr_aggregate_pair *a = *(const struct gdr_aggregate_pair *const *)x;
+    const struct gdr_aggregate_pair *b = *(const struct gdr_aggregate_pair *const *)y;
+    if (a->sum != b->sum)
+        return a->sum < b->sum ? -1 : 1;
+    return a->client != b->client ? (a->client < b->client ? -1 : 1)
+                                  : (a->server > b->server) - (a->server < b->server);
+}
+
 static void aggregate_section(struct gdr_buf *b, const struct gdr_aggregate_set *g,
                               const struct gdr_matrix_set *s)
 {
@@ -267,28 +281,32 @@ static void aggregate_section(struct gdr_buf *b, const struct gdr_aggregate_set 
                                             "bound)</td></tr>\n");
         }
         gdr_buf_puts(b, "</tbody></table></div>\n");
-        /* The pairs of the largest size, slowest first. */
+        /* The pairs of the largest size, slowest first (at most
+         * AGG_PAIRS_SHOWN: aggregate.json has every pair). */
         const struct gdr_aggregate *a = &g->a[e - 1];
-        size_t *ord = calloc(a->npairs + 1, sizeof(*ord));
+        const struct gdr_aggregate_pair **ord = calloc(a->npairs + 1, sizeof(*ord));
         if (ord) {
             for (size_t k = 0; k < a->npairs; k++)
-                ord[k] = k;
-            for (size_t k = 1; k < a->npairs; k++)
-                for (size_t j = k; j > 0 && a->pairs[ord[j]].sum < a->pairs[ord[j - 1]].sum; j--) {
-                    size_t t = ord[j];
-                    ord[j] = ord[j - 1];
-                    ord[j - 1] = t;
-                }
+                ord[k] = &a->pairs[k];
+            qsort(ord, a->npairs, sizeof(*ord), slower_pair);
+            size_t shown = a->npairs < AGG_PAIRS_SHOWN ? a->npairs : AGG_PAIRS_SHOWN;
             char sz[32];
             gdr_fmt_size(a->size, sz, sizeof(sz));
+            if (shown < a->npairs)
+                gdr_buf_escf(b,
+                             "<details><summary>The %zu slowest of %zu node pairs at %s "
+                             "(aggregate.json lists every pair)</summary>",
+                             shown, a->npairs, sz);
+            else
+                gdr_buf_escf(b, "<details><summary>Each node pair at %s, slowest first</summary>",
+                             sz);
             gdr_buf_escf(b,
-                         "<details><summary>Each node pair at %s, slowest first</summary>"
                          "<div class=\"tbl\"><table><thead><tr><th>client</th><th>server</th>"
                          "<th class=\"n\">rails measured</th><th class=\"n\">sum [%s]</th>"
                          "</tr></thead><tbody>\n",
-                         sz, unit);
-            for (size_t k = 0; k < a->npairs; k++) {
-                const struct gdr_aggregate_pair *pp = &a->pairs[ord[k]];
+                         unit);
+            for (size_t k = 0; k < shown; k++) {
+                const struct gdr_aggregate_pair *pp = ord[k];
                 gdr_buf_escf(b, "<tr%s><td>%s</td><td>%s</td><td class=\"n\">%zu of %zu</td>",
                              pp->rails_ok < pp->rails ? " class=\"flag\"" : "",
                              s->nodes[pp->client], s->nodes[pp->server], pp->rails_ok, pp->rails);
@@ -312,32 +330,61 @@ static const struct gdr_mstats *stats_of(const struct gdr_detection *d, size_t k
     return NULL;
 }
 
+/* A heatmap shows every node up to HEAT_FULL_MAX; above, each cell is a
+ * block of B x B nodes (B the smallest that fits), as report.md's figures
+ * do: the page stays a few megabytes at thousands of nodes. */
+#define HEAT_FULL_MAX 64
+
+static size_t heat_block(size_t n)
+{
+    return n > HEAT_FULL_MAX ? (n + HEAT_FULL_MAX - 1) / HEAT_FULL_MAX : 1;
+}
+
+/* Matrix k against ref, a block of nodes a cell (heat_block): a block
+ * holds its worst cell (a failed one, else the lowest ratio) and is low
+ * when any of its cells is. */
 static void heatmap(struct gdr_buf *b, const struct gdr_matrix_set *s, size_t k, double ref,
                     const struct gdr_mstats *st, const struct gdr_detect_opts *o, const char *title)
 {
     const struct gdr_matrix *m = &s->m[k];
-    size_t n = s->n, nn = n * n;
+    size_t bs = heat_block(s->n), n = (s->n + bs - 1) / bs, nn = n * n;
     enum gdr_heat_state *state = calloc(nn + 1, sizeof(*state));
-    double *ratio = calloc(nn + 1, sizeof(*ratio));
+    double *ratio = calloc(nn + 1, sizeof(*ratio)), *value = calloc(nn + 1, sizeof(*value));
     bool *low = calloc(nn + 1, sizeof(*low));
     char(*txt)[32] = calloc(nn + 1, sizeof(*txt));
     const char **text = calloc(nn + 1, sizeof(*text));
     const char **names = calloc(n + 1, sizeof(*names));
-    if (state && ratio && low && txt && text && names) {
-        for (size_t i = 0; i < n; i++)
-            names[i] = s->nodes[i];
+    char(*blocks)[2 * GDR_NODE_NAME_LEN + 8] = bs > 1 ? calloc(n + 1, sizeof(*blocks)) : NULL;
+    if (state && ratio && value && low && txt && text && names && (bs == 1 || blocks)) {
+        for (size_t i = 0; i < n; i++) {
+            size_t last = (i + 1) * bs < s->n ? (i + 1) * bs - 1 : s->n - 1;
+            if (bs > 1)
+                snprintf(blocks[i], sizeof(blocks[i]), "%s\xe2\x80\x93%s", s->nodes[i * bs],
+                         s->nodes[last]);
+            names[i] = bs > 1 ? blocks[i] : s->nodes[i];
+        }
         for (size_t i = 0; i < nn; i++) {
-            const struct gdr_cell *c = &m->cells[i];
-            state[i] = i / n == i % n                ? GDR_HEAT_SELF
-                       : c->state == GDR_CELL_OK     ? GDR_HEAT_OK
-                       : c->state == GDR_CELL_FAILED ? GDR_HEAT_FAILED
-                                                     : GDR_HEAT_NONE;
-            if (c->state == GDR_CELL_OK && ref > 0 && c->value > 0)
-                ratio[i] = m->latency ? ref / c->value : c->value / ref;
-            else
-                ratio[i] = NAN;
-            low[i] = st && gdr_cell_low(m, st, o, c);
-            fmt_value(m->latency, c->value, txt[i], sizeof(txt[i]));
+            state[i] = bs == 1 && i / n == i % n ? GDR_HEAT_SELF : GDR_HEAT_NONE;
+            ratio[i] = NAN;
+        }
+        for (size_t q = 0; q < m->ncells; q++) {
+            const struct gdr_cell *c = &m->cells[q];
+            size_t i = (c->c / bs) * n + c->s / bs;
+            low[i] |= st && gdr_cell_low(m, st, o, c);
+            if (c->state == GDR_CELL_FAILED) {
+                state[i] = GDR_HEAT_FAILED;
+            } else if (c->state == GDR_CELL_OK && state[i] != GDR_HEAT_FAILED) {
+                double r =
+                    ref > 0 && c->value > 0 ? (m->latency ? ref / c->value : c->value / ref) : NAN;
+                if (state[i] != GDR_HEAT_OK || (!isnan(r) && (isnan(ratio[i]) || r < ratio[i]))) {
+                    ratio[i] = r;
+                    value[i] = c->value;
+                }
+                state[i] = GDR_HEAT_OK;
+            }
+        }
+        for (size_t i = 0; i < nn; i++) {
+            fmt_value(m->latency, state[i] == GDR_HEAT_OK ? value[i] : NAN, txt[i], sizeof(txt[i]));
             text[i] = txt[i];
         }
         struct gdr_heat h = {.label = title,
@@ -347,18 +394,20 @@ static void heatmap(struct gdr_buf *b, const struct gdr_matrix_set *s, size_t k,
                              .ratio = ratio,
                              .text = text,
                              .low = low,
-                             .row_label = "client",
-                             .col_label = "server"};
+                             .row_label = bs > 1 ? "client nodes" : "client",
+                             .col_label = bs > 1 ? "server nodes" : "server"};
         gdr_buf_puts(b, "<div class=\"fig\">");
         gdr_heatmap_svg(b, &h);
         gdr_buf_puts(b, "</div>\n");
     }
     free(state);
     free(ratio);
+    free(value);
     free(low);
     free(txt);
     free(text);
     free(names);
+    free(blocks);
 }
 
 static void heatmaps_section(struct gdr_buf *b, const struct gdr_matrix_set *s,
@@ -381,8 +430,14 @@ static void heatmaps_section(struct gdr_buf *b, const struct gdr_matrix_set *s,
         heatmap(b, s, st->matrix, r, st, o, title);
         gdr_buf_escf(b,
                      "<figcaption>Reference %s; %zu cells, %zu low, %zu failed. Rows: client, "
-                     "columns: server.</figcaption></figure>\n",
+                     "columns: server.",
                      ref, st->nvalid, st->nlow, st->nfailed);
+        if (heat_block(s->n) > 1)
+            gdr_buf_printf(b,
+                           " Each square is a block of %zu \xc3\x97 %zu nodes holding its worst "
+                           "cell (a failed one first); the suspects above name the nodes.",
+                           heat_block(s->n), heat_block(s->n));
+        gdr_buf_puts(b, "</figcaption></figure>\n");
     }
     gdr_section_end(b);
 }
@@ -412,10 +467,13 @@ static void rail_panel(struct gdr_buf *b, const struct gdr_matrix_set *s,
             continue;
         any = true;
         /* Every cell against the median of all rails: a slow rail stands out. */
-        double *all = calloc(s->n * s->n * nr + 1, sizeof(double));
+        size_t total = 0;
+        for (size_t r = 0; r < nr; r++)
+            total += s->m[rails[r]].ncells;
+        double *all = calloc(total + 1, sizeof(double));
         size_t na = 0;
         for (size_t r = 0; all && r < nr; r++)
-            for (size_t c = 0; c < s->n * s->n; c++)
+            for (size_t c = 0; c < s->m[rails[r]].ncells; c++)
                 if (s->m[rails[r]].cells[c].state == GDR_CELL_OK)
                     all[na++] = s->m[rails[r]].cells[c].value;
         double med = na ? gdr_median_inplace(all, na) : 0;
@@ -440,56 +498,81 @@ static void rail_panel(struct gdr_buf *b, const struct gdr_matrix_set *s,
     gdr_section_end(b);
 }
 
-/* The value of most nodes, to mark the ones that differ. */
-static const char *majority(const char *const *v, size_t n)
+/* By value, then by node: a tie keeps node order. */
+static int cmp_value(const void *x, const void *y)
 {
-    const char *best = NULL;
+    const char *const *a = *(const char *const *const *)x, *const *b =
+                                                               *(const char *const *const *)y;
+    int c = strcmp(*a, *b);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* The value of most nodes, to mark the ones that differ; a tie goes to
+ * the value of the first node. Sorted, for thousands of nodes; by is
+ * scratch space for n pointers. */
+static const char *majority(const char **v, size_t n, const char ***by)
+{
+    for (size_t i = 0; i < n; i++)
+        by[i] = &v[i];
+    qsort(by, n, sizeof(*by), cmp_value);
+    const char *const *best = NULL;
     size_t bc = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t c = 0;
-        for (size_t j = 0; j < n; j++)
-            c += !strcmp(v[i], v[j]);
-        if (c > bc) {
-            bc = c;
-            best = v[i];
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && !strcmp(*by[i], *by[j]); j++)
+            ;
+        if (j - i > bc || (j - i == bc && by[i] < best)) {
+            bc = j - i;
+            best = by[i];
         }
     }
-    return best;
+    return best ? *best : NULL;
+}
+
+/* rails/NODE.json, or NULL (no file, or not JSON: a "?" row). */
+static cJSON *rails_doc(const char *dir, const char *node)
+{
+    char path[4400];
+    snprintf(path, sizeof(path), "%s/rails/%s.json", dir, node);
+    cJSON *doc = gdr_json_read_file(path, 1 << 20);
+    gdr_error_clear();
+    return doc;
 }
 
 static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_plan *p)
 {
     gdr_section_begin(b, "nodes", "Nodes: software, rails and PCIe paths");
     size_t n = p->nnodes;
-    cJSON **docs = calloc(n + 1, sizeof(*docs));
     static const char *const cols[] = {"gdrbench", "kernel", "nvidia_driver"};
     enum { NC = 3, NV = NC + 3 }; /* then peermem, NIC firmware, PCIe links */
     char(*vals)[NV][256] = calloc(n + 1, sizeof(*vals));
     char(*shortl)[256] = calloc(n + 1, sizeof(*shortl));
     const char **col = calloc(n + 1, sizeof(*col));
+    const char ***by = calloc(n + 1, sizeof(*by));
+    bool *have = calloc(n + 1, sizeof(*have));
     struct gdr_node_links *links = malloc(sizeof(*links));
-    if (!docs || !vals || !shortl || !col || !links) {
-        free(docs);
+    if (!vals || !shortl || !col || !by || !have || !links) {
         free(vals);
         free(shortl);
         free(col);
+        free(by);
+        free(have);
         free(links);
         gdr_section_end(b);
         return;
     }
+    /* Each node's rails file read twice (its values, then its rails and
+     * warnings), never thousands of them held at once. */
     for (size_t i = 0; i < n; i++) {
-        char path[4400];
-        snprintf(path, sizeof(path), "%s/rails/%s.json", dir, p->nodes[i]);
-        docs[i] = gdr_json_read_file(path, 1 << 20);
-        gdr_error_clear();
-        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(docs[i], "software");
+        cJSON *doc = rails_doc(dir, p->nodes[i]);
+        have[i] = doc != NULL;
+        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
         for (int c = 0; c < NC; c++)
             snprintf(vals[i][c], sizeof(vals[i][c]), "%s",
-                     !docs[i]                                            ? "?"
+                     !doc                                                ? "?"
                      : gdr_jstr(sw, cols[c]) && gdr_jstr(sw, cols[c])[0] ? gdr_jstr(sw, cols[c])
                                                                          : "-");
         snprintf(vals[i][NC], sizeof(vals[i][NC]), "%s",
-                 !docs[i]                                                               ? "?"
+                 !doc                                                                   ? "?"
                  : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sw, "nvidia_peermem")) ? "yes"
                                                                                         : "no");
         /* NIC firmware: DEVICE VERSION pairs. */
@@ -500,20 +583,21 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
                 snprintf(fw + strlen(fw), sizeof(fw) - strlen(fw), "%s%s %s", fw[0] ? ", " : "",
                          f->string, f->valuestring[0] ? f->valuestring : "-");
         }
-        snprintf(vals[i][NC + 1], sizeof(vals[i][NC + 1]), "%s", docs[i] ? fw : "?");
+        snprintf(vals[i][NC + 1], sizeof(vals[i][NC + 1]), "%s", doc ? fw : "?");
         /* The rails' PCIe links (cluster_links.h); "?" from an older probe. */
         snprintf(vals[i][NC + 2], sizeof(vals[i][NC + 2]), "?");
-        if (gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(docs[i], "pcie_links"),
-                                     links) == 0) {
+        if (gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(doc, "pcie_links"), links) ==
+            0) {
             gdr_node_links_summary(links, vals[i][NC + 2], sizeof(vals[i][NC + 2]));
             gdr_node_links_short(links, shortl[i], sizeof(shortl[i]));
         }
+        cJSON_Delete(doc);
     }
     const char *maj[NV];
     for (int c = 0; c < NV; c++) {
         for (size_t i = 0; i < n; i++)
             col[i] = vals[i][c];
-        maj[c] = majority(col, n);
+        maj[c] = majority(col, n, by);
     }
     gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"nodes\"><thead><tr><th>node</th>"
                     "<th>gdrbench</th><th>kernel</th><th>NVIDIA driver</th><th>nvidia_peermem</th>"
@@ -522,6 +606,7 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
                     "<th>warnings</th></tr></thead><tbody>\n");
     size_t differ = 0;
     for (size_t i = 0; i < n; i++) {
+        cJSON *doc = have[i] ? rails_doc(dir, p->nodes[i]) : NULL;
         gdr_buf_escf(b, "<tr><td>%s</td>", p->nodes[i]);
         for (int c = 0; c < NV; c++) {
             bool d = maj[c] && strcmp(vals[i][c], maj[c]) && strcmp(vals[i][c], "?");
@@ -533,60 +618,139 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_p
         }
         gdr_buf_puts(b, "<td>");
         const cJSON *r;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(docs[i], "rails")) {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "rails")) {
             const char *bdf = gdr_jstr(r, "gpu_bdf");
             gdr_buf_escf(b, "%.0f: %s \xe2\x86\x94 %s (%s)<br>", gdr_jnum(r, "rail"),
                          bdf && bdf[0] ? bdf : "host",
                          gdr_jstr(r, "device") ? gdr_jstr(r, "device") : "?",
                          gdr_jstr(r, "path") ? gdr_jstr(r, "path") : "?");
         }
-        if (!docs[i])
+        if (!doc)
             gdr_buf_puts(b, "? (no rails file)");
         gdr_buf_puts(b, "</td><td>");
         const cJSON *w;
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(docs[i], "warnings")) {
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "warnings")) {
             if (cJSON_IsString(w))
                 gdr_buf_escf(b, "%s<br>", w->valuestring);
         }
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(docs[i], "unused_devices")) {
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "unused_devices")) {
             if (cJSON_IsString(w))
                 gdr_buf_escf(b, "not a rail: %s<br>", w->valuestring);
         }
         gdr_buf_puts(b, "</td></tr>\n");
+        cJSON_Delete(doc);
     }
     gdr_buf_puts(b, "</tbody></table></div>\n");
     gdr_buf_puts(b, differ ? "<p class=\"warn\">\xe2\x89\xa0 marks a value that differs from most "
                              "nodes': rule it out first when that node is slow.</p>\n"
                            : "<p>Every node runs the same software and PCIe links.</p>\n");
-    for (size_t i = 0; i < n; i++)
-        cJSON_Delete(docs[i]);
-    free(docs);
     free(vals);
     free(shortl);
     free(col);
+    free(by);
+    free(have);
     free(links);
     gdr_section_end(b);
 }
 
-static void failed_runs(struct gdr_buf *b, const cJSON *m)
+/* The runs that did not complete, from manifest.json one run at a time
+ * (a run of thousands of nodes lists hundreds of thousands): the first
+ * FAILED_SHOWN as table rows, all of them counted. */
+#define FAILED_SHOWN 200
+
+struct failed_list {
+    struct gdr_buf rows;
+    size_t n;
+};
+
+static int failed_run(const cJSON *r, void *ctx)
 {
-    size_t k = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(m, "runs")) {
-        const char *st = gdr_jstr(r, "status");
-        if (!st || !strcmp(st, "ok"))
-            continue;
-        if (k++ == 0)
-            gdr_buf_puts(b, "<h3>Runs that did not complete</h3><div class=\"tbl\"><table><thead>"
-                            "<tr><th>run</th><th>status</th><th>reason</th></tr></thead><tbody>\n");
-        gdr_buf_escf(b, "<tr class=\"flag\"><td>%s</td><td>",
-                     gdr_jstr(r, "id") ? gdr_jstr(r, "id") : "?");
-        gdr_badge(b, "failed", st);
-        gdr_buf_escf(b, "</td><td>%s</td></tr>\n",
-                     gdr_jstr(r, "reason") ? gdr_jstr(r, "reason") : "");
+    struct failed_list *fl = ctx;
+    const char *st = gdr_jstr(r, "status");
+    if (!st || !strcmp(st, "ok") || fl->n++ >= FAILED_SHOWN)
+        return 0;
+    gdr_buf_escf(&fl->rows, "<tr class=\"flag\"><td>%s</td><td>",
+                 gdr_jstr(r, "id") ? gdr_jstr(r, "id") : "?");
+    gdr_badge(&fl->rows, "failed", st);
+    gdr_buf_escf(&fl->rows, "</td><td>%s</td></tr>\n",
+                 gdr_jstr(r, "reason") ? gdr_jstr(r, "reason") : "");
+    return 0;
+}
+
+static void failed_runs(struct gdr_buf *b, const struct failed_list *fl)
+{
+    if (!fl->n)
+        return;
+    gdr_buf_puts(b, "<h3>Runs that did not complete</h3>");
+    if (fl->n > FAILED_SHOWN)
+        gdr_buf_printf(b, "<p>The first %d of %zu (manifest.json lists every run).</p>",
+                       FAILED_SHOWN, fl->n);
+    gdr_buf_puts(b, "<div class=\"tbl\"><table><thead>"
+                    "<tr><th>run</th><th>status</th><th>reason</th></tr></thead><tbody>\n");
+    if (fl->rows.len)
+        gdr_buf_put(b, fl->rows.s, fl->rows.len);
+    gdr_buf_puts(b, "</tbody></table></div>\n");
+}
+
+/* manifest.json (optional): its members but the runs in *m, the failed
+ * runs in fl. */
+static int read_manifest(const char *dir, cJSON **m, struct failed_list *fl)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/manifest.json", dir);
+    *m = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    fclose(f);
+    return gdr_json_stream(path, "runs", failed_run, fl, m) ? -1 : 0;
+}
+
+/* The first client document there is (at most 64 runs looked at): what
+ * the run ran on (the lab's warnings); a newer schema is refused. */
+struct first_doc {
+    const char *dir;
+    cJSON *doc;
+    size_t tries;
+};
+
+static int first_doc(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    (void)ordinal;
+    struct first_doc *fd = ctx;
+    char path[4600];
+    snprintf(path, sizeof(path), "%s/%s.client.json", fd->dir, r->id);
+    fd->doc = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
+    gdr_error_clear();
+    const char *sv = gdr_jstr(fd->doc, "schema_version");
+    int v;
+    if (sv && sscanf(sv, "gdrbench.result/%d", &v) == 1 && v > 1)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: schema %s is newer than this gdr-report reads "
+                        "(gdrbench.result/1): update gdrbench",
+                        path, sv);
+    return fd->doc || ++fd->tries >= 64 ? 1 : 0;
+}
+
+/* The cells: gdr-cluster's cells file (.cluster/cells: the documents it
+ * read once, the numbers report.md and suspects.json judged, the agents'
+ * lines in agent mode) when there is one for this plan; else every
+ * document, each checked for a newer schema first. */
+static int load_cells(const struct gdr_plan *p, const char *dir, struct gdr_matrix_set *s)
+{
+    char cells[4200];
+    snprintf(cells, sizeof(cells), "%s/.cluster/cells", dir);
+    FILE *f = fopen(cells, "rb");
+    if (f) {
+        fclose(f);
+        struct gdr_matrix_source src = {dir, cells, NULL, NULL};
+        if (gdr_matrix_load(p, &src, false, 0, s) == 0)
+            return 0;
+        gdr_matrix_set_free(s);
+        gdr_error_clear(); /* a cells file of another plan: the documents */
     }
-    if (k)
-        gdr_buf_puts(b, "</tbody></table></div>\n");
+    struct gdr_matrix_source src = {dir, NULL, NULL, NULL};
+    return newer_docs(dir) || gdr_matrix_load(p, &src, false, 0, s) ? -1 : 0;
 }
 
 static void detect_opts_of(const cJSON *sj, struct gdr_detect_opts *o)
@@ -600,6 +764,8 @@ static void detect_opts_of(const cJSON *sj, struct gdr_detect_opts *o)
         o->mad_k = v;
     if (!isnan(v = gdr_jnum(op, "min_link_frac")))
         o->min_link_frac = v;
+    if (!isnan(v = gdr_jnum(op, "min_pct_of_limit")))
+        o->min_pct_of_limit = v;
     if (!isnan(v = gdr_jnum(op, "size")) && v >= 0)
         o->size = (uint64_t)v;
 }
@@ -613,8 +779,9 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         gdr_cluster_input_error();
         return -1;
     }
-    int rc = newer_docs(dir);
-    cJSON *m = rc ? NULL : read_optional(dir, "manifest.json", "manifest_version", NULL, &rc);
+    struct failed_list fl = {0};
+    cJSON *m = NULL;
+    int rc = read_manifest(dir, &m, &fl);
     cJSON *sj =
         rc ? NULL
            : read_optional(dir, "suspects.json", "suspects_version", GDR_SUSPECTS_VERSION, &rc);
@@ -624,7 +791,10 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
     struct gdr_detect_opts dopts;
     detect_opts_of(sj, &dopts);
     bool have_s = false, have_d = false, have_g = false;
-    if (rc == 0 && (rc = gdr_matrix_load(&p, dir, &s)) == 0)
+    struct first_doc fd = {dir, NULL, 0};
+    if (rc == 0 && gdr_plan_foreach(&p, 0, first_doc, &fd) < 0)
+        rc = -1;
+    if (rc == 0 && (rc = load_cells(&p, dir, &s)) == 0)
         have_s = true;
     if (rc == 0 && (rc = gdr_detect(&s, &dopts, &d)) == 0)
         have_d = true;
@@ -640,20 +810,14 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         gdr_buf_puts(b, "<header><h1>");
         gdr_buf_esc(b, title);
         gdr_buf_puts(b, "</h1>\n");
-        bool soft = false;
-        char first[4400];
-        snprintf(first, sizeof(first), "%s/%s.client.json", dir, p.nruns ? p.runs[0].id : "");
-        cJSON *doc = p.nruns ? gdr_json_read_file(first, GDR_DOC_MAX_BYTES) : NULL;
-        gdr_error_clear();
         const cJSON *ce = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(doc, "ends"), "client");
-        soft = gdr_jstr(ce, "device") && !strncmp(gdr_jstr(ce, "device"), "rxe", 3);
+            cJSON_GetObjectItemCaseSensitive(fd.doc, "ends"), "client");
+        bool soft = gdr_jstr(ce, "device") && !strncmp(gdr_jstr(ce, "device"), "rxe", 3);
         bool sim = gdr_jstr(ce, "cuda_name") && !strncmp(gdr_jstr(ce, "cuda_name"), "cudasim", 7);
-        cJSON_Delete(doc);
         gdr_lab_warnings(b, sim, soft);
         gdr_buf_puts(b, "</header>\n");
         facts(b, &p, m);
-        failed_runs(b, m);
+        failed_runs(b, &fl);
         suspects_section(b, sj);
         aggregate_section(b, &g, &s);
         heatmaps_section(b, &s, &d, &dopts);
@@ -667,6 +831,8 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         gdr_detection_free(&d);
     if (have_s)
         gdr_matrix_set_free(&s);
+    cJSON_Delete(fd.doc);
+    gdr_buf_free(&fl.rows);
     cJSON_Delete(m);
     cJSON_Delete(sj);
     gdr_plan_free(&p);
