@@ -9,6 +9,7 @@
  * kind of failure it was. */
 #include "config.h"
 
+#include "context.h"
 #include "error.h"
 #include "events.h"
 #include "json.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static void on_signal(int sig)
@@ -46,6 +48,9 @@ static cJSON *agreed_parameters(const struct gdr_session *s)
     cJSON *p = gdr_report_parameters(s->cfg);
     cJSON_DeleteItemFromObjectCaseSensitive(p, "tcp_port");
     cJSON_DeleteItemFromObjectCaseSensitive(p, "timeout_s");
+    /* A requester's own: how long it waits for ACKs, how often it retries. */
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "qp_timeout");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "retry_count");
     cJSON_DeleteItemFromObjectCaseSensitive(p, "events"); /* how this end waits */
     cJSON_AddStringToObject(p, "test", s->test->name);
     return p;
@@ -155,6 +160,11 @@ static int settle_roles(struct gdr_session *s)
     bool local = gdr_buffer_staged(&s->buf), remote = s->remote.ring_bytes > 0;
     in.client_staged = s->is_server ? remote : local;
     in.server_staged = s->is_server ? local : remote;
+    /* A write lands in GPU memory at an end registered for GDR: the CPU
+     * there cannot poll it, so both directions use the CQ (like for like). */
+    bool remote_gpu = strcmp(s->remote.placement, "cuda") == 0 && !remote;
+    in.cq_completion =
+        s->cfg->write_with_imm || remote_gpu || gdr_mem_spec_gpu_receives(&s->cfg->mem);
     const char *why;
     if (gdr_roles_for(&in, &s->roles, &why))
         return gdr_fail(GDR_EXIT_USAGE, "%s", why);
@@ -167,22 +177,77 @@ static unsigned send_depth(const struct gdr_session *s)
     return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
+/* The NIC-GPU pair, as gdr_doctor classifies it (shared code). */
+static enum gdr_path_class gpu_path_class(const struct gdr_session *s, const char *cuda_bus_id)
+{
+    enum gdr_path_class cls = GDR_PATH_UNKNOWN;
+    char err[160];
+    char bdf[GDR_BDF_LEN];
+    gdr_context_gpu_bdf(cuda_bus_id, bdf, sizeof(bdf));
+    if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
+        cls = GDR_PATH_UNKNOWN;
+    return cls;
+}
+
+/* mem asks, once the GPU is known: do NIC and GPU share a PCIe switch? */
+static int nic_shares_switch(const char *cuda_bus_id, void *arg)
+{
+    enum gdr_path_class cls = gpu_path_class(arg, cuda_bus_id);
+    return cls == GDR_PATH_UNKNOWN ? -1 : cls == GDR_PATH_PIX || cls == GDR_PATH_PXB;
+}
+
+/* mem asks before it reads what the NIC wrote (writes_flush "nic-read"). */
+static int nic_read(void *arg, struct gdr_buffer *b)
+{
+    struct gdr_session *s = arg;
+    return gdr_nic_flush_read(&s->verbs, &s->nic_flush, (uintptr_t)b->addr, b->mr->rkey,
+                              s->cfg->timeout);
+}
+
+/* Place this end near its device before anything is allocated on it. */
+static int place(struct gdr_session *s)
+{
+    return gdr_place_apply(&s->place, &s->cfg->bind, s->verbs.dev_name, &s->local.affinity,
+                           s->test->binary, s->cfg->quiet);
+}
+
+/* A GPU on another NUMA node than the NIC: the process stays on the NIC's
+ * (the CPU drives the NIC), and says so. */
+static void notice_gpu_node(struct gdr_session *s, const char *bdf)
+{
+    struct gdr_affinity *a = &s->local.affinity;
+    int gpu = bdf[0] ? gdr_topo_pci_numa(NULL, bdf) : -1;
+    if (gpu < 0 || a->nic_numa_node < 0 || gpu == a->nic_numa_node)
+        return;
+    size_t used = strlen(a->note);
+    snprintf(a->note + used, sizeof(a->note) - used, "%sGPU %s is on NUMA node %d, %s on node %d",
+             used ? "; " : "", bdf, gpu, s->verbs.dev_name, a->nic_numa_node);
+    if (!s->cfg->quiet)
+        fprintf(stderr,
+                "%s: notice: GPU %s is on NUMA node %d and %s on node %d: running on the "
+                "NIC's node\n",
+                s->test->binary, bdf, gpu, s->verbs.dev_name, a->nic_numa_node);
+}
+
+/* Where this end's host memory landed, as the kernel says. */
+static void read_back_nodes(struct gdr_session *s)
+{
+    struct gdr_affinity *a = &s->local.affinity;
+    const struct gdr_buffer *b = &s->buf;
+    a->buffer_numa_node = b->cuda_device < 0 ? gdr_place_node_of(b->addr, b->len) : -1;
+    a->ring_numa_node = gdr_buffer_staged(b) ? gdr_place_node_of(b->ring, b->ring_len) : -1;
+}
+
 /* The NIC-GPU pair in use, as gdr_doctor classifies it (shared code). */
 static void describe_gpu_path(struct gdr_session *s)
 {
     struct gdr_endpoint *ep = &s->local;
-    enum gdr_path_class cls = GDR_PATH_UNKNOWN;
-    char err[160];
     char bdf[GDR_BDF_LEN];
-    /* CUDA spells bus ids upper case with an 8-digit domain; sysfs, lower
-     * case with 4. */
-    unsigned dom, bus, dev, fn;
-    if (sscanf(s->buf.cuda_bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
-        snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", dom & 0xffff, bus, dev, fn);
-    else
-        bdf[0] = '\0';
-    if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
-        cls = GDR_PATH_UNKNOWN;
+    gdr_context_gpu_bdf(s->buf.cuda_bus_id, bdf, sizeof(bdf));
+    notice_gpu_node(s, bdf);
+    enum gdr_path_class cls = gpu_path_class(s, s->buf.cuda_bus_id);
+    /* On Grace, a path through the CPU is C2C then PCIe (NCCL's P2C). */
+    cls = gdr_path_with_c2c(cls, s->buf.c2c);
     snprintf(ep->pcie_path, sizeof(ep->pcie_path), "%s", gdr_path_class_name(cls));
     struct gdr_reg_caps caps;
     if (gdr_topo_reg_caps(NULL, NULL, &caps) == 0) {
@@ -201,14 +266,23 @@ static int setup_buffer(struct gdr_session *s)
     const struct gdr_buffer *b = &s->buf;
     /* One region per direction: data a bidirectional end sends never
      * shares bytes with what it receives, so both can be checked. */
-    unsigned dirs = cfg->bidirectional ? 2 : 1;
+    unsigned dirs = gdr_roles_two_regions(&s->roles) ? 2 : 1;
     s->region =
         gdr_buffer_bytes(&s->roles, gdr_sizes_max(&cfg->sizes), cfg->tx_depth, cfg->num_qps);
-    s->dest_off = cfg->bidirectional ? s->region : 0;
-    if (gdr_buffer_create(&s->buf, &cfg->mem, s->verbs.pd, (size_t)s->region * dirs,
-                          cfg->stage_slot, cfg->stage_slots * dirs) ||
+    s->dest_off = dirs == 2 ? s->region : 0;
+    if (cfg->mem.cuda && cfg->mem.data_direct == GDR_DD_ON && !gdr_verbs_is_mlx5(&s->verbs))
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--data-direct=on: %s is not an mlx5 device (Data Direct is mlx5's)",
+                        s->verbs.dev_name);
+    struct gdr_mem_spec spec = cfg->mem;
+    spec.nic_shares_switch = nic_shares_switch;
+    spec.nic_arg = s;
+    if (gdr_buffer_create(&s->buf, &spec, s->verbs.pd, (size_t)s->region * dirs, cfg->stage_slot,
+                          cfg->stage_slots * dirs) ||
         gdr_staged_credits_setup(s))
         return -1;
+    s->buf.nic_read = nic_read;
+    s->buf.nic_read_arg = s;
     struct gdr_endpoint *ep = &s->local;
     gdr_verbs_describe(&s->verbs, ep);
     ep->addr = (uintptr_t)b->addr;
@@ -230,8 +304,18 @@ static int setup_buffer(struct gdr_session *s)
     snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "%s", s->verbs.scatter_to_cqe);
     snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "%s", b->writes_ordering);
     snprintf(ep->writes_flush, sizeof(ep->writes_flush), "%s", b->writes_flush);
+    snprintf(ep->gpu_alloc, sizeof(ep->gpu_alloc), "%s", b->gpu_alloc);
+    snprintf(ep->dmabuf_mapping, sizeof(ep->dmabuf_mapping), "%s", b->dmabuf_mapping);
+    ep->data_direct = b->data_direct;
+    ep->gpu_c2c = b->c2c;
+    ep->relaxed_ordering_enabled = gdr_topo_relaxed_ordering(NULL, s->verbs.dev_name);
+    read_back_nodes(s);
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
+    gdr_context_describe(s);
+    /* Said once: auto wanted the PCIe mapping and the driver predates it. */
+    if (!strcmp(b->dmabuf_mapping, "default-pcie-refused") && !cfg->quiet)
+        fprintf(stderr, "%s: notice: GPU %s: %s\n", s->test->binary, b->cuda_bus_id, b->reg_note);
     return 0;
 }
 
@@ -247,8 +331,10 @@ static int setup_local(struct gdr_session *s)
         return -1;
     s->verbs.traffic_class = cfg->traffic_class;
     s->verbs.service_level = cfg->service_level;
-    if (gdr_verbs_create(&s->verbs, cfg->num_qps, send_depth(s), recv_depth(s), cfg->inline_size,
-                         gdr_verbs_gpu_receives(&cfg->mem)))
+    s->verbs.qp_timeout = cfg->qp_timeout;
+    s->verbs.retry_count = cfg->retry_count;
+    if (place(s) || gdr_verbs_create(&s->verbs, cfg->num_qps, send_depth(s), recv_depth(s),
+                                     cfg->inline_size, gdr_mem_spec_gpu_receives(&cfg->mem)))
         return -1;
     return setup_buffer(s);
 }
@@ -266,6 +352,65 @@ static void watch_during_waits(struct gdr_session *s)
     s->oob.watch_fd = gdr_events_fd(&s->verbs);
     s->oob.watch = s->oob.watch_fd >= 0 ? watch_events : NULL;
     s->oob.watch_arg = s;
+}
+
+/* -o asked for more reads in flight than both devices allow: lowered, as
+ * perftest does, and said in one line. */
+static void notice_reads(const struct gdr_session *s)
+{
+    unsigned got = gdr_reads_in_flight_of(s);
+    if (s->cfg->outs > got && !s->cfg->quiet)
+        fprintf(stderr,
+                "%s: notice: --outs %u: %u RDMA reads in flight per QP, as many as both "
+                "devices allow\n",
+                s->test->binary, s->cfg->outs, got);
+}
+
+/* Now that the control channel shows the path to the peer: the GID that
+ * routes there (Ethernet, unless -x chose one). */
+static int choose_gid(struct gdr_session *s)
+{
+    struct sockaddr_storage local, peer;
+    socklen_t ll = sizeof(local), pl = sizeof(peer);
+    if (getsockname(s->oob.fd, (struct sockaddr *)&local, &ll) ||
+        getpeername(s->oob.fd, (struct sockaddr *)&peer, &pl))
+        return 0; /* keep the choice made without the peer */
+    if (gdr_verbs_choose_gid(&s->verbs, (struct sockaddr *)&local, (struct sockaddr *)&peer))
+        return -1;
+    gdr_verbs_describe(&s->verbs, &s->local);
+    return 0;
+}
+
+/* What rdma_cm needs of the options. */
+static struct gdr_cm_qps cm_qps(const struct gdr_session *s)
+{
+    const struct gdr_config *cfg = s->cfg;
+    return (struct gdr_cm_qps){
+        .ib_dev = cfg->ib_dev,
+        .num_qps = cfg->num_qps,
+        .send_depth = send_depth(s),
+        .recv_depth = recv_depth(s),
+        .inline_size = cfg->inline_size,
+        .gpu_receives = gdr_mem_spec_gpu_receives(&cfg->mem),
+        .traffic_class = cfg->traffic_class,
+        .qp_timeout = cfg->qp_timeout,
+        .retry_count = cfg->retry_count,
+        .outs = cfg->outs,
+    };
+}
+
+/* rdma_cm picks the device and walks the QPs to RTS itself; this end
+ * places itself near that device before anything is allocated on it. */
+static int connect_cm(struct gdr_session *s)
+{
+    struct gdr_cm_qps q = cm_qps(s);
+    if (gdr_cm_resolve(s->cm, &s->verbs, &q))
+        return -1;
+    s->verbs.traffic_class = s->cfg->traffic_class;
+    s->verbs.qp_timeout = s->cfg->qp_timeout;
+    s->verbs.retry_count = s->cfg->retry_count;
+    return place(s) || gdr_cm_establish(s->cm, &s->verbs, &q) ||
+                   gdr_events_watch(&s->verbs) || setup_buffer(s) ? -1 : 0;
 }
 
 static int connect_peer(struct gdr_session *s)
@@ -286,28 +431,35 @@ static int connect_peer(struct gdr_session *s)
         if (cfg->rdma_cm && gdr_cm_client(&s->cm, cfg->server, cfg->tcp_port, cfg->timeout))
             return -1;
     }
+    /* Every helper thread exists now (CUDA's, the refusal of other
+     * clients): from here on this thread runs the timed loops, on its CPU. */
     if (cfg->rdma_cm) {
-        /* rdma_cm picks the device and walks the QPs to RTS itself. */
-        return gdr_cm_connect(s->cm, &s->verbs, cfg, send_depth(s), recv_depth(s)) ||
-                       gdr_events_watch(&s->verbs) || setup_buffer(s) || exchange_endpoints(s) ||
-                       settle_roles(s)
-                   ? -1
-                   : 0;
+        if (connect_cm(s) || gdr_place_pin_loop(&s->place) || exchange_endpoints(s) ||
+            settle_roles(s))
+            return -1;
+    } else {
+        if (choose_gid(s) || gdr_place_pin_loop(&s->place) || exchange_endpoints(s) ||
+            settle_roles(s) || gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu, cfg->outs))
+            return -1;
+        /* Both ends make the same GRH choice from the same two GIDs. */
+        s->local.grh = s->remote.grh = s->verbs.grh;
     }
-    return exchange_endpoints(s) || settle_roles(s) ||
-                   gdr_verbs_connect(&s->verbs, &s->remote, cfg->mtu)
-               ? -1
-               : 0;
+    gdr_verbs_query_reads(&s->verbs);
+    notice_reads(s);
+    return 0;
 }
 
 static void teardown(struct gdr_session *s)
 {
+    gdr_context_release(s);
     gdr_staged_credits_release(s);
+    gdr_nic_flush_release(&s->nic_flush);
     gdr_buffer_destroy(&s->buf);
     gdr_cm_release_qps(s->cm, &s->verbs);
     gdr_verbs_close(&s->verbs);
     gdr_cm_destroy(s->cm);
     gdr_oob_close(&s->oob);
+    gdr_place_release(&s->place);
     if (s->listen_fd >= 0) {
         gdr_oob_refuse_stop(&s->refusal);
         close(s->listen_fd);
@@ -361,6 +513,7 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
                             .is_server = !cfg.server,
                             .oob = {.fd = -1},
                             .listen_fd = -1,
+                            .place = {.loop_cpu = -1, .claim_fd = -1},
                             .refusal = {.listen_fd = -1}};
     /* Until the peer's buffer is known: the roles of a run with no staged
      * end, which size the buffer and the queues the same as any other. */
@@ -375,7 +528,13 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
     if (cfg.mem.cuda && cfg.mem.gdr == GDR_MODE_OFF && !cfg.quiet)
         notice_ring_window(&cfg, &s.roles, test->binary);
     install_signals();
-    gdr_verbs_prepare_env(&cfg.mem);
+    gdr_verbs_prepare_env(gdr_mem_spec_gpu_receives(&cfg.mem));
+    /* A write latency end whose CPU may poll its landing buffer for the
+     * last byte registers it without relaxed ordering: with it, a NIC's
+     * PCIe writes may land out of order and the last byte come first. */
+    if (gdr_test_pingpong(test) && test->verb == GDR_VERB_WRITE && !cfg.write_with_imm &&
+        !gdr_mem_spec_gpu_receives(&cfg.mem))
+        cfg.mem.relaxed_ordering = false;
     struct gdr_size_result *rows = calloc(cfg.sizes.count, sizeof(*rows));
     size_t nrows = 0;
     int rc = rows ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");

@@ -35,9 +35,13 @@ static void watch_loop(struct gdr_watchdog *w, const uint64_t *done)
 
 uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size)
 {
-    /* Each direction's region: the buffer, or half of it bidirectionally. */
-    uint64_t remote = s->roles.bidirectional ? s->remote.buf_len / 2 : s->remote.buf_len;
+    /* Each direction's region: the buffer, or half of it when it has two. */
+    uint64_t remote = gdr_roles_two_regions(&s->roles) ? s->remote.buf_len / 2 : s->remote.buf_len;
     uint64_t len = s->region < remote ? s->region : remote;
+    /* A staged read responder serves what it pre-staged into its ring. */
+    uint64_t ring = !s->roles.prestager ? 0 : s->is_server ? s->buf.ring_len : s->remote.ring_bytes;
+    if (ring && ring < len)
+        len = ring;
     return gdr_slot_count(len, gdr_slots_wanted(&s->roles, s->cfg->tx_depth, s->cfg->num_qps),
                           size);
 }
@@ -45,7 +49,7 @@ uint64_t gdr_slots_for(const struct gdr_session *s, uint64_t size)
 /* Inline only up to what -I asked for: providers round the QP's inline
  * capacity up (rxe gives 16 bytes for 0), and perftest's habit is no
  * inlining unless asked. */
-static unsigned inline_flag_for(const struct gdr_session *s, enum ibv_wr_opcode op, uint64_t size)
+unsigned gdr_inline_flag(const struct gdr_session *s, enum ibv_wr_opcode op, uint64_t size)
 {
     /* Never from GPU memory: the provider would read it with the CPU
      * (options.c refuses -I for such an end; this keeps it so). */
@@ -98,7 +102,11 @@ static void sender_init(struct gdr_session *s, struct sender *st, uint64_t size,
         .raddr = s->remote.addr + s->dest_off,
         .rkey = s->remote.rkey,
     };
-    st->inline_flag = inline_flag_for(s, st->wr.op, size);
+    if (s->roles.prestager && s->remote.ring_bytes) { /* reads from a staged responder's ring */
+        st->wr.raddr = s->remote.ring_addr;
+        st->wr.rkey = s->remote.ring_rkey;
+    }
+    st->inline_flag = gdr_inline_flag(s, st->wr.op, size);
     st->start_ns = st->last_ns = gdr_now_ns();
     gdr_peak_start(&st->peak, size, iters, 0, st->start_ns);
 }
@@ -161,6 +169,7 @@ int gdr_loop_sender(struct gdr_session *s, uint64_t size, uint64_t iters, struct
     }
     m->iters = iters;
     m->bw_peak = st.peak.peak;
+    gdr_peak_steadiness(&st.peak, &m->steady);
     m->window = st.window;
     gdr_measure_finish(m, size, iters, st.last_ns - st.start_ns); /* to the last completion */
     return 0;
@@ -244,6 +253,7 @@ static void receiver_measure(const struct receiver *st, uint64_t size, struct gd
 {
     m->iters = st->iters;
     m->bw_peak = st->peak.peak;
+    gdr_peak_steadiness(&st->peak, &m->steady);
     gdr_measure_finish(m, size, st->iters, st->last_ns - st->start_ns);
 }
 
@@ -295,12 +305,46 @@ static uint64_t wr_is_iteration(const struct gdr_watchdog *w, uint64_t wr_id)
     return wr_id;
 }
 
-int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+int gdr_samples_start(struct gdr_samples *sm, const struct gdr_session *s, uint64_t iters)
 {
-    uint64_t *samples = malloc(iters * sizeof(*samples));
-    if (!samples)
+    memset(sm, 0, sizeof(*sm));
+    sm->ticks = malloc(iters * sizeof(*sm->ticks));
+    if (!sm->ticks)
         return gdr_fail(GDR_EXIT_RUN, "out of memory for %llu latency samples",
                         (unsigned long long)iters);
+    gdr_tick_clock_start(&sm->clk, s->place.loop_cpu >= 0);
+    sm->start_ns = gdr_now_ns();
+    sm->prev = gdr_ticks_on(&sm->clk, &sm->prev_where);
+    return 0;
+}
+
+int gdr_samples_finish(struct gdr_session *s, struct gdr_samples *sm, uint64_t size, uint64_t iters,
+                       unsigned per_sample, int rc, struct gdr_measure *m)
+{
+    uint64_t elapsed_ns = gdr_now_ns() - sm->start_ns;
+    gdr_tick_clock_stop(&sm->clk);
+    for (uint64_t i = 0; i < sm->kept && !rc; i++)
+        sm->ticks[i] = gdr_ticks_to_ns(&sm->clk, sm->ticks[i]) / per_sample;
+    uint64_t dropped = sm->clk.dropped;
+    sm->clk.dropped += s->clock.dropped; /* the run's total */
+    s->clock = sm->clk;
+    if (!rc && sm->kept == 0)
+        rc = gdr_fail(GDR_EXIT_RUN, "size %llu: every latency sample spans two CPUs",
+                      (unsigned long long)size);
+    if (!rc) {
+        m->iters = iters;
+        gdr_measure_finish(m, size, iters, elapsed_ns);
+        m->window = (struct gdr_window){1, size};
+        gdr_lat_stats_compute(sm->ticks, sm->kept, &m->lat);
+        m->lat.dropped = dropped;
+    }
+    free(sm->ticks);
+    sm->ticks = NULL;
+    return rc;
+}
+
+int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struct gdr_measure *m)
+{
     struct ibv_qp *qp = s->verbs.qp[0];
     struct gdr_watchdog w;
     struct ibv_wc wc;
@@ -317,24 +361,21 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
         .raddr = s->remote.ring_bytes ? s->remote.ring_addr : s->remote.addr,
         .rkey = s->remote.ring_bytes ? s->remote.ring_rkey : s->remote.rkey,
     };
-    wr.flags = IBV_SEND_SIGNALED | inline_flag_for(s, wr.op, size);
+    wr.flags = IBV_SEND_SIGNALED | gdr_inline_flag(s, wr.op, size);
     if ((local_staged && size > b->ring_len) ||
-        (s->remote.ring_bytes && size > s->remote.ring_bytes)) {
-        free(samples);
+        (s->remote.ring_bytes && size > s->remote.ring_bytes))
         return gdr_fail(GDR_EXIT_USAGE,
                         "size %llu does not fit the bounce ring (raise "
                         "--stage-slot or --stage-slots)",
                         (unsigned long long)size);
-    }
     /* One clock read per iteration: each sample runs from the previous
      * completion's timestamp to this one's, so it holds one post, the wait
-     * and the loop's own few instructions, and no second clock read. The
-     * clock is the TSC where it is invariant (one instruction, no system
-     * call), calibrated against CLOCK_MONOTONIC_RAW over the loop. */
-    struct gdr_tick_clock clk;
-    gdr_tick_clock_start(&clk);
-    uint64_t start = gdr_ticks(&clk), prev = start;
-    gdr_watchdog_start(&w, s, size, gdr_now_ns());
+     * and the loop's own few instructions, and no second clock read
+     * (gdr_samples_take). */
+    struct gdr_samples sm;
+    if (gdr_samples_start(&sm, s, iters))
+        return -1;
+    gdr_watchdog_start(&w, s, size, sm.start_ns);
     uint64_t i;
     w.done = &i;
     w.wr_iteration = wr_is_iteration;
@@ -350,22 +391,9 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
             rc = -1;
         if (!rc && local_staged)
             rc = b->ops->stage_in(b, 0, 0, 0, size) || gdr_wait_copy(&w, b, 0) ? -1 : 0;
-        uint64_t now = gdr_ticks(&clk);
-        samples[i] = now - prev;
-        prev = now;
+        gdr_samples_take(&sm);
         if (!rc && gdr_interrupted)
             rc = gdr_fail_interrupted(size);
     }
-    gdr_tick_clock_stop(&clk);
-    for (uint64_t k = 0; k < iters && !rc; k++)
-        samples[k] = gdr_ticks_to_ns(&clk, samples[k]);
-    s->clock = clk;
-    if (!rc) {
-        m->iters = iters;
-        gdr_measure_finish(m, size, iters, gdr_ticks_to_ns(&clk, prev - start));
-        m->window = (struct gdr_window){1, size};
-        gdr_lat_stats_compute(samples, iters, &m->lat);
-    }
-    free(samples);
-    return rc;
+    return gdr_samples_finish(s, &sm, size, iters, 1, rc, m);
 }

@@ -3,11 +3,9 @@
 #include "options.h"
 #include "error.h"
 #include "sizing.h"
+#include "verbs.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +31,15 @@ enum {
     OPT_STAGE_SLOTS,
     OPT_TCLASS,
     OPT_NO_RELAXED,
+    OPT_GPU_ALLOC,
+    OPT_DMABUF_MAPPING,
+    OPT_DATA_DIRECT,
+    OPT_CPU,
+    OPT_NUMA,
+    OPT_NO_BIND,
+    OPT_QP_TIMEOUT,
+    OPT_RETRY_COUNT,
+    OPT_WRITE_IMM,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +58,8 @@ static const struct option long_opts[] = {
     {"rdma_cm", no_argument, NULL, 'R'},
     {"bidirectional", no_argument, NULL, 'b'},
     {"events", no_argument, NULL, 'e'},
+    {"outs", required_argument, NULL, 'o'},
+    {"write_with_imm", no_argument, NULL, OPT_WRITE_IMM},
     {"sl", required_argument, NULL, 'S'},
     {"tclass", required_argument, NULL, OPT_TCLASS},
     {"disable_pcie_relaxed", no_argument, NULL, OPT_NO_RELAXED},
@@ -70,6 +79,17 @@ static const struct option long_opts[] = {
     {"gdr", required_argument, NULL, OPT_GDR},
     {"stage-slot", required_argument, NULL, OPT_STAGE_SLOT},
     {"stage-slots", required_argument, NULL, OPT_STAGE_SLOTS},
+    {"gpu-alloc", required_argument, NULL, OPT_GPU_ALLOC},
+    {"dmabuf-mapping", required_argument, NULL, OPT_DMABUF_MAPPING},
+    {"data-direct", required_argument, NULL, OPT_DATA_DIRECT},
+    {"cpu", required_argument, NULL, OPT_CPU},
+    {"pin_cores", required_argument, NULL, OPT_CPU},
+    {"numa", required_argument, NULL, OPT_NUMA},
+    {"numa_node", required_argument, NULL, OPT_NUMA},
+    {"no-bind", no_argument, NULL, OPT_NO_BIND},
+    {"disable_numa", no_argument, NULL, OPT_NO_BIND},
+    {"qp-timeout", required_argument, NULL, OPT_QP_TIMEOUT},
+    {"retry-count", required_argument, NULL, OPT_RETRY_COUNT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -108,8 +128,9 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
         "Device and connection:\n"
         "  -d, --ib-dev=NAME        RDMA device (default: first with an active port)\n"
         "  -i, --ib-port=N          device port (default %d)\n"
-        "  -x, --gid-index=N        GID index (default: the RoCEv2 GID with an IPv4\n"
-        "                           address on Ethernet; unused on InfiniBand)\n"
+        "  -x, --gid-index=N        GID index (default on Ethernet: the GID that routes\n"
+        "                           to the peer, never link-local unless alone; on\n"
+        "                           InfiniBand the port GID, a GRH across subnets)\n"
         "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
         "  -p, --port=N             TCP port of the out-of-band channel (default %u)\n"
         "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
@@ -118,8 +139,18 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
         "  -S, --sl=N               InfiniBand service level 0..15 of the path (default %u)\n"
         "      --tclass=N           RoCE traffic class 0..255 in the GRH (with -R: the\n"
         "                           rdma_cm ToS) (default %u)\n"
+        "      --qp-timeout=N       local ACK timeout 4.096 us x 2^N, 0..31 (0: none;\n"
+        "                           default %u, NCCL's)\n"
+        "      --retry-count=N      retries of an unacknowledged packet 0..7 (default %u)\n"
         "      --timeout=SEC        limit for connect, accept and each exchange (default %g)\n\n",
-        def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->timeout);
+        def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->qp_timeout,
+        def->retry_count, def->timeout);
+    printf("Placement (default: the CPUs and NUMA node of the RDMA device; the timed\n"
+           "loops run on one CPU of them that no other gdrbench end on the host holds):\n"
+           "      --cpu=LIST           run on these CPUs (\"0-3,8\"; --pin_cores=LIST)\n"
+           "      --numa=N             run on node N's CPUs, memory on node N (--numa_node=N;\n"
+           "                           with --cpu: memory on N, the CPUs must be N's)\n"
+           "      --no-bind            leave CPUs and memory to the kernel (--disable_numa)\n\n");
     printf("Sizes and iterations:\n"
            "  -s, --size=BYTES         one message size (default %llu); K, M, G suffixes\n"
            "  -a, --all                sweep %u B to %u MiB in powers of two\n"
@@ -133,14 +164,24 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            (unsigned long long)default_iters(test), GDR_WARMUP_BYTES >> 20);
     if (!lat)
         printf("  -t, --tx-depth=N         work requests in flight per queue pair (default %u)\n"
-               "  -q, --qp=N               queue pairs, used round robin (default %u)\n"
-               "  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
-               "                           directions, each also reported\n"
-               "  -e, --events             while waiting for arrivals (a send's receiver, a\n"
+               "  -q, --qp=N               queue pairs, used round robin (default %u)\n",
+               def->tx_depth, def->num_qps);
+    if (!lat && test->verb != GDR_VERB_READ)
+        printf("  -b, --bidirectional      both ends send at once; the row is the sum of both\n"
+               "                           directions, each also reported\n");
+    if (!lat)
+        printf("  -e, --events             while waiting for arrivals (a send's receiver, a\n"
                "                           staged destination), sleep on completion events\n"
                "                           instead of polling (a staged destination otherwise\n"
-               "                           polls for 1 ms before it sleeps)\n",
-               def->tx_depth, def->num_qps);
+               "                           polls for 1 ms before it sleeps)\n");
+    if (test->verb == GDR_VERB_READ)
+        printf("  -o, --outs=N             RDMA reads in flight per queue pair, 1..%u (default:\n"
+               "                           as many as both devices allow)\n",
+               GDR_MAX_OUTS);
+    if (lat && test->verb == GDR_VERB_WRITE)
+        printf("      --write_with_imm     learn of each write from a receive completion (write\n"
+               "                           with immediate) on host buffers too; GPU buffers\n"
+               "                           always do (the CPU cannot poll GPU memory)\n");
     printf("  -I, --inline_size=BYTES  post messages up to BYTES inline (default %u; not\n"
            "                           from GPU memory, which the CPU cannot read)\n\n"
            "Buffers (each end chooses its own):\n"
@@ -149,6 +190,13 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --gdr=MODE           GPU buffers: auto (dma-buf, else peermem; default),\n"
            "                           dmabuf, peermem, or off: staged through pinned host\n"
            "                           memory, as without GPUDirect RDMA\n"
+           "      --gpu-alloc=KIND     GPU buffers: malloc (cuMemAlloc; default) or vmm\n"
+           "                           (cuMemCreate, GPUDirect RDMA capable, mapped: as NCCL)\n"
+           "      --dmabuf-mapping=M   dma-buf exports: auto (the PCIe mapping where NCCL asks\n"
+           "                           for it: NIC and GPU on one PCIe switch of a C2C\n"
+           "                           platform; default), pcie, or default\n"
+           "      --data-direct=DD     dma-bufs through mlx5 Data Direct: auto (where the\n"
+           "                           device has it; default), on, off\n"
            "      --stage-slot=BYTES   --gdr=off: bytes per bounce slot (default %s)\n"
            "      --stage-slots=N      --gdr=off: bounce slots per end and direction\n"
            "                           (default: as many as the direct path keeps in\n"
@@ -165,34 +213,10 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "  -F, --CPU-freq           accepted for perftest compatibility; no effect\n"
            "      --help, --version\n\n"
            "Environment: GDR_CLOCK=tsc|monotonic  the latency samples' clock (default:\n"
-           "the TSC when the CPU says it is invariant, else clock_gettime)\n\n"
+           "the TSC when the CPU says it is invariant, the kernel's clocksource is tsc\n"
+           "and the loop is pinned, else clock_gettime); GDR_CPU_CLAIM_DIR  where ends\n"
+           "claim their loop CPUs (default /dev/shm)\n\n"
            "Exit status: 0 ok, 1 run failed, 2 bad usage or input, 3 no device or driver.\n");
-}
-
-int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-    if (!text || !isdigit((unsigned char)text[0]))
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int gdr_parse_seconds(const char *text, double *out)
-{
-    if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
-        return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(text, &end);
-    if (errno || *end || !isfinite(v) || v <= 0 || v > GDR_MAX_SECONDS)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* "0000:3b:00.0" or "3b:00.0": a PCI bus id as CUDA accepts it. */
@@ -249,6 +273,43 @@ static int parse_gdr(struct gdr_mem_spec *m, const char *arg)
     return gdr_fail(GDR_EXIT_USAGE, "--gdr '%s': expected auto, dmabuf, peermem or off", arg);
 }
 
+/* One of n spellings (names[i] for value i) into *out. */
+static int parse_choice(const char *opt, const char *arg, const char *const *names, int n, int *out,
+                        const char *want)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return gdr_fail(GDR_EXIT_USAGE, "%s '%s': expected %s", opt, arg, want);
+}
+
+static int parse_gpu_options(struct gdr_mem_spec *m, int c, const char *arg)
+{
+    int v = 0, rc;
+    switch (c) {
+    case OPT_GPU_ALLOC: {
+        static const char *const names[] = {"malloc", "vmm"};
+        rc = parse_choice("--gpu-alloc", arg, names, 2, &v, "malloc or vmm");
+        m->alloc = (enum gdr_gpu_alloc)v;
+        return rc;
+    }
+    case OPT_DMABUF_MAPPING: {
+        static const char *const names[] = {"auto", "pcie", "default"};
+        rc = parse_choice("--dmabuf-mapping", arg, names, 3, &v, "auto, pcie or default");
+        m->mapping = (enum gdr_dmabuf_mapping)v;
+        return rc;
+    }
+    default: {
+        static const char *const names[] = {"auto", "on", "off"};
+        rc = parse_choice("--data-direct", arg, names, 3, &v, "auto, on or off");
+        m->data_direct = (enum gdr_data_direct)v;
+        return rc;
+    }
+    }
+}
+
 static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -266,13 +327,18 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->mem.relaxed_ordering = true;
     cfg->stage_slot = GDR_STAGE_SLOT_DEFAULT;
     cfg->stage_slots = 0; /* sized from the window once the options are known */
+    cfg->qp_timeout = GDR_QP_TIMEOUT_DEFAULT;
+    cfg->retry_count = GDR_RETRY_COUNT_DEFAULT;
+    cfg->bind.mode = GDR_BIND_NIC;
+    cfg->bind.numa = -1;
 }
 
 /* Which ways of choosing sizes and iteration counts were used, to reject
  * contradictory combinations after the loop. */
 struct choices {
     bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
-    bool sl;
+    bool sl, cpu, numa, no_bind, outs;
+    bool gpu_alloc, dmabuf_mapping, data_direct;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -381,6 +447,9 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
             return bad_value("--use_cuda_bus_id", arg, "expected a PCI bus id like 0000:3b:00.0");
         return set_cuda_device(&cfg->mem, "--use_cuda_bus_id", arg);
     case OPT_GDR: ch->gdr = true; return parse_gdr(&cfg->mem, arg);
+    case OPT_GPU_ALLOC: ch->gpu_alloc = true; return parse_gpu_options(&cfg->mem, c, arg);
+    case OPT_DMABUF_MAPPING: ch->dmabuf_mapping = true; return parse_gpu_options(&cfg->mem, c, arg);
+    case OPT_DATA_DIRECT: ch->data_direct = true; return parse_gpu_options(&cfg->mem, c, arg);
     case OPT_STAGE_SLOT:
         if (gdr_parse_bytes(arg, &v) || v < 4096 || v > (256u << 20))
             return bad_value("--stage-slot", arg, "expected 4K .. 256M");
@@ -405,15 +474,64 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         cfg->traffic_class = (uint8_t)v;
         return 0;
     case OPT_NO_RELAXED: cfg->mem.relaxed_ordering = false; return 0;
+    case OPT_CPU:
+        if (gdr_parse_cpulist(arg, &cfg->bind.cpus) || CPU_COUNT(&cfg->bind.cpus) == 0)
+            return bad_value("--cpu", arg, "expected a CPU list like 0-3,8");
+        ch->cpu = true;
+        return 0;
+    case OPT_NUMA:
+        if (gdr_parse_uint(arg, 0, GDR_MAX_NODES - 1, &v))
+            return bad_value("--numa", arg, "expected a NUMA node 0..63");
+        cfg->bind.numa = (int)v;
+        ch->numa = true;
+        return 0;
+    case OPT_NO_BIND: ch->no_bind = true; return 0;
+    case OPT_QP_TIMEOUT:
+        if (gdr_parse_uint(arg, 0, 31, &v))
+            return bad_value("--qp-timeout", arg, "expected 0..31 (4.096 us x 2^N; 0: none)");
+        cfg->qp_timeout = (uint8_t)v;
+        return 0;
+    case OPT_RETRY_COUNT:
+        if (gdr_parse_uint(arg, 0, 7, &v))
+            return bad_value("--retry-count", arg, "expected 0..7");
+        cfg->retry_count = (uint8_t)v;
+        return 0;
     case 'R': cfg->rdma_cm = true; return 0;
     case 'b': cfg->bidirectional = true; return 0;
     case 'e': cfg->events = true; return 0;
+    case 'o':
+        if (gdr_parse_uint(arg, 1, GDR_MAX_OUTS, &v))
+            return bad_value("--outs", arg, "expected 1..255 reads in flight");
+        cfg->outs = (unsigned)v;
+        ch->outs = true;
+        return 0;
+    case OPT_WRITE_IMM: cfg->write_with_imm = true; return 0;
     case 'F': return 0;
     case OPT_GBITS: cfg->report_gbits = true; return 0;
     case OPT_VALIDATE: cfg->validate = true; return 0;
     case OPT_QUIET: cfg->quiet = true; return 0;
     }
     return gdr_fail(GDR_EXIT_USAGE, "internal: unhandled option %d", c);
+}
+
+/* The GPU buffer options: each must apply to this end's buffer. */
+static int check_gpu_options(const struct gdr_mem_spec *m, const struct choices *ch)
+{
+    const char *given = ch->gpu_alloc        ? "--gpu-alloc"
+                        : ch->dmabuf_mapping ? "--dmabuf-mapping"
+                        : ch->data_direct    ? "--data-direct"
+                                             : NULL;
+    if (given && !m->cuda)
+        return gdr_fail(GDR_EXIT_USAGE, "%s applies to GPU buffers; add --mem=cuda", given);
+    bool no_dmabuf = m->gdr == GDR_MODE_PEERMEM || m->gdr == GDR_MODE_OFF;
+    if (no_dmabuf && ch->dmabuf_mapping)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--dmabuf-mapping applies to dma-buf registrations; --gdr=%s makes none",
+                        gdr_mode_name(m->gdr));
+    if (no_dmabuf && m->data_direct == GDR_DD_ON)
+        return gdr_fail(GDR_EXIT_USAGE, "--data-direct=on registers dma-bufs; --gdr=%s makes none",
+                        gdr_mode_name(m->gdr));
+    return 0;
 }
 
 static int check_combination(struct gdr_config *cfg, const struct gdr_test *test,
@@ -423,16 +541,24 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
         return gdr_fail(GDR_EXIT_USAGE, "choose one of --size, --all and --sizes");
     if (ch->iters + ch->duration + ch->time_per_size > 1)
         return gdr_fail(GDR_EXIT_USAGE, "choose one of --iters, --duration and --time-per-size");
-    if (test->metric == GDR_METRIC_LAT && (ch->tx_depth || ch->qp))
+    /* One QP and one message in flight are what a latency test is: say
+     * so to a perftest habit of -q 2, accept -q 1 and -t 1. */
+    if (test->metric == GDR_METRIC_LAT && (cfg->tx_depth > 1 || cfg->num_qps > 1))
         return gdr_fail(
             GDR_EXIT_USAGE,
             "--tx-depth and --qp apply to bandwidth tests; %s keeps one message in flight",
             test->binary);
+    if (ch->outs && test->verb != GDR_VERB_READ)
+        return gdr_fail(GDR_EXIT_USAGE, "--outs applies to RDMA read tests, not to %s",
+                        test->binary);
+    if (cfg->write_with_imm && !(gdr_test_pingpong(test) && test->verb == GDR_VERB_WRITE))
+        return gdr_fail(GDR_EXIT_USAGE, "--write_with_imm applies to write latency, not to %s",
+                        test->binary);
     if (!ch->iters && !ch->duration && !ch->time_per_size)
         cfg->iters = default_iters(test);
-    /* A send test's receiver times the gaps between arrivals: it needs at
-     * least two messages. */
-    if (test->verb == GDR_VERB_SEND && cfg->iters == 1)
+    /* A send bandwidth receiver times the gaps between arrivals: it needs
+     * at least two messages. */
+    if (test->verb == GDR_VERB_SEND && test->metric == GDR_METRIC_BW && cfg->iters == 1)
         return gdr_fail(GDR_EXIT_USAGE, "--iters 1: %s needs at least 2 to time arrivals",
                         test->binary);
     if (cfg->inline_size && test->verb == GDR_VERB_READ)
@@ -442,18 +568,27 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
     if (cfg->server && cfg->bind_addr)
         return gdr_fail(GDR_EXIT_USAGE, "--bind is for the server; the client connects to %s",
                         cfg->server);
+    if (ch->no_bind && (ch->cpu || ch->numa))
+        return gdr_fail(GDR_EXIT_USAGE, "--no-bind contradicts %s: choose one",
+                        ch->cpu ? "--cpu" : "--numa");
+    cfg->bind.mode = ch->no_bind ? GDR_BIND_OFF
+                     : ch->cpu   ? GDR_BIND_CPU
+                     : ch->numa  ? GDR_BIND_NUMA
+                                 : GDR_BIND_NIC;
     if (ch->gdr && !cfg->mem.cuda)
         return gdr_fail(GDR_EXIT_USAGE, "--gdr applies to GPU buffers; add --mem=cuda");
+    if (check_gpu_options(&cfg->mem, ch))
+        return -1;
     if (cfg->rdma_cm && cfg->gid_index >= 0)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index: with --rdma_cm, rdma_cm chooses the GID");
     if (cfg->rdma_cm && ch->sl)
         return gdr_fail(GDR_EXIT_USAGE, "--sl: with --rdma_cm, the path record chooses the "
                                         "service level; set --tclass (rdma_cm's ToS) instead");
     /* The provider copies inline data with the CPU, and a CPU cannot read
-     * GPU memory. Only the client posts data (both ends with -b); staged
-     * sources post from their host bounce ring. */
-    if (cfg->inline_size && (cfg->server || cfg->bidirectional) && cfg->mem.cuda &&
-        cfg->mem.gdr != GDR_MODE_OFF)
+     * GPU memory. Only the client posts data (both ends with -b or in a
+     * ping-pong); staged sources post from their host bounce ring. */
+    if (cfg->inline_size && (cfg->server || cfg->bidirectional || gdr_test_pingpong(test)) &&
+        cfg->mem.cuda && cfg->mem.gdr != GDR_MODE_OFF)
         return gdr_fail(GDR_EXIT_USAGE,
                         "--inline_size %u: this end sends from GPU memory, "
                         "which cannot be posted inline; use -I 0 or --mem=host",
@@ -466,21 +601,22 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
 #endif
     if (cfg->bidirectional && (test->metric != GDR_METRIC_BW || test->verb == GDR_VERB_READ))
         return gdr_fail(GDR_EXIT_USAGE,
-                        "--bidirectional applies to write and send bandwidth; "
-                        "%s keeps one message in flight one way",
+                        "--bidirectional applies to write and send bandwidth, not to %s",
                         test->binary);
-    /* A bidirectional end's ring holds both directions' slots. */
-    if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
+    /* A bidirectional or ping-pong end's ring holds both directions' slots. */
+    bool two_ways = cfg->bidirectional || gdr_test_pingpong(test);
+    if (two_ways && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
         return gdr_fail(GDR_EXIT_USAGE,
-                        "--stage-slots %u: with --bidirectional at most %u "
+                        "--stage-slots %u: with %s at most %u "
                         "(each direction has its own)",
-                        cfg->stage_slots, GDR_STAGE_SLOTS_MAX / 2);
+                        cfg->stage_slots, cfg->bidirectional ? "--bidirectional" : test->binary,
+                        GDR_STAGE_SLOTS_MAX / 2);
     if (!ch->stage_slots) {
         uint64_t window =
             test->metric == GDR_METRIC_LAT ? 1 : (uint64_t)cfg->tx_depth * cfg->num_qps;
         cfg->stage_slots = gdr_ring_slots(gdr_sizes_max(&cfg->sizes), cfg->stage_slot, window);
         /* Two directions' rings share the slot arrays: half each. */
-        if (cfg->bidirectional && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
+        if (two_ways && cfg->stage_slots > GDR_STAGE_SLOTS_MAX / 2)
             cfg->stage_slots = GDR_STAGE_SLOTS_MAX / 2;
     }
     return 0;
@@ -494,7 +630,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
     optind = 0; /* full re-initialisation, so tests can parse twice */
     opterr = 0;
     int c;
-    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:RFbe";
+    static const char short_opts[] = ":d:i:x:m:s:an:D:q:t:p:I:S:o:RFbe";
     while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             struct gdr_config def;

@@ -8,17 +8,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "endpoint.h"
+#include "parse.h"
+#include "placement.h"
 #include "sizes.h"
 #include "spec.h"
 #include "test.h"
 
 #define GDR_DEFAULT_PORT 18515
-#define GDR_MAX_QPS 64
 #define GDR_MAX_DEPTH 8192
 #define GDR_MAX_INLINE 4096
 #define GDR_MAX_ITERS 100000000ull
 #define GDR_DEFAULT_TIMEOUT 60.0
-#define GDR_MAX_SECONDS 86400.0
 
 struct gdr_config {
     const char *server; /* client mode: the server's host name; NULL = server */
@@ -28,6 +29,8 @@ struct gdr_config {
     unsigned mtu;          /* 0: the port's active MTU */
     uint8_t traffic_class; /* RoCE: GRH traffic class (rdma_cm: ToS) */
     uint8_t service_level; /* InfiniBand: SL of the path */
+    uint8_t qp_timeout;    /* local ACK timeout exponent: 4.096 us x 2^N */
+    uint8_t retry_count;   /* transport retries before a QP errors out */
     uint16_t tcp_port;
     const char *bind_addr; /* server: address to listen on; NULL = all */
 
@@ -47,6 +50,10 @@ struct gdr_config {
                                  * the window unless --stage-slots is given) */
     bool bidirectional;   /* -b: both ends send at once */
     bool events;          /* -e: wait for arrivals on completion events */
+    unsigned outs;        /* -o: RDMA reads in flight per QP; 0: as the devices allow */
+    bool write_with_imm;  /* write latency: completions from the CQ on host buffers too */
+
+    struct gdr_bind_request bind; /* --cpu, --numa, --no-bind (placement.h) */
 
     bool validate;
     bool report_gbits;
@@ -61,11 +68,13 @@ enum gdr_parse_result {
     GDR_PARSE_ERROR = -1, /* gdr_fail() has the message */
 };
 
+/* Write and send latency: each end answers the other (a ping-pong). */
+static inline bool gdr_test_pingpong(const struct gdr_test *t)
+{
+    return t->metric == GDR_METRIC_LAT && t->verb != GDR_VERB_READ;
+}
+
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
                                         int argc, char **argv);
-
-/* Parse helpers, exposed for tests and for other tools. */
-int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
-int gdr_parse_seconds(const char *text, double *out);
 
 #endif

@@ -17,65 +17,20 @@
 #include "json.h"
 #include "pattern.h"
 #include "report.h"
+#include "context.h"
+#include "size_msg.h"
 #include "sizing.h"
 #include "loops.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static cJSON *measure_to_json(const struct gdr_measure *m)
+uint64_t gdr_source_seed(uint64_t size, uint64_t slot, bool from_server)
 {
-    cJSON *o = cJSON_CreateObject();
-    gdr_json_add_u64(o, "iters", m->iters);
-    gdr_json_add_u64(o, "bytes", m->bytes);
-    gdr_json_add_u64(o, "elapsed_ns", m->elapsed_ns);
-    cJSON_AddNumberToObject(o, "bw_avg", m->bw_avg);
-    cJSON_AddNumberToObject(o, "bw_peak", m->bw_peak);
-    cJSON_AddNumberToObject(o, "msg_rate", m->msg_rate);
-    cJSON_AddNumberToObject(o, "cpu_user", m->cpu.user);
-    cJSON_AddNumberToObject(o, "cpu_system", m->cpu.system);
-    gdr_json_add_u64(o, "window_msgs", m->window.msgs);
-    gdr_json_add_u64(o, "window_bytes", m->window.bytes);
-    gdr_json_add_u64(o, "sleeps", m->sleeps);
-    cJSON *l = cJSON_AddObjectToObject(o, "lat");
-    gdr_json_add_u64(l, "count", m->lat.count);
-    cJSON_AddNumberToObject(l, "min", m->lat.min);
-    cJSON_AddNumberToObject(l, "max", m->lat.max);
-    cJSON_AddNumberToObject(l, "mean", m->lat.mean);
-    cJSON_AddNumberToObject(l, "stdev", m->lat.stdev);
-    cJSON_AddNumberToObject(l, "median", m->lat.median);
-    cJSON_AddNumberToObject(l, "p99", m->lat.p99);
-    cJSON_AddNumberToObject(l, "p999", m->lat.p999);
-    return o;
-}
-
-static int measure_from_json(const cJSON *o, struct gdr_measure *m, const char *what)
-{
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "lat");
-    if (gdr_json_u64(o, "iters", GDR_MAX_ITERS, &m->iters, what) ||
-        gdr_json_u64(o, "bytes", UINT64_MAX, &m->bytes, what) ||
-        gdr_json_u64(o, "elapsed_ns", UINT64_MAX, &m->elapsed_ns, what) ||
-        gdr_json_double(o, "bw_avg", &m->bw_avg, what) ||
-        gdr_json_double(o, "bw_peak", &m->bw_peak, what) ||
-        gdr_json_double(o, "msg_rate", &m->msg_rate, what) ||
-        gdr_json_double(o, "cpu_user", &m->cpu.user, what) ||
-        gdr_json_double(o, "cpu_system", &m->cpu.system, what) ||
-        gdr_json_u64(o, "window_msgs", UINT64_MAX, &m->window.msgs, what) ||
-        gdr_json_u64(o, "window_bytes", UINT64_MAX, &m->window.bytes, what) ||
-        gdr_json_u64(l, "count", GDR_MAX_ITERS, &m->lat.count, what) ||
-        gdr_json_double(l, "min", &m->lat.min, what) ||
-        gdr_json_double(l, "max", &m->lat.max, what) ||
-        gdr_json_double(l, "mean", &m->lat.mean, what) ||
-        gdr_json_double(l, "stdev", &m->lat.stdev, what) ||
-        gdr_json_double(l, "median", &m->lat.median, what) ||
-        gdr_json_double(l, "p99", &m->lat.p99, what) ||
-        gdr_json_double(l, "p999", &m->lat.p999, what))
-        return -1;
-    /* Optional: a peer before issue 20 does not send it. */
-    m->sleeps = 0;
-    if (cJSON_GetObjectItemCaseSensitive(o, "sleeps"))
-        return gdr_json_u64(o, "sleeps", UINT64_MAX, &m->sleeps, what);
-    return 0;
+    /* The server's data carries another pattern than the client's, so that
+     * in a -b run or a ping-pong an end sending from the wrong region
+     * fails the check. */
+    return gdr_pattern_seed(size, slot) ^ (from_server ? 0x5e7e7ull : 0);
 }
 
 /* Fill, clear or check every slot a phase of `iters` messages touches:
@@ -90,13 +45,10 @@ static int for_each_slot(struct gdr_session *s, enum slot_op op, uint64_t size, 
         nslots = iters;
     *bad_total = 0;
     uint64_t base = op == SLOT_FILL ? 0 : s->dest_off;
-    /* The server's data carries another pattern than the client's, so that
-     * in a -b run an end sending from the wrong region fails the check. */
     bool from_server = (op == SLOT_FILL) == s->is_server;
-    uint64_t salt = from_server ? 0x5e7e7ull : 0;
     for (uint64_t k = 0; k < nslots; k++) {
         size_t off = (size_t)(base + k * size);
-        uint64_t seed = gdr_pattern_seed(size, k) ^ salt, bad = 0;
+        uint64_t seed = gdr_source_seed(size, k, from_server), bad = 0;
         size_t first = 0;
         int rc = op == SLOT_FILL   ? gdr_buffer_fill(&s->buf, off, size, seed)
                  : op == SLOT_ZERO ? gdr_buffer_zero(&s->buf, off, size)
@@ -141,22 +93,26 @@ static void fill_directions(struct gdr_session *s, struct gdr_size_result *row,
 }
 
 static void fill_row(struct gdr_session *s, struct gdr_size_result *row, uint64_t size,
-                     const struct gdr_measure *client, const struct gdr_measure *server,
-                     uint64_t bad)
+                     const struct gdr_size_done_msg *client,
+                     const struct gdr_size_result_msg *server, uint64_t bad)
 {
     memset(row, 0, sizeof(*row));
     row->size = size;
-    row->window = client->window; /* the client always sends */
+    row->window = client->m.window; /* the client always sends */
     if (s->roles.bidirectional)
-        fill_directions(s, row, client, server);
+        fill_directions(s, row, &client->m, &server->m);
     else
-        row->m = s->roles.counter == GDR_SIDE_SERVER ? *server : *client;
-    row->cpu_client = client->cpu;
-    row->cpu_server = server->cpu;
-    row->sleeps_client = client->sleeps;
-    row->sleeps_server = server->sleeps;
+        row->m = s->roles.counter == GDR_SIDE_SERVER ? server->m : client->m;
+    row->cpu_client = client->m.cpu;
+    row->cpu_server = server->m.cpu;
+    row->sleeps_client = client->m.sleeps;
+    row->sleeps_server = server->m.sleeps;
     row->validated = s->cfg->validate;
     row->bad_bytes = bad;
+    row->server_prestage_s = server->prestage_s;
+    row->seen_client = client->seen;
+    row->seen_server = server->seen;
+    gdr_context_row_limit(s, row);
 }
 
 /* ---- client ---- */
@@ -173,6 +129,8 @@ static int run_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size, ui
     case GDR_LOOP_STAGED_DEST: return gdr_staged_dest(s, size, iters, m);
     case GDR_LOOP_SENDER_RECEIVER: return gdr_loop_sender_receiver(s, size, iters, m);
     case GDR_LOOP_STAGED_BOTH: return gdr_staged_both(s, size, iters, m);
+    case GDR_LOOP_PINGPONG: return gdr_loop_pingpong(s, size, iters, m);
+    case GDR_LOOP_STAGED_READER: return gdr_staged_reader(s, size, iters, m);
     case GDR_LOOP_NONE: break;
     }
     return 0;
@@ -185,6 +143,7 @@ static int prepare_loop(struct gdr_session *s, enum gdr_loop loop, uint64_t size
     case GDR_LOOP_SENDER_RECEIVER: return gdr_loop_receiver_prepare(s, size, iters);
     case GDR_LOOP_STAGED_DEST:
     case GDR_LOOP_STAGED_BOTH: return gdr_staged_dest_prepare(s, size, iters);
+    case GDR_LOOP_PINGPONG: return gdr_pingpong_prepare(s, size, iters);
     default: return 0;
     }
 }
@@ -200,15 +159,20 @@ static int client_run_loop(struct gdr_session *s, uint64_t size, uint64_t iters,
 }
 
 static int client_phase(struct gdr_session *s, const char *phase, uint64_t size, uint64_t iters,
-                        double expect_s, struct gdr_measure *mine, struct gdr_measure *theirs,
-                        uint64_t *server_bad, double *prestage_s)
+                        double expect_s, struct gdr_size_done_msg *mine,
+                        struct gdr_size_result_msg *theirs)
 {
     gdr_error_at(phase, size);
-    cJSON *msg = cJSON_CreateObject();
-    cJSON_AddStringToObject(msg, "phase", phase);
-    gdr_json_add_u64(msg, "size", size);
-    gdr_json_add_u64(msg, "iters", iters);
-    cJSON_AddNumberToObject(msg, "expect_s", expect_s);
+    bool timed = strcmp(phase, "timed") == 0;
+    struct gdr_size_start st = {.size = size, .iters = iters, .expect_s = expect_s};
+    snprintf(st.phase, sizeof(st.phase), "%s", phase);
+    cJSON *msg = gdr_size_start_encode(&st);
+    /* The port's counters before the server hears of the phase: a server
+     * that counts arrivals starts its clock as it answers READY, and a
+     * snapshot (milliseconds of firmware reads on mlx5) between READY and
+     * the first send would be timed as a stall. Nothing moves in between. */
+    if (timed)
+        gdr_context_size_begin(s);
     /* A bidirectional client receives too: its receives are up before
      * the server can send. */
     int rc = prepare_loop(s, s->roles.client_loop, size, iters);
@@ -221,21 +185,19 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     cJSON_Delete(reply);
 
     memset(mine, 0, sizeof(*mine));
-    if (client_run_loop(s, size, iters, mine))
+    if (client_run_loop(s, size, iters, &mine->m))
         return -1;
+    if (timed)
+        gdr_context_size_end(s, &mine->seen);
 
-    msg = measure_to_json(mine);
+    msg = gdr_size_done_encode(mine);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_DONE, msg);
     cJSON_Delete(msg);
     if (rc || gdr_oob_recv(&s->oob, GDR_MSG_SIZE_RESULT, expect_s, &reply))
         return -1;
     char what[160];
     snprintf(what, sizeof(what), "SIZE_RESULT from %s", s->oob.peer);
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "measure");
-    memset(theirs, 0, sizeof(*theirs));
-    rc = measure_from_json(m, theirs, what) ||
-         gdr_json_u64(reply, "bad_bytes", UINT64_MAX, server_bad, what) ||
-         gdr_json_double(reply, "prestage_s", prestage_s, what);
+    rc = gdr_size_result_decode(reply, theirs, what);
     cJSON_Delete(reply);
     return rc ? -1 : 0;
 }
@@ -244,28 +206,34 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
 {
     const struct gdr_config *cfg = s->cfg;
     const struct gdr_roles *r = &s->roles;
-    struct gdr_measure mine, theirs = {0}, probe = {0};
+    static struct gdr_size_done_msg mine, probe; /* large; one sweep per process */
+    static struct gdr_size_result_msg theirs;
+    memset(&probe, 0, sizeof(probe));
+    memset(&theirs, 0, sizeof(theirs));
     uint64_t bad = 0, iters = cfg->iters, warm = gdr_warmup_iters(cfg, r, size);
-    double prestage_s = 0;
     bool source_here = gdr_role_mine(r->source, false), dest_here = gdr_role_mine(r->dest, false);
 
-    if (cfg->validate && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
+    /* A ping-pong that polls memory knows an arrival by the pattern's last
+     * byte: the source holds it whether or not --validate checks it. */
+    bool fill = cfg->validate || r->polls_memory;
+    if (fill && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
         return -1;
-    if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs, &bad, &prestage_s))
+    if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs))
         return -1;
     if (cfg->time_per_size > 0)
-        iters =
-            gdr_calibrated_iters(probe.iters, probe.elapsed_ns, cfg->time_per_size, r->min_iters);
+        iters = gdr_calibrated_iters(probe.m.iters, probe.m.elapsed_ns, cfg->time_per_size,
+                                     r->min_iters);
     /* How long the timed phase should take, so the server's wait for its end
      * stretches with it: from the warm-up, else from the last size's rate
      * (an overestimate: larger messages move faster); else unknown, and the
      * server waits --timeout. */
     double expect_s =
-        gdr_expected_seconds(probe.iters, probe.elapsed_ns, iters, size, s->last_bytes_per_s);
+        gdr_expected_seconds(probe.m.iters, probe.m.elapsed_ns, iters, size, s->last_bytes_per_s);
     if (cfg->validate && dest_here && for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
-    if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs, &bad, &prestage_s))
+    if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs))
         return -1;
+    bad = theirs.bad_bytes;
     /* Bidirectional: the server checked what landed there, this end what
      * landed here. */
     uint64_t bad_here = 0;
@@ -273,9 +241,8 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
         return -1;
     bad += bad_here;
     fill_row(s, row, size, &mine, &theirs, bad);
-    row->server_prestage_s = prestage_s;
-    if (mine.elapsed_ns)
-        s->last_bytes_per_s = (double)iters * (double)size * 1e9 / (double)mine.elapsed_ns;
+    if (mine.m.elapsed_ns)
+        s->last_bytes_per_s = (double)iters * (double)size * 1e9 / (double)mine.m.elapsed_ns;
     return bad ? data_check_failed(size, bad) : 0;
 }
 
@@ -307,36 +274,20 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
 
 /* ---- server ---- */
 
-struct start_msg {
-    char phase[16];
-    uint64_t size, iters;
-    double expect_s;
-};
-
-static int parse_start(struct gdr_session *s, const cJSON *msg, uint64_t want_size,
-                       struct start_msg *st)
+/* The session's checks of a SIZE_START the codec accepted. */
+static int check_start(struct gdr_session *s, const struct gdr_size_start *st, uint64_t want_size,
+                       const char *what)
 {
-    char what[160];
-    snprintf(what, sizeof(what), "SIZE_START from %s", s->oob.peer);
-    if (gdr_json_str(msg, "phase", st->phase, sizeof(st->phase), what) ||
-        gdr_json_u64(msg, "size", GDR_SIZE_MAX, &st->size, what) ||
-        gdr_json_u64(msg, "iters", GDR_MAX_ITERS, &st->iters, what) ||
-        gdr_json_double(msg, "expect_s", &st->expect_s, what))
-        return -1;
-    if (strcmp(st->phase, "warmup") && strcmp(st->phase, "timed"))
-        return gdr_fail(GDR_EXIT_RUN, "%s: unknown phase '%s'", what, st->phase);
     if (st->size != want_size)
         return gdr_fail(GDR_EXIT_RUN, "%s: size %llu, but the next size here is %llu", what,
                         (unsigned long long)st->size, (unsigned long long)want_size);
     if (st->iters < s->roles.min_iters)
         return gdr_fail(GDR_EXIT_RUN, "%s: %llu iterations is too few", what,
                         (unsigned long long)st->iters);
-    if (st->expect_s < 0 || st->expect_s > GDR_MAX_SECONDS)
-        return gdr_fail(GDR_EXIT_RUN, "%s: expect_s out of range", what);
     return 0;
 }
 
-static int server_phase(struct gdr_session *s, const struct start_msg *st, bool *filled,
+static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, bool *filled,
                         struct gdr_size_result *row)
 {
     const struct gdr_config *cfg = s->cfg;
@@ -344,7 +295,7 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
     bool timed = strcmp(st->phase, "timed") == 0;
     bool source_here = gdr_role_mine(r->source, true), dest_here = gdr_role_mine(r->dest, true);
     uint64_t bad = 0;
-    if (cfg->validate && source_here && !*filled) {
+    if ((cfg->validate || r->polls_memory) && source_here && !*filled) {
         if (for_each_slot(s, SLOT_FILL, st->size, 0, &bad))
             return -1;
         *filled = true;
@@ -353,28 +304,39 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
         for_each_slot(s, SLOT_ZERO, st->size, st->iters, &bad))
         return -1;
     uint64_t prestage_ns = 0;
-    if (r->prestager == GDR_SIDE_SERVER && gdr_staged_prestage(s, st->size, &prestage_ns))
+    /* Every slot the reads will rotate through (one for latency). */
+    if (r->prestager == GDR_SIDE_SERVER &&
+        gdr_staged_prestage(s, gdr_slots_for(s, st->size) * st->size, &prestage_ns))
         return -1;
     if (prepare_loop(s, r->server_loop, st->size, st->iters))
         return -1;
+    /* The port's counters from before the client can send until its done
+     * message: this end may have no loop of its own (a write's target). */
+    if (timed)
+        gdr_context_size_begin(s);
     cJSON *msg = cJSON_CreateObject();
     int rc = gdr_oob_send(&s->oob, GDR_MSG_READY, msg);
     cJSON_Delete(msg);
     if (rc)
         return -1;
 
-    struct gdr_measure mine = {0}, theirs = {0};
+    static struct gdr_size_result_msg result; /* large; one sweep per process */
+    static struct gdr_size_done_msg theirs;
+    memset(&result, 0, sizeof(result));
+    struct gdr_measure *mine = &result.m;
     struct gdr_cpu_mark mark;
     gdr_cpu_mark(&mark);
-    if (run_loop(s, r->server_loop, st->size, st->iters, &mine))
+    if (run_loop(s, r->server_loop, st->size, st->iters, mine))
         return -1;
     cJSON *done;
     if (gdr_oob_recv(&s->oob, GDR_MSG_SIZE_DONE, st->expect_s, &done))
         return -1;
-    mine.cpu = gdr_cpu_since(&mark);
+    mine->cpu = gdr_cpu_since(&mark);
+    if (timed)
+        gdr_context_size_end(s, &result.seen);
     char what[160];
     snprintf(what, sizeof(what), "SIZE_DONE from %s", s->oob.peer);
-    rc = measure_from_json(done, &theirs, what);
+    rc = gdr_size_done_decode(done, &theirs, what);
     cJSON_Delete(done);
     if (rc)
         return -1;
@@ -382,18 +344,15 @@ static int server_phase(struct gdr_session *s, const struct start_msg *st, bool 
         for_each_slot(s, SLOT_CHECK, st->size, st->iters, &bad))
         return -1;
 
-    msg = cJSON_CreateObject();
-    cJSON_AddItemToObject(msg, "measure", measure_to_json(&mine));
-    gdr_json_add_u64(msg, "bad_bytes", bad);
-    cJSON_AddNumberToObject(msg, "prestage_s", (double)prestage_ns * 1e-9);
+    result.bad_bytes = bad;
+    result.prestage_s = (double)prestage_ns * 1e-9;
+    msg = gdr_size_result_encode(&result);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_RESULT, msg);
     cJSON_Delete(msg);
     if (rc)
         return -1;
-    if (timed) {
-        fill_row(s, row, st->size, &theirs, &mine, bad);
-        row->server_prestage_s = (double)prestage_ns * 1e-9;
-    }
+    if (timed)
+        fill_row(s, row, st->size, &theirs, &result, bad);
     return bad ? data_check_failed(st->size, bad) : 0;
 }
 
@@ -418,8 +377,11 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
                                 s->oob.peer, (unsigned long long)sizes->size[i],
                                 gdr_msg_type_name(type));
             }
-            struct start_msg st;
-            int rc = parse_start(s, msg, sizes->size[i], &st);
+            struct gdr_size_start st;
+            char what[160];
+            snprintf(what, sizeof(what), "SIZE_START from %s", s->oob.peer);
+            int rc =
+                gdr_size_start_decode(msg, &st, what) || check_start(s, &st, sizes->size[i], what);
             cJSON_Delete(msg);
             if (!rc)
                 gdr_error_at(st.phase, st.size);

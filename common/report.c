@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "context.h"
 #include "error.h"
 #include "json.h"
 
@@ -32,6 +33,12 @@ static void print_end(const char *role, const struct gdr_endpoint *ep)
         printf("         buffer: GPU %d %s (%s), registration %s%s%s\n", ep->cuda_device,
                ep->cuda_bus_id, ep->cuda_name, ep->registration, ep->reg_note[0] ? "; " : "",
                ep->reg_note);
+    const struct gdr_affinity *af = &ep->affinity;
+    if (af->requested[0])
+        printf("         CPUs %s (%s, binding %s), loop on CPU %d, memory node %d%s%s\n",
+               af->cpus_allowed, af->requested, af->binding, af->loop_cpu,
+               af->buffer_numa_node >= 0 ? af->buffer_numa_node : af->ring_numa_node,
+               af->note[0] ? "; " : "", af->note);
 }
 
 void gdr_report_banner(const struct gdr_session *s)
@@ -39,8 +46,14 @@ void gdr_report_banner(const struct gdr_session *s)
     if (s->cfg->quiet)
         return;
     printf("---------------------------------------------------------------------------\n");
-    printf(" %s (gdrbench %s)  %s, %s\n", s->test->binary, PACKAGE_VERSION,
+    printf(" %s (gdrbench %s)  %s, %s", s->test->binary, PACKAGE_VERSION,
            gdr_verb_name(s->test->verb), latency(s) ? "latency" : "bandwidth");
+    if (s->roles.pingpong)
+        printf(" (half a round trip; arrivals seen by %s)",
+               s->roles.polls_memory ? "polling the last byte" : "the completion queue");
+    if (s->test->verb == GDR_VERB_READ)
+        printf(" (%u reads in flight per QP at most)", gdr_reads_in_flight_of(s));
+    printf("\n");
     print_end("client", client_end(s));
     print_end("server", server_end(s));
     printf("---------------------------------------------------------------------------\n");
@@ -133,12 +146,16 @@ cJSON *gdr_report_parameters(const struct gdr_config *cfg)
     cJSON_AddNumberToObject(p, "mtu", cfg->mtu);
     cJSON_AddNumberToObject(p, "traffic_class", cfg->traffic_class);
     cJSON_AddNumberToObject(p, "service_level", cfg->service_level);
+    cJSON_AddNumberToObject(p, "qp_timeout", cfg->qp_timeout);
+    cJSON_AddNumberToObject(p, "retry_count", cfg->retry_count);
     cJSON_AddBoolToObject(p, "validate", cfg->validate);
     cJSON_AddBoolToObject(p, "rdma_cm", cfg->rdma_cm);
     gdr_json_add_u64(p, "stage_slot_bytes", cfg->stage_slot);
     cJSON_AddNumberToObject(p, "stage_slots", cfg->stage_slots);
     cJSON_AddBoolToObject(p, "bidirectional", cfg->bidirectional);
     cJSON_AddBoolToObject(p, "events", cfg->events);
+    cJSON_AddNumberToObject(p, "outs", cfg->outs);
+    cJSON_AddBoolToObject(p, "write_with_imm", cfg->write_with_imm);
     cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
     cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
     return p;
@@ -163,6 +180,7 @@ static cJSON *direction_json(const struct gdr_measure *m)
     cJSON_AddNumberToObject(o, "bw_avg_bytes_per_s", m->bw_avg);
     cJSON_AddNumberToObject(o, "bw_peak_bytes_per_s", m->bw_peak);
     cJSON_AddItemToObject(o, "window", window_json(m->window));
+    gdr_context_steadiness_json(&m->steady, o);
     return o;
 }
 
@@ -177,6 +195,7 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     if (latency(s)) {
         cJSON *l = cJSON_AddObjectToObject(o, "latency_s");
         gdr_json_add_u64(l, "count", r->m.lat.count);
+        gdr_json_add_u64(l, "dropped", r->m.lat.dropped);
         cJSON_AddNumberToObject(l, "min", r->m.lat.min);
         cJSON_AddNumberToObject(l, "median", r->m.lat.median);
         cJSON_AddNumberToObject(l, "mean", r->m.lat.mean);
@@ -204,6 +223,7 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
         cJSON_AddNumberToObject(o, "server_prestage_s", r->server_prestage_s);
     cJSON_AddBoolToObject(o, "validated", r->validated);
     gdr_json_add_u64(o, "bad_bytes", r->bad_bytes);
+    gdr_context_row_json(s, r, o);
     return o;
 }
 
@@ -237,10 +257,23 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
         cJSON_AddNumberToObject(clock, "tsc_hz", 1e9 / s->clock.ns_per_tick);
         cJSON_AddBoolToObject(clock, "tsc_invariant", s->clock.invariant);
     }
+    if (s->clock.why) { /* a latency loop ran at this end */
+        cJSON_AddStringToObject(clock, "reason", s->clock.why);
+        cJSON_AddStringToObject(clock, "kernel_clocksource", s->clock.clocksource);
+        cJSON_AddBoolToObject(clock, "pinned", s->clock.pinned);
+        gdr_json_add_u64(clock, "dropped_samples", s->clock.dropped);
+    }
     if (error) {
         cJSON_AddStringToObject(doc, "error", error);
         cJSON_AddItemToObject(doc, "error_class", gdr_json_error_class(gdr_error_class()));
     }
+    /* How a ping-pong's arrivals were seen; the reads the client's QPs
+     * could have in flight (both ends' devices and -o). Known once the
+     * QPs are connected. */
+    if (s->roles.pingpong)
+        cJSON_AddStringToObject(doc, "completion", gdr_roles_completion(&s->roles));
+    if (gdr_reads_in_flight_of(s))
+        cJSON_AddNumberToObject(doc, "outstanding_reads", gdr_reads_in_flight_of(s));
     cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));
     cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
     /* An end we never heard from (the run failed early) is left out. */

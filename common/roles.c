@@ -18,6 +18,8 @@ const char *gdr_loop_name(enum gdr_loop loop)
     case GDR_LOOP_STAGED_DEST: return "staged destination";
     case GDR_LOOP_SENDER_RECEIVER: return "sender and receiver";
     case GDR_LOOP_STAGED_BOTH: return "staged source and destination";
+    case GDR_LOOP_PINGPONG: return "ping-pong";
+    case GDR_LOOP_STAGED_READER: return "staged reader";
     }
     return "?";
 }
@@ -56,34 +58,50 @@ static int bidirectional(const struct gdr_role_input *in, bool staged, struct gd
     return 0;
 }
 
+/* Write and send latency: a ping-pong. Each end sends from its first
+ * region and is answered into its second; the client's half round trips
+ * are the samples. Staged ends copy inside the loop (pingpong.c), so the
+ * roles are those of the direct path. */
+static int pingpong(const struct gdr_role_input *in, struct gdr_roles *out)
+{
+    bool send = in->verb == GDR_VERB_SEND;
+    out->pingpong = true;
+    out->poster = out->source = out->dest = GDR_SIDE_BOTH;
+    out->counter = GDR_SIDE_CLIENT;
+    out->client_loop = out->server_loop = GDR_LOOP_PINGPONG;
+    out->min_iters = 1;
+    if (send) {
+        out->receiver = GDR_SIDE_BOTH;
+        out->opcode = IBV_WR_SEND;
+    } else if (in->cq_completion) {
+        /* The CPU cannot poll GPU memory: the write carries an immediate
+         * and the receiving end polls its CQ, as perftest's --write_with_imm. */
+        out->receiver = GDR_SIDE_BOTH;
+        out->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+    } else {
+        out->opcode = IBV_WR_RDMA_WRITE;
+        out->polls_memory = true;
+    }
+    return 0;
+}
+
 int gdr_roles_for(const struct gdr_role_input *in, struct gdr_roles *out, const char **why)
 {
     bool staged = in->client_staged || in->server_staged;
     bool lat = in->metric == GDR_METRIC_LAT, send = in->verb == GDR_VERB_SEND;
+    bool read = in->verb == GDR_VERB_READ;
     memset(out, 0, sizeof(*out));
     *why = NULL;
-    if (in->bidirectional && (lat || in->verb == GDR_VERB_READ)) {
+    if (in->bidirectional && (lat || read)) {
         *why = "bidirectional runs are for write and send bandwidth";
-        return -1;
-    }
-    /* A staged read is one-sided: the requester copies each message on, the
-     * responder pre-stages. Bandwidth would need a unit pipeline on the
-     * requester; writes and sends with a staged end need credits, which the
-     * latency loop does not return. */
-    if (staged && in->verb == GDR_VERB_READ && !lat) {
-        *why = "RDMA read bandwidth with a staged end (--gdr=off) is not implemented";
-        return -1;
-    }
-    if (staged && in->verb != GDR_VERB_READ && lat) {
-        *why = "a latency test with a staged end (--gdr=off) is implemented for RDMA read only";
         return -1;
     }
 
     /* The client always requests; the data lands on the server for write
      * and send, on the client for read. */
     out->poster = GDR_SIDE_CLIENT;
-    out->source = in->verb == GDR_VERB_READ ? GDR_SIDE_SERVER : GDR_SIDE_CLIENT;
-    out->dest = in->verb == GDR_VERB_READ ? GDR_SIDE_CLIENT : GDR_SIDE_SERVER;
+    out->source = read ? GDR_SIDE_SERVER : GDR_SIDE_CLIENT;
+    out->dest = read ? GDR_SIDE_CLIENT : GDR_SIDE_SERVER;
     out->receiver = send ? GDR_SIDE_SERVER : GDR_SIDE_NONE;
     out->one_in_flight = lat;
     /* The receiver lags the sender's view of completions; four receives
@@ -94,7 +112,9 @@ int gdr_roles_for(const struct gdr_role_input *in, struct gdr_roles *out, const 
 
     if (in->bidirectional)
         return bidirectional(in, staged, out);
-    if (staged && !lat) {
+    if (lat && !read)
+        return pingpong(in, out);
+    if (staged && !read) {
         /* Units cross the bounce slots with their number as immediate data;
          * the source's clock stops at the last credit, so it counts. */
         out->staged = true;
@@ -106,15 +126,19 @@ int gdr_roles_for(const struct gdr_role_input *in, struct gdr_roles *out, const 
         return 0;
     }
     out->opcode = direct_opcode(in->verb);
-    out->client_loop = lat ? GDR_LOOP_LATENCY : GDR_LOOP_SENDER;
+    /* A staged read requester lands its reads in its ring and copies them
+     * on into GPU memory, one at a time for latency, pipelined over ring
+     * slots for bandwidth. */
+    out->client_loop = lat                         ? GDR_LOOP_LATENCY
+                       : read && in->client_staged ? GDR_LOOP_STAGED_READER
+                                                   : GDR_LOOP_SENDER;
     out->server_loop = send ? GDR_LOOP_RECEIVER : GDR_LOOP_NONE;
     /* A direct send's bandwidth is what arrived, timed by the receiver;
      * everything else by the requester (latency samples live there). */
-    out->counter = send && !lat ? GDR_SIDE_SERVER : GDR_SIDE_CLIENT;
-    out->counted_on_arrival = send && !lat;
+    out->counter = send ? GDR_SIDE_SERVER : GDR_SIDE_CLIENT;
+    out->counted_on_arrival = send;
     /* A staged read responder copies its data into its ring before the
      * reads start: the NIC reads the ring, and its CPU takes no part. */
-    out->prestager =
-        in->server_staged && in->verb == GDR_VERB_READ ? GDR_SIDE_SERVER : GDR_SIDE_NONE;
+    out->prestager = in->server_staged && read ? GDR_SIDE_SERVER : GDR_SIDE_NONE;
     return 0;
 }

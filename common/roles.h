@@ -34,6 +34,8 @@ enum gdr_loop {
     GDR_LOOP_STAGED_DEST,     /* copies units out of slots, returns credits */
     GDR_LOOP_SENDER_RECEIVER, /* bidirectional send: both of the above at once */
     GDR_LOOP_STAGED_BOTH,     /* bidirectional staged: source and destination */
+    GDR_LOOP_PINGPONG,        /* each end answers the other, one message at a time */
+    GDR_LOOP_STAGED_READER,   /* staged read requester: reads into slots, copies on */
 };
 
 struct gdr_role_input {
@@ -41,6 +43,10 @@ struct gdr_role_input {
     enum gdr_metric metric;
     bool client_staged, server_staged; /* that end's buffer is behind a bounce ring */
     bool bidirectional;                /* both ends send at once */
+    /* Write latency: the receiving ends learn of each write from a receive
+     * completion (write with immediate), not by polling the buffer's last
+     * byte. Ignored by the other tests. */
+    bool cq_completion;
 };
 
 struct gdr_roles {
@@ -60,7 +66,25 @@ struct gdr_roles {
                                  * send): client -> server is the server's measure */
     unsigned recv_per_tx;      /* receives per QP per --tx-depth entry (0: one) */
     unsigned min_iters;        /* fewest messages a phase may have */
+    bool pingpong;             /* latency: each end answers the other's message */
+    bool polls_memory;         /* ping-pong: arrivals are seen in the buffer's last
+                                * byte (the source must hold a known pattern) */
 };
+
+/* Does an end's buffer hold two regions, one it sends from and one the
+ * peer's data lands in? */
+static inline bool gdr_roles_two_regions(const struct gdr_roles *r)
+{
+    return r->bidirectional || r->pingpong;
+}
+
+/* How a ping-pong end learns that a message has arrived (the JSON's
+ * completion): "memory", the landing buffer's last byte changes; "cq", a
+ * receive completion (send, write with immediate). NULL: no ping-pong. */
+static inline const char *gdr_roles_completion(const struct gdr_roles *r)
+{
+    return !r->pingpong ? NULL : r->polls_memory ? "memory" : "cq";
+}
 
 /* 0 with *out filled, or -1 with *why saying which combination is not
  * supported (no end's loop could run it correctly). */

@@ -9,11 +9,15 @@
 
 #include "clock.h"
 #include "cm.h"
+#include "context.h"
 #include "endpoint.h"
+#include "flush.h"
 #include "mem.h"
 #include "oob.h"
 #include "options.h"
+#include "placement.h"
 #include "roles.h"
+#include "size_msg.h"
 #include "stats.h"
 #include "test.h"
 #include "verbs.h"
@@ -27,8 +31,10 @@ struct gdr_session {
     struct gdr_verbs verbs;
     struct gdr_cm *cm; /* -R only */
     struct gdr_buffer buf;
+    struct gdr_nic_flush nic_flush; /* reads through the NIC (C2C: writes_flush "nic-read") */
     struct gdr_endpoint local, remote;
-    struct gdr_roles roles; /* who does what: final once the ends are known */
+    struct gdr_roles roles;     /* who does what: final once the ends are known */
+    struct gdr_placement place; /* this end's CPUs, memory node, loop CPU */
     /* Where each direction's data sits in the buffer: an end sends from
      * [0, region) and the peer's data lands at [dest_off, dest_off +
      * region) (the same place one way; the second half bidirectionally). */
@@ -41,30 +47,8 @@ struct gdr_session {
     uint64_t rx_posted[GDR_MAX_QPS]; /* receives posted this phase, per QP */
     double last_bytes_per_s;         /* client: the last size's rate, for deadlines */
     struct gdr_tick_clock clock;     /* the latency samples' clock (the last size's) */
+    struct gdr_context ctx;          /* limits, counters, PCIe and GPU state */
     char start_time[32];
-};
-
-/* The most a loop had in flight at once: sent and not yet known to have
- * landed (direct: completed; staged: credited). */
-struct gdr_window {
-    uint64_t msgs, bytes;
-};
-static inline void gdr_window_note(struct gdr_window *w, uint64_t msgs, uint64_t bytes)
-{
-    if (msgs > w->msgs)
-        w->msgs = msgs;
-    if (bytes > w->bytes)
-        w->bytes = bytes;
-}
-
-/* One side's measurement of one timed phase. */
-struct gdr_measure {
-    uint64_t iters, bytes, elapsed_ns;
-    struct gdr_window window;         /* what this end sent: most in flight */
-    double bw_avg, bw_peak, msg_rate; /* bytes/s, messages/s */
-    struct gdr_lat_stats lat;         /* latency tests only */
-    struct gdr_cpu_use cpu;
-    uint64_t sleeps; /* times this end slept on a completion channel */
 };
 
 /* One row of the report: a size, measured by the side that counts it. */
@@ -78,10 +62,22 @@ struct gdr_size_result {
     uint64_t sleeps_client, sleeps_server; /* each end's sleeps on its completion channel */
     bool validated;                        /* --validate ran for this size */
     uint64_t bad_bytes;
-    double server_prestage_s; /* staged read: the responder's copy */
+    double server_prestage_s;                      /* staged read: the responder's copy */
+    struct gdr_size_seen seen_client, seen_server; /* NIC counters, GPU state */
+    struct gdr_row_limit limit;                    /* what the path carries at best */
 };
 
-/* The per-size protocol and the sweep (protocol.c). */
+/* RDMA reads the client may have in flight per QP, as this end's QPs
+ * were connected (the client's requester side, the server's responder
+ * side: both ends negotiate the same number). */
+static inline unsigned gdr_reads_in_flight_of(const struct gdr_session *s)
+{
+    return s->is_server ? s->verbs.max_dest_rd_atomic : s->verbs.max_rd_atomic;
+}
+
+/* The per-size protocol and the sweep (protocol.c). The pattern seed of
+ * the data an end sends from slot `slot` (each end has its own). */
+uint64_t gdr_source_seed(uint64_t size, uint64_t slot, bool from_server);
 int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows);
 

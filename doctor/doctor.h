@@ -44,6 +44,7 @@ struct gdr_doctor_ctx {
 
     enum gdr_path_class level;
     const char *level_source; /* "default", "NCCL_NET_GDR_LEVEL", ... */
+    bool gdr_c2c;             /* NCCL_NET_GDR_C2C (NCCL 2.27+ default: on) */
 
     char ibdevs[GDR_DOCTOR_MAX_DEVS][64];
     size_t n_ibdevs;
@@ -51,7 +52,14 @@ struct gdr_doctor_ctx {
     size_t n_gpus;
 
     struct gdr_reg_caps caps;
-    int verbs_dmabuf; /* 1 yes, 0 no, -1 not checked */
+    int verbs_dmabuf; /* the GPU-paired devices: 1 all take dma-buf, 0 one does not, -1 unknown */
+    /* Per RDMA device: takes dma-buf registrations (1, 0, -1 unknown: a
+     * live probe, or what its kernel driver is known for in a captured
+     * tree). Per GPU: its C2C link (1, 0, -1), and the device NCCL pairs
+     * with it (the nearest; -1 none), set by check_pcie. */
+    int dev_dmabuf[GDR_DOCTOR_MAX_DEVS];
+    int gpu_c2c[GDR_DOCTOR_MAX_DEVS];
+    int gpu_nic[GDR_DOCTOR_MAX_DEVS];
 
     struct gdr_doctor_check *checks;
     size_t n_checks, cap_checks;
@@ -76,7 +84,9 @@ int gdr_doctor_check_registration(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_bar1(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_iommu(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_acs(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_links(struct gdr_doctor_ctx *ctx);
 int gdr_doctor_check_versions(struct gdr_doctor_ctx *ctx);
+int gdr_doctor_check_relaxed(struct gdr_doctor_ctx *ctx);
 
 /* output.c: render everything collected. */
 void gdr_doctor_print_text(const struct gdr_doctor_ctx *ctx, const char *env_missing);

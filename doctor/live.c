@@ -23,6 +23,9 @@ typedef int (*cu_mem_fn)(size_t *, int);
 #define CU_ATTR_PCI_BUS_ID 33
 #define CU_ATTR_PCI_DEVICE_ID 34
 #define CU_ATTR_PCI_DOMAIN_ID 50
+#define CU_ATTR_HOST_NATIVE_ATOMIC_SUPPORTED 86
+#define CU_ATTR_NUMA_CONFIG 130
+#define CU_NUMA_CONFIG_NUMA_NODE 1
 
 static void *cuda_open(void)
 {
@@ -48,39 +51,72 @@ int gdr_doctor_cuda_driver_version(int *version, char *err, size_t errlen)
     return rc;
 }
 
-int gdr_doctor_cuda_gpu_memory(const char *bdf, unsigned long long *bytes)
+/* Load the driver and find the CUDA device at PCI address bdf: 0 with the
+ * library open (*h: the caller closes it) and *dev its ordinal. */
+static int open_gpu(const char *bdf, void **h, cu_attr_fn *attr, int *dev)
 {
-    void *h = cuda_open();
-    unsigned int dom, bus, dev, fn;
-    int count = 0, rc = -ENODEV;
+    unsigned int dom, bus, slot, fn;
+    int count = 0;
 
-    if (!h)
+    if (!(*h = cuda_open()))
         return -ENOENT;
-    cu_init_fn init = (cu_init_fn)dlsym(h, "cuInit");
-    cu_count_fn cnt = (cu_count_fn)dlsym(h, "cuDeviceGetCount");
-    cu_get_fn get = (cu_get_fn)dlsym(h, "cuDeviceGet");
-    cu_attr_fn attr = (cu_attr_fn)dlsym(h, "cuDeviceGetAttribute");
-    cu_mem_fn mem = (cu_mem_fn)dlsym(h, "cuDeviceTotalMem_v2");
-    if (!init || !cnt || !get || !attr || !mem ||
-        sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 || init(0) != 0 ||
+    cu_init_fn init = (cu_init_fn)dlsym(*h, "cuInit");
+    cu_count_fn cnt = (cu_count_fn)dlsym(*h, "cuDeviceGetCount");
+    cu_get_fn get = (cu_get_fn)dlsym(*h, "cuDeviceGet");
+    *attr = (cu_attr_fn)dlsym(*h, "cuDeviceGetAttribute");
+    if (!init || !cnt || !get || !*attr ||
+        sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4 || init(0) != 0 ||
         cnt(&count) != 0) {
-        dlclose(h);
+        dlclose(*h);
         return -EIO;
     }
     for (int i = 0; i < count; i++) {
         int d, b = -1, s = -1, m = -1;
-        size_t total;
-        if (get(&d, i) != 0 || attr(&b, CU_ATTR_PCI_BUS_ID, d) != 0 ||
-            attr(&s, CU_ATTR_PCI_DEVICE_ID, d) != 0 || attr(&m, CU_ATTR_PCI_DOMAIN_ID, d) != 0)
+        if (get(&d, i) != 0 || (*attr)(&b, CU_ATTR_PCI_BUS_ID, d) != 0 ||
+            (*attr)(&s, CU_ATTR_PCI_DEVICE_ID, d) != 0 ||
+            (*attr)(&m, CU_ATTR_PCI_DOMAIN_ID, d) != 0)
             continue;
-        if ((unsigned)m == dom && (unsigned)b == bus && (unsigned)s == dev && mem(&total, d) == 0) {
-            *bytes = total;
-            rc = 0;
-            break;
+        if ((unsigned)m == dom && (unsigned)b == bus && (unsigned)s == slot) {
+            *dev = d;
+            return 0;
         }
     }
+    dlclose(*h);
+    return -ENODEV;
+}
+
+int gdr_doctor_cuda_gpu_memory(const char *bdf, unsigned long long *bytes)
+{
+    void *h;
+    cu_attr_fn attr;
+    int dev, rc = open_gpu(bdf, &h, &attr, &dev);
+    size_t total;
+
+    if (rc)
+        return rc;
+    cu_mem_fn mem = (cu_mem_fn)dlsym(h, "cuDeviceTotalMem_v2");
+    rc = mem && mem(&total, dev) == 0 ? 0 : -EIO;
+    if (!rc)
+        *bytes = total;
     dlclose(h);
     return rc;
+}
+
+int gdr_doctor_cuda_gpu_c2c(const char *bdf)
+{
+    void *h;
+    cu_attr_fn attr;
+    int dev, atomics = 0, numa = 0;
+
+    if (open_gpu(bdf, &h, &attr, &dev))
+        return -1;
+    /* An attribute the driver does not know is no. */
+    if (attr(&atomics, CU_ATTR_HOST_NATIVE_ATOMIC_SUPPORTED, dev) != 0)
+        atomics = 0;
+    if (attr(&numa, CU_ATTR_NUMA_CONFIG, dev) != 0)
+        numa = 0;
+    dlclose(h);
+    return atomics == 1 || numa == CU_NUMA_CONFIG_NUMA_NODE;
 }
 
 int gdr_doctor_rdma_core_version(char *buf, size_t len)

@@ -16,6 +16,11 @@ int gdr_doctor_cuda_driver_version(int *version, char *err, size_t errlen);
 /* cuDeviceTotalMem of the CUDA device at PCI address bdf. 0 or -errno. */
 int gdr_doctor_cuda_gpu_memory(const char *bdf, unsigned long long *bytes);
 
+/* Does the CUDA device at bdf hang off the CPU by a C2C link (native host
+ * atomics, or its memory a NUMA node)? 1, 0, -1 when the driver or the
+ * device cannot be asked. */
+int gdr_doctor_cuda_gpu_c2c(const char *bdf);
+
 /* "libibverbs.so.1.14.44.0 (rdma-core 44)" from the loaded library. */
 int gdr_doctor_rdma_core_version(char *buf, size_t len);
 

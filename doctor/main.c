@@ -32,9 +32,10 @@ static void usage(FILE *f)
                "  -h, --help          this text\n"
                "  -V, --version       print the version\n"
                "\n"
-               "Environment: NCCL_NET_GDR_LEVEL (LOC, PIX, PXB, PHB, SYS or 0..4; default PXB)\n"
-               "decides whether NCCL would use GDR for a pair; NCCL_IB_GDR_LEVEL is read if\n"
-               "it is unset.\n"
+               "Environment: NCCL_NET_GDR_LEVEL (LOC, PIX, PXB, P2C, PHB, SYS or 0..4; default\n"
+               "PXB) decides whether NCCL would use GDR for a pair; NCCL_IB_GDR_LEVEL is read\n"
+               "if it is unset. With neither set, NCCL_NET_GDR_C2C (0 or 1, default 1 as in\n"
+               "NCCL 2.27+) lets GDR use a Grace GPU's C2C link to a NIC on the CPU (P2C).\n"
                "\n"
                "Exit status: 0 no check failed (WARN/UNKNOWN allowed), 1 a check failed,\n"
                "2 usage error or invalid NCCL_NET_GDR_LEVEL, 3 no RDMA device or no GPU\n"
@@ -85,7 +86,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 static int nccl_level(struct gdr_doctor_ctx *ctx)
 {
     static const char *vars[] = {"NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL"};
+    const char *c2c = getenv("NCCL_NET_GDR_C2C");
 
+    ctx->gdr_c2c = true;
+    if (c2c && strcmp(c2c, "0") && strcmp(c2c, "1")) {
+        fprintf(stderr, "gdr_doctor: invalid NCCL_NET_GDR_C2C='%s': expected 0 or 1\n", c2c);
+        return -EINVAL;
+    }
+    if (c2c)
+        ctx->gdr_c2c = !strcmp(c2c, "1");
     ctx->level = GDR_NCCL_GDR_LEVEL_DEFAULT;
     ctx->level_source = "default";
     for (size_t i = 0; i < 2; i++) {
@@ -95,7 +104,7 @@ static int nccl_level(struct gdr_doctor_ctx *ctx)
         if (gdr_nccl_gdr_level_parse(v, &ctx->level) != 0) {
             fprintf(
                 stderr,
-                "gdr_doctor: invalid %s='%s': expected LOC, PIX, PXB, PHB, SYS or an integer 0..4\n",
+                "gdr_doctor: invalid %s='%s': expected LOC, PIX, PXB, P2C, PHB, SYS or an integer 0..4\n",
                 vars[i], v);
             return -EINVAL;
         }
@@ -137,22 +146,25 @@ static int inventory(struct gdr_doctor_ctx *ctx, const struct options *o)
     return 0;
 }
 
-/* 1 if libibverbs and the hardware providers take dma-buf, 0 no, -1 unknown. */
-static int verbs_dmabuf(const struct gdr_doctor_ctx *ctx)
+/* Each hardware device on its own: does it take dma-buf registrations?
+ * Live, its provider is asked; in a captured tree only a kernel driver
+ * known to have none (mlx4) says no. One device without dma-buf says
+ * nothing of the others: check_reg judges the ones paired with GPUs. */
+static void device_dmabuf(struct gdr_doctor_ctx *ctx)
 {
-    int result = -1;
-    if (!gdr_doctor_verbs_has_dmabuf())
-        return 0;
+    bool verbs = ctx->live && gdr_doctor_verbs_has_dmabuf();
     for (size_t i = 0; i < ctx->n_ibdevs; i++) {
-        if (gdr_topo_is_software(ctx->sysfs, ctx->ibdevs[i]))
+        struct gdr_ibdev_info info;
+        ctx->dev_dmabuf[i] = -1;
+        if (gdr_topo_ibdev_info(ctx->sysfs, ctx->ibdevs[i], &info, NULL, 0) || info.software)
             continue;
-        int r = gdr_doctor_verbs_dmabuf_probe(ctx->ibdevs[i]);
-        if (r == 0)
-            return 0;
-        if (r == 1)
-            result = 1;
+        if (ctx->live) {
+            int r = verbs ? gdr_doctor_verbs_dmabuf_probe(ctx->ibdevs[i]) : 0;
+            ctx->dev_dmabuf[i] = r < 0 ? -1 : r;
+        } else if (!strcmp(info.driver, "mlx4_core")) {
+            ctx->dev_dmabuf[i] = 0; /* the kernel's mlx4 has no dma-buf MRs */
+        }
     }
-    return result;
 }
 
 static int run_checks(struct gdr_doctor_ctx *ctx)
@@ -164,12 +176,16 @@ static int run_checks(struct gdr_doctor_ctx *ctx)
         rc = gdr_doctor_check_pcie(ctx);
     if (!rc && ctx->n_gpus)
         rc = gdr_doctor_check_registration(ctx);
+    if (!rc && ctx->n_gpus && ctx->n_ibdevs)
+        rc = gdr_doctor_check_relaxed(ctx);
     if (!rc && ctx->n_gpus)
         rc = gdr_doctor_check_bar1(ctx);
     if (!rc)
         rc = gdr_doctor_check_iommu(ctx);
     if (!rc && ctx->n_gpus)
         rc = gdr_doctor_check_acs(ctx);
+    if (!rc)
+        rc = gdr_doctor_check_links(ctx);
     if (!rc)
         rc = gdr_doctor_check_versions(ctx);
     return rc;
@@ -276,7 +292,10 @@ int main(int argc, char **argv)
         return GDR_DOCTOR_EXIT_NOENV;
     }
     gdr_topo_reg_caps(ctx.sysfs, ctx.procfs, &ctx.caps);
-    ctx.verbs_dmabuf = ctx.live ? verbs_dmabuf(&ctx) : -1;
+    device_dmabuf(&ctx);
+    ctx.verbs_dmabuf = -1; /* check_reg: over the GPU-paired devices */
+    for (size_t i = 0; i < GDR_DOCTOR_MAX_DEVS; i++)
+        ctx.gpu_nic[i] = ctx.gpu_c2c[i] = -1;
 
     ctx.facts = cJSON_CreateObject();
     if (!ctx.facts) {

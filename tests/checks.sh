@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Checks shared by the tool tests (tests/results/, tests/history/): each
 # failure is counted, not fatal, so one run reports every broken case.
 # The sourcing script sets tmp (a scratch directory) first.
@@ -10,6 +11,7 @@ pass() { echo "ok: $*"; }
 expect_rc() {
     want=$1 name=$2; shift 2
     set +e
+    # shellcheck disable=SC2154 # tmp: the sourcing script's scratch directory
     "$@" > "$tmp/out" 2> "$tmp/err"
     rc=$?
     set -e

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tests/lib.sh - shared by the shell tests: where things are, how to fail
 # or skip, and how to run a command in the soft-RoCE lab.
 # Usage: . "$(dirname "$0")/../lib.sh"
@@ -6,6 +7,7 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 top_srcdir=$(cd "$top_srcdir" && pwd)
 top_builddir=$(cd "$top_builddir" && pwd)
+# shellcheck disable=SC2034 # for the tests that source this file
 bench=$top_builddir/bench
 PYTHON=${PYTHON:-/usr/bin/python3}
 test_name=$(basename "$0")

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # Stage 1 of the rxe-lab VM: runs from the hand-made initramfs (busybox only).
 # Loads the virtio/9p modules, mounts the host root read-only over 9p, the lab
 # control dir and the --share dirs read-write, then switch_root's into
@@ -12,10 +13,11 @@ exec </dev/console >/dev/console 2>&1
 fail() { echo "GDR-LAB-FAIL: $*"; poweroff -f; sleep 5; }
 echo "GDR-LAB-INIT"
 case " $(cat /proc/cmdline) " in *" gdrlab.probe=1 "*) poweroff -f; sleep 5 ;; esac
+# shellcheck source=/dev/null # written by ci/rxe-lab into the initramfs
 . /lab.conf
-for m in $(cat /modules.order); do
+while read -r m; do
     insmod "/modules/$m" || fail "insmod $m"
-done
+done </modules.order
 o9p="trans=virtio,version=9p2000.L,msize=262144"
 mount -t 9p -o "$o9p,ro,cache=loose" hostroot /newroot || fail "cannot mount the host root over 9p"
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "tmpfs /tmp"
@@ -25,6 +27,7 @@ mkdir -p "/newroot$LABDIR" && mount -t 9p -o "$o9p,cache=none" labctl "/newroot$
     fail "cannot mount the lab control dir $LABDIR"
 i=0
 while [ "$i" -lt "$NSHARES" ]; do
+    p="" mode=""
     eval "p=\$SHARE_$i; mode=\$SHAREMODE_$i"
     mkdir -p "/newroot$p" && mount -t 9p -o "$o9p,$mode,cache=none" "share$i" "/newroot$p" ||
         fail "cannot mount share $p"
@@ -33,5 +36,6 @@ done
 mount --move /dev /newroot/dev
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
+# shellcheck disable=SC2093 # switch_root replaces this init for good
 exec switch_root /newroot /bin/bash "$LABDIR/guest-run.sh" "$LABDIR"
 fail "switch_root failed"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The 2-4 node network of the rxe-lab, sourced by guest-run.sh (which
 # defines node, fail and log). Every node has one NIC, eth0, on a wire
 # (2 nodes) or a switch (3-4 nodes); nodeK is 198.18.0.K. The node list is
@@ -11,11 +12,32 @@ lab_net_up() {
     while ! ip link show eth0 >/dev/null 2>&1; do
         i=$((i + 1)); [ $i -gt 50 ] && fail "no eth0 in the VM"; sleep 0.1
     done
+    # shellcheck disable=SC2154 # node: set by guest-run.sh, which sources this
     addr=198.18.0.${node#node}
     if [ "$node" = node1 ]; then peer=node2; else peer=node1; fi
+    # shellcheck disable=SC2034 # peer_addr, hosts: guest-run.sh's, for the command
     peer_addr=198.18.0.${peer#node}
+    # shellcheck disable=SC2034 # as above
     hosts=$(paste -sd, "$LABDIR/nodes")
     ip addr add "$addr/24" dev eth0 && ip link set eth0 up || fail "cannot configure eth0"
+}
+
+# lab_numa_nic (--numa, one node): the virtio NIC behind the PCI expander
+# bridge on NUMA node 1 is eth0; 198.18.2.1/24 on it and rxe2 over it. It
+# has no wire: rxe2 talks to its own address (rxe loops back internally).
+lab_numa_nic() {
+    local i=0 dev
+    modprobe virtio_net || fail "--numa: modprobe virtio_net failed"
+    until ip link show eth0 >/dev/null 2>&1; do
+        i=$((i + 1))
+        if [ $i -gt 50 ]; then fail "--numa: no eth0 in the VM"; fi
+        sleep 0.1
+    done
+    dev=$(readlink -f /sys/class/net/eth0/device/..)
+    [ "$(cat "$dev/numa_node" 2>/dev/null)" = 1 ] ||
+        fail "--numa: eth0 ($dev) is on NUMA node $(cat "$dev/numa_node" 2>/dev/null), not 1"
+    { ip addr add 198.18.2.1/24 dev eth0 && ip link set eth0 up; } || fail "--numa: cannot configure eth0"
+    rdma link add rxe2 type rxe netdev eth0 || fail "--numa: rdma link add rxe2 failed"
 }
 
 # lab_slow_link: if --slow-link names this node, shape eth0 to its rate both
@@ -58,6 +80,7 @@ lab_plain_shell() {
 # (ControlPersist in the lab's ssh_config).
 lab_wait_nodes() {
     local n end=$((SECONDS + 180))
+    # shellcheck disable=SC2013 # one node name a line (no spaces); ssh must not eat a read loop's input
     for n in $(cat "$LABDIR/nodes"); do
         until ssh -o ConnectTimeout=3 "$n" true 2>/dev/null; do
             [ $SECONDS -lt $end ] || fail "$n did not come up (ssh $n true failed for 180 s)"

@@ -5,9 +5,12 @@
 # $LABDIR/rc.<node>, then powers the VM off.
 # Argument: the lab control dir (the host's temp dir, shared read-write).
 LABDIR=$1
-. "$LABDIR/lab.env"                 # LAB_MODE LAB_NODES LAB_CWD LAB_VERBOSE
+# shellcheck source=/dev/null # written by ci/rxe-lab: LAB_MODE LAB_NODES LAB_CWD LAB_VERBOSE
+. "$LABDIR/lab.env"
+# shellcheck source=ci/lab/guest-net.sh
 . "$LABDIR/guest-net.sh"            # the 2-4 node network, the slowed link
 node=node1
+# shellcheck disable=SC2013 # the kernel command line, word by word
 for w in $(cat /proc/cmdline 2>/dev/null); do
     case $w in gdrlab.node=node[1-9]) node=${w#gdrlab.node=} ;; esac
 done
@@ -69,28 +72,38 @@ else
     rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0 failed"
     rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
     devs="rxe0 rxe1"
+    if [ "${LAB_NUMA:-0}" = 1 ]; then    # ci/rxe-lab --numa: the NIC on node 1
+        lab_numa_nic
+        devs="$devs rxe2"
+    fi
 fi
 
 # Wait until the ports are ACTIVE and rxe0 has its IPv4 (RoCEv2) GID.
-hexip=$(printf '%02x%02x:%02x%02x' $(echo $addr | tr . ' '))
+# The IPv4 address as the GID's last two groups (198.18.0.1 -> c612:0001).
+IFS=. read -r o1 o2 o3 o4 <<EOF_ADDR
+$addr
+EOF_ADDR
+hexip=$(printf '%02x%02x:%02x%02x' "$o1" "$o2" "$o3" "$o4")
 gid_index=
 for _ in $(seq 100); do
     ok=1
     for d in $devs; do
-        grep -q ACTIVE /sys/class/infiniband/$d/ports/1/state 2>/dev/null || ok=0
+        grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state" 2>/dev/null || ok=0
     done
     for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-        [ "$(cat $g 2>/dev/null)" = "0000:0000:0000:0000:0000:ffff:$hexip" ] && gid_index=${g##*/} && break
+        [ "$(cat "$g" 2>/dev/null)" = "0000:0000:0000:0000:0000:ffff:$hexip" ] && gid_index=${g##*/} && break
     done
     [ $ok = 1 ] && [ -n "$gid_index" ] && break
     sleep 0.1
 done
-[ -n "$gid_index" ] && [ $ok = 1 ] || fail "rxe ports did not become ACTIVE / no IPv4 GID on rxe0"
+[ -n "$gid_index" ] && [ "$ok" = 1 ] || fail "rxe ports did not become ACTIVE / no IPv4 GID on rxe0"
 
 # Environment from the host, then the lab contract on top.
+# shellcheck source=/dev/null # written by ci/rxe-lab: the --env variables
 . "$LABDIR/env.sh"
 export GDR_LAB=1 GDR_LAB_DEV=rxe0 GDR_LAB_ADDR=$addr GDR_LAB_GID_INDEX=$gid_index
 export GDR_LAB_NODES=$LAB_NODES GDR_LAB_MODE=$LAB_MODE GDR_LAB_NODE=$node
+[ "${LAB_NUMA:-0}" = 1 ] && export GDR_LAB_NUMA=1 GDR_LAB_NUMA_DEV=rxe2 GDR_LAB_NUMA_ADDR=198.18.2.1
 if [ "$LAB_NODES" -ge 2 ]; then
     export GDR_LAB_PEER=$peer GDR_LAB_PEER_ADDR=$peer_addr GDR_LAB_SSH=ssh
     export GDR_LAB_HOSTS=$hosts GDR_LAB_DIR=$LABDIR
@@ -115,7 +128,7 @@ if [ "$LAB_NODES" -ge 2 ]; then
         . "$LABDIR/slurm-up.sh"
         slurm_start "$node"
     fi
-    if [ $node != node1 ]; then
+    if [ "$node" != node1 ]; then
         log "GDR-LAB-READY $node"
         while :; do sleep 3600; done   # the host stops this VM when node1 is done
     fi
@@ -130,7 +143,7 @@ log "GDR-LAB-READY $node"
 if [ "$LAB_MODE" = vm ]; then
     out=/dev/null err=/dev/null
     for p in /sys/class/virtio-ports/*; do
-        case "$(cat $p/name)" in
+        case "$(cat "$p/name")" in
             gdrlab.out) out=/dev/${p##*/} ;;
             gdrlab.err) err=/dev/${p##*/} ;;
         esac
@@ -138,7 +151,8 @@ if [ "$LAB_MODE" = vm ]; then
     exec 1>"$out" 2>"$err"
 fi
 cd "$LAB_CWD" || fail "cannot cd to $LAB_CWD inside the lab"
-. "$LABDIR/cmd.sh"                  # defines the LAB_CMD array
+# shellcheck source=/dev/null # written by ci/rxe-lab: defines the LAB_CMD array
+. "$LABDIR/cmd.sh"
 "${LAB_CMD[@]}" </dev/null
 rc=$?
 echo $rc >"$LABDIR/rc.$node"

@@ -26,6 +26,14 @@ int gdr_cuda_check(CUresult rc, const char *what)
     return gdr_fail(code, "%s: %s (CUDA error %d)", what, msg, (int)rc);
 }
 
+const char *gdr_cuda_version_text(const struct gdr_cuda_api *cu)
+{
+    static char text[32];
+    snprintf(text, sizeof(text), "CUDA %d.%d", cu->driver_version / 1000,
+             cu->driver_version % 1000 / 10);
+    return text;
+}
+
 const struct gdr_cuda_api *gdr_cuda_load(void)
 {
     if (loaded)
@@ -43,6 +51,9 @@ const struct gdr_cuda_api *gdr_cuda_load(void)
     }
     GDR_CUDA_FUNCTIONS(GDR_CUDA_RESOLVE)
 #undef GDR_CUDA_RESOLVE
+#define GDR_CUDA_OPTIONAL_RESOLVE(f) api.f = (__typeof__(api.f))dlsym(h, STR(f));
+    GDR_CUDA_OPTIONAL(GDR_CUDA_OPTIONAL_RESOLVE)
+#undef GDR_CUDA_OPTIONAL_RESOLVE
     loaded = &api;
     if (gdr_cuda_check(api.cuInit(0), "cuInit") ||
         gdr_cuda_check(api.cuDriverGetVersion(&api.driver_version), "cuDriverGetVersion")) {

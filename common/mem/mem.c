@@ -18,6 +18,31 @@ const char *gdr_mode_name(enum gdr_mode mode)
     return "off";
 }
 
+const char *gdr_gpu_alloc_name(enum gdr_gpu_alloc a)
+{
+    return a == GDR_ALLOC_VMM ? "vmm" : "malloc";
+}
+
+const char *gdr_dmabuf_mapping_name(enum gdr_dmabuf_mapping m)
+{
+    switch (m) {
+    case GDR_MAPPING_PCIE: return "pcie";
+    case GDR_MAPPING_DEFAULT: return "default";
+    case GDR_MAPPING_AUTO: break;
+    }
+    return "auto";
+}
+
+const char *gdr_data_direct_name(enum gdr_data_direct d)
+{
+    switch (d) {
+    case GDR_DD_ON: return "on";
+    case GDR_DD_OFF: return "off";
+    case GDR_DD_AUTO: break;
+    }
+    return "auto";
+}
+
 int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, struct ibv_pd *pd,
                       size_t len, size_t slot_size, unsigned nslots)
 {
@@ -30,6 +55,8 @@ int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
     b->relaxed_ordering = spec->relaxed_ordering;
     b->writes_ordering = "";
     b->writes_flush = "not-applicable";
+    b->gpu_alloc = "";
+    b->dmabuf_mapping = "";
     if (b->ops->alloc(b, spec, pd)) {
         gdr_buffer_destroy(b);
         return -1;

@@ -59,6 +59,22 @@ struct gdr_buffer {
      * "not-applicable"). */
     const char *writes_ordering;
     const char *writes_flush;
+    /* GPU buffers: how the memory was allocated ("malloc", "vmm"), how a
+     * dma-buf export maps it ("pcie", "default", "default-pcie-refused":
+     * the driver refused the PCIe flag and auto did without; "" no
+     * dma-buf), whether it was registered through mlx5 Data Direct, and
+     * whether the GPU hangs off the CPU by a chip-to-chip link (Grace). */
+    const char *gpu_alloc;
+    const char *dmabuf_mapping;
+    bool data_direct;
+    bool c2c;
+    /* Set by the caller that owns the verbs device: read a few bytes of
+     * the buffer through the local NIC (a loopback RDMA read), which
+     * pushes the NIC's earlier writes into GPU memory. writes_flush
+     * "nic-read" uses it where the CUDA flush cannot (C2C platforms whose
+     * NIC writes come over PCIe, as NCCL's ncclTopoNeedFlush). */
+    int (*nic_read)(void *arg, struct gdr_buffer *b);
+    void *nic_read_arg;
     void *priv; /* the placement's own state */
 };
 
@@ -80,6 +96,7 @@ static inline int gdr_mr_access(bool relaxed_ordering)
 struct gdr_dmabuf_span {
     uint64_t base, offset, length;
 };
+#define GDR_GPU_PAGE (64u << 10) /* GPUDirect's page: what dma-buf exports cover */
 struct gdr_dmabuf_span gdr_dmabuf_span_of(uint64_t addr, uint64_t len, uint64_t page);
 
 /* Allocate len bytes where spec says and make them reachable by the NIC:

@@ -1,12 +1,15 @@
-/* mem_cuda.c - GPU memory (cuMemAlloc on the device's primary context) and
- * the three ways a NIC can reach it: a dma-buf export registered with
- * ibv_reg_dmabuf_mr, a plain ibv_reg_mr that nvidia_peermem resolves, or
- * none at all (--gdr=off): data is staged through a pinned host ring with
- * asynchronous copies, as a GPU transfer goes without GPUDirect RDMA. */
+/* mem_cuda.c - GPU memory (cuMemAlloc or VMM, gpu_alloc.c, on the
+ * device's primary context) and the three ways a NIC can reach it: a
+ * dma-buf export registered with ibv_reg_dmabuf_mr (dmabuf.c), a plain
+ * ibv_reg_mr that nvidia_peermem resolves, or none at all (--gdr=off):
+ * data is staged through a pinned host ring with asynchronous copies, as a
+ * GPU transfer goes without GPUDirect RDMA. */
 #include "config.h"
 
 #include "cuda_api.h"
+#include "dmabuf.h"
 #include "error.h"
+#include "gpu_alloc.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -15,17 +18,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GPU_PAGE (64u << 10) /* dma-buf exports want page-aligned ranges */
-
 struct cuda_state {
     const struct gdr_cuda_api *cu;
     CUdevice dev;
     bool ctx_retained;
+    struct gdr_gpu_mem mem;
     CUdeviceptr dptr;
     size_t alloc_len;
     int dmabuf_fd;
     int access;        /* MR access flags */
     bool flush_writes; /* cuFlushGPUDirectRDMAWrites before reading */
+    bool nic_read;     /* a read through the NIC before reading (C2C) */
+    bool nic_near;     /* the NIC shares a PCIe switch with the GPU */
     /* One stream per direction: H100/H200 have copy engines for each, and
      * a -b run's device-to-host and host-to-device copies must not wait
      * for each other. Each direction's copies finish in order. */
@@ -62,38 +66,56 @@ static int pick_device(struct gdr_buffer *b, struct cuda_state *st, const struct
     return gdr_cuda_check(cu->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
 }
 
-/* Each returns 0 with b->mr set, or -1 with why in `why`. */
-static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
-                           char *why, size_t len)
+/* Would NCCL ask for the PCIe mapping? On a C2C platform, where the NIC
+ * reaches the GPU over PCIe rather than through the CPU: under a switch
+ * they share, or through a Data Direct engine (ncclTopoCheckGdr's PCI
+ * mode). */
+static bool want_pcie(const struct gdr_mem_spec *spec, const struct gdr_buffer *b,
+                      const struct cuda_state *st, bool data_direct)
 {
-#ifdef HAVE_IBV_REG_DMABUF_MR
-    /* Exports cover whole GPU pages: export from the page holding the
-     * buffer's start, and tell the NIC where in the export it begins. */
-    struct gdr_dmabuf_span span = gdr_dmabuf_span_of(st->dptr, st->alloc_len, GPU_PAGE);
-    int fd = -1;
-    CUresult rc = st->cu->cuMemGetHandleForAddressRange(&fd, (CUdeviceptr)span.base, span.length,
-                                                        CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
-    if (rc != CUDA_SUCCESS) {
-        const char *msg = "unknown error";
-        st->cu->cuGetErrorString(rc, &msg);
-        snprintf(why, len, "dma-buf export refused by the CUDA driver: %s", msg);
-        return -1;
+    if (spec->mapping != GDR_MAPPING_AUTO)
+        return spec->mapping == GDR_MAPPING_PCIE;
+    return b->c2c && (st->nic_near || data_direct);
+}
+
+/* Each returns 0 with b->mr set, or -1 with why in `why` (dma-buf: -2
+ * when refused outright, the error recorded: no peermem fallback). */
+static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
+                           const struct gdr_mem_spec *spec, char *why, size_t len)
+{
+    char dd_path[256], dd_why[160] = "";
+    int dd =
+        spec->data_direct == GDR_DD_OFF
+            ? 0
+            : gdr_data_direct_probe(pd->context, dd_path, sizeof(dd_path), dd_why, sizeof(dd_why));
+    if (spec->data_direct == GDR_DD_ON && dd != 1) {
+        gdr_fail(GDR_EXIT_ENV, "--data-direct=on on GPU %s: %s", b->cuda_bus_id, dd_why);
+        return -2;
     }
-    b->mr = ibv_reg_dmabuf_mr(pd, span.offset, st->alloc_len, st->dptr, fd, st->access);
-    if (!b->mr) {
-        snprintf(why, len, "ibv_reg_dmabuf_mr: %s", strerror(errno));
-        close(fd);
-        return -1;
+    struct gdr_dmabuf_req req = {.cu = st->cu,
+                                 .ptr = st->dptr,
+                                 .len = st->alloc_len,
+                                 .pd = pd,
+                                 .access = st->access,
+                                 .pcie = want_pcie(spec, b, st, dd == 1),
+                                 .pcie_required = spec->mapping == GDR_MAPPING_PCIE,
+                                 .data_direct = dd == 1};
+    struct gdr_dmabuf_reg reg;
+    if (gdr_dmabuf_register(&req, &reg, why, len)) {
+        if (spec->data_direct != GDR_DD_ON)
+            return -1;
+        gdr_fail(GDR_EXIT_ENV, "--data-direct=on on GPU %s: %s", b->cuda_bus_id, why);
+        return -2;
     }
-    st->dmabuf_fd = fd;
+    b->mr = reg.mr;
+    st->dmabuf_fd = reg.fd;
+    b->dmabuf_mapping = reg.mapping;
+    b->data_direct = req.data_direct;
+    if (!strcmp(reg.mapping, "default-pcie-refused"))
+        snprintf(b->reg_note, sizeof(b->reg_note),
+                 "the CUDA driver does not know the dma-buf PCIe mapping flag "
+                 "(CUDA_ERROR_INVALID_VALUE); default mapping used");
     return 0;
-#else
-    (void)b, (void)st, (void)pd;
-    snprintf(why, len,
-             "this build's rdma-core has no ibv_reg_dmabuf_mr (rdma-core 34 or "
-             "later has it)");
-    return -1;
-#endif
 }
 
 static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
@@ -110,7 +132,12 @@ static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct 
 
 /* GPUDirect RDMA writes may reach GPU memory out of order with respect to
  * the completion the CPU sees; a device that does not order them for its
- * own context needs a flush before a copy reads what the NIC wrote. */
+ * own context needs a flush before a copy reads what the NIC wrote.
+ * On a C2C platform whose NIC writes come over PCIe (the PCIe mapping, a
+ * Data Direct engine, a switch shared with the GPU) while completions come
+ * through the CPU, the driver reports ALL_DEVICES and its flush does
+ * nothing for the second path: as NCCL (ncclTopoNeedFlush), read through
+ * the NIC instead, which pushes its earlier writes ahead of the read. */
 static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
 {
     int ordering = -1, options = 0;
@@ -124,10 +151,17 @@ static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
     b->writes_ordering = ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES ? "all-devices"
                          : ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER     ? "owner"
                                                                                     : "none";
-    /* Our reads are the owning context's copies: OWNER ordering is enough. */
+    if (b->c2c && (!strcmp(b->dmabuf_mapping, "pcie") || b->data_direct || st->nic_near)) {
+        b->writes_flush = "nic-read";
+        st->nic_read = true;
+        return;
+    }
+    /* Our reads are the owning context's copies: OWNER ordering is enough.
+     * A driver older than the flush (CUDA 11.3) cannot do it. */
     if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
         b->writes_flush = "not-needed";
-    else if (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) {
+    else if ((options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) &&
+             st->cu->cuFlushGPUDirectRDMAWrites) {
         b->writes_flush = "flush";
         st->flush_writes = true;
     } else
@@ -135,14 +169,19 @@ static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
 }
 
 static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,
-                           enum gdr_mode mode)
+                           const struct gdr_mem_spec *spec)
 {
-    char dmabuf_why[160] = "", peermem_why[160] = "";
-    choose_flush(b, st);
-    if (mode != GDR_MODE_PEERMEM &&
-        register_dmabuf(b, st, pd, dmabuf_why, sizeof(dmabuf_why)) == 0) {
-        b->registration = "dmabuf";
-        return 0;
+    enum gdr_mode mode = spec->gdr;
+    char dmabuf_why[256] = "", peermem_why[160] = "";
+    if (mode != GDR_MODE_PEERMEM) {
+        int rc = register_dmabuf(b, st, pd, spec, dmabuf_why, sizeof(dmabuf_why));
+        if (rc == 0) {
+            b->registration = "dmabuf";
+            choose_flush(b, st);
+            return 0;
+        }
+        if (rc == -2)
+            return -1;
     }
     if (mode == GDR_MODE_DMABUF)
         return gdr_fail(GDR_EXIT_ENV, "--gdr=dmabuf on GPU %s: %s (gdr_doctor checks why)",
@@ -151,6 +190,7 @@ static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct i
         b->registration = "peermem";
         if (dmabuf_why[0])
             snprintf(b->reg_note, sizeof(b->reg_note), "dmabuf not used: %s", dmabuf_why);
+        choose_flush(b, st);
         return 0;
     }
     if (mode == GDR_MODE_PEERMEM)
@@ -196,23 +236,32 @@ static int cuda_alloc(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
     st->dmabuf_fd = -1;
     if (!(st->cu = gdr_cuda_load()) || pick_device(b, st, spec))
         return -1;
-    st->alloc_len = (b->len + GPU_PAGE - 1) & ~(size_t)(GPU_PAGE - 1);
-    char what[96];
-    snprintf(what, sizeof(what), "cuMemAlloc of %zu bytes on GPU %s", st->alloc_len,
-             b->cuda_bus_id);
-    if (gdr_cuda_check(st->cu->cuMemAlloc(&st->dptr, st->alloc_len), what))
+    b->gpu_alloc = gdr_gpu_alloc_name(spec->alloc);
+    b->c2c = gdr_gpu_c2c(st->cu, st->dev);
+    st->nic_near =
+        spec->nic_shares_switch && spec->nic_shares_switch(b->cuda_bus_id, spec->nic_arg) == 1;
+    if (gdr_gpu_mem_alloc(st->cu, st->dev, b->cuda_bus_id, spec->alloc, spec->gdr != GDR_MODE_OFF,
+                          b->len, &st->mem))
         return -1;
+    st->dptr = st->mem.ptr;
+    st->alloc_len = st->mem.size;
     b->addr = (void *)(uintptr_t)st->dptr;
     /* Synchronous copies (fill, clear, check) then complete in device
-     * memory before they return, so the NIC never overtakes them. */
-    unsigned one = 1;
-    snprintf(what, sizeof(what), "cuPointerSetAttribute(SYNC_MEMOPS) on GPU %s", b->cuda_bus_id);
-    if (gdr_cuda_check(
-            st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, st->dptr), what))
-        return -1;
+     * memory before they return, so the NIC never overtakes them. VMM
+     * memory takes no pointer attributes: its copies synchronize instead
+     * (cuda_from_host). */
+    if (spec->alloc == GDR_ALLOC_MALLOC) {
+        unsigned one = 1;
+        char what[96];
+        snprintf(what, sizeof(what), "cuPointerSetAttribute(SYNC_MEMOPS) on GPU %s",
+                 b->cuda_bus_id);
+        if (gdr_cuda_check(
+                st->cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, st->dptr),
+                what))
+            return -1;
+    }
     st->access = gdr_mr_access(spec->relaxed_ordering);
-    return spec->gdr == GDR_MODE_OFF ? setup_staging(b, st, pd)
-                                     : register_direct(b, st, pd, spec->gdr);
+    return spec->gdr == GDR_MODE_OFF ? setup_staging(b, st, pd) : register_direct(b, st, pd, spec);
 }
 
 static void cuda_release(struct gdr_buffer *b)
@@ -237,8 +286,7 @@ static void cuda_release(struct gdr_buffer *b)
             cu->cuStreamDestroy(st->stream_in);
         if (b->ring)
             cu->cuMemFreeHost(b->ring);
-        if (st->dptr)
-            cu->cuMemFree(st->dptr);
+        gdr_gpu_mem_free(cu, &st->mem);
         if (st->ctx_retained)
             cu->cuDevicePrimaryCtxRelease(st->dev);
     }
@@ -254,12 +302,24 @@ static int cuda_to_host(struct gdr_buffer *b, void *dst, size_t off, size_t len)
 static int cuda_from_host(struct gdr_buffer *b, size_t off, const void *src, size_t len)
 {
     struct cuda_state *st = b->priv;
-    return gdr_cuda_check(st->cu->cuMemcpyHtoD(st->dptr + off, src, len), "cuMemcpyHtoD");
+    /* A copy from pageable memory may return before it lands; VMM memory
+     * has no SYNC_MEMOPS, so wait for it here. */
+    return gdr_cuda_check(st->cu->cuMemcpyHtoD(st->dptr + off, src, len), "cuMemcpyHtoD") ||
+           (st->mem.kind == GDR_ALLOC_VMM &&
+            gdr_cuda_check(st->cu->cuCtxSynchronize(), "cuCtxSynchronize"));
 }
 
 static int cuda_nic_writes_visible(struct gdr_buffer *b)
 {
     struct cuda_state *st = b->priv;
+    if (st->nic_read) {
+        if (!b->nic_read)
+            return gdr_fail(GDR_EXIT_RUN,
+                            "GPU %s needs a read through the NIC before its data "
+                            "is checked, and nothing here can post one",
+                            b->cuda_bus_id);
+        return b->nic_read(b->nic_read_arg, b);
+    }
     if (!st->flush_writes)
         return 0;
     return gdr_cuda_check(

@@ -80,13 +80,19 @@ static int wait_event(struct gdr_cm *cm, enum rdma_cm_event_type want, struct rd
     return rc;
 }
 
-/* --tclass: the ToS rdma_cm puts in the path (RoCE: the GRH traffic
- * class). The default 0 leaves rdma_cm's own choice alone. */
-static int set_tos(struct rdma_cm_id *id, uint8_t tos)
+/* The options each id carries before it is resolved or accepted:
+ * --tclass as the ToS rdma_cm puts in the path (RoCE: the GRH traffic
+ * class; 0 leaves rdma_cm's own choice alone) and --qp-timeout as the
+ * local ACK timeout of its QP. */
+static int set_options(struct rdma_cm_id *id, const struct gdr_cm_qps *q)
 {
+    uint8_t tos = q->traffic_class, timeout = q->qp_timeout;
     if (tos && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
         return gdr_fail(GDR_EXIT_RUN, "rdma_cm: cannot set ToS %u (--tclass): %s", tos,
                         strerror(errno));
+    if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout, sizeof(timeout)))
+        return gdr_fail(GDR_EXIT_RUN, "rdma_cm: cannot set the ACK timeout %u (--qp-timeout): %s",
+                        timeout, strerror(errno));
     return 0;
 }
 
@@ -144,8 +150,8 @@ static int make_qp(void *arg, unsigned index, struct ibv_pd *pd, struct ibv_qp_i
     return 0;
 }
 
-static int create_resources(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_config *cfg,
-                            unsigned send_depth, unsigned recv_depth)
+/* The device rdma_cm chose for the first id; the rest share it. */
+static int adopt_device(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q)
 {
     struct rdma_cm_id *first = cm->id[0];
     if (!first->verbs)
@@ -153,41 +159,44 @@ static int create_resources(struct gdr_cm *cm, struct gdr_verbs *v, const struct
     memset(v, 0, sizeof(*v));
     if (gdr_verbs_adopt(v, first->verbs, first->port_num))
         return -1;
-    if (cfg->ib_dev && strcmp(cfg->ib_dev, v->dev_name))
+    if (q->ib_dev && strcmp(q->ib_dev, v->dev_name))
         return gdr_fail(GDR_EXIT_USAGE, "--ib-dev %s: rdma_cm routes this connection through %s",
-                        cfg->ib_dev, v->dev_name);
+                        q->ib_dev, v->dev_name);
     v->gid_index = gdr_verbs_find_gid(v, &first->route.addr.addr.ibaddr.sgid);
     if (v->gid_index >= 0)
         v->gid = first->route.addr.addr.ibaddr.sgid;
-    v->make_qp = make_qp;
-    v->make_qp_arg = cm;
-    return gdr_verbs_create(v, cfg->num_qps, send_depth, recv_depth, cfg->inline_size,
-                            gdr_verbs_gpu_receives(&cfg->mem));
+    gdr_verbs_note_gid(v);
+    return 0;
 }
 
-static struct rdma_conn_param conn_param(const struct gdr_verbs *v)
+/* What this end offers: its device's limits, lowered to -o/--outs.
+ * rdma_cm settles each way on the smaller of the requester's depth and
+ * the responder's resources; gdr_verbs_query_reads reads back what the
+ * QPs got. */
+static struct rdma_conn_param conn_param(struct gdr_verbs *v, const struct gdr_cm_qps *q)
 {
-    /* Up to 16 outstanding RDMA reads each way, as the manual path allows. */
-    int rd = v->dev_attr.max_qp_rd_atom < 16 ? v->dev_attr.max_qp_rd_atom : 16;
-    int init = v->dev_attr.max_qp_init_rd_atom < 16 ? v->dev_attr.max_qp_init_rd_atom : 16;
+    unsigned rd = gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_rd_atom, GDR_MAX_OUTS, q->outs);
+    unsigned init =
+        gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_init_rd_atom, GDR_MAX_OUTS, q->outs);
+    v->max_dest_rd_atomic = rd;
+    v->max_rd_atomic = init;
     struct rdma_conn_param p = {
-        .responder_resources = (uint8_t)(rd > 0 ? rd : 1),
-        .initiator_depth = (uint8_t)(init > 0 ? init : 1),
-        .retry_count = 7,
+        .responder_resources = (uint8_t)rd,
+        .initiator_depth = (uint8_t)init,
+        .retry_count = q->retry_count,
         .rnr_retry_count = 7,
     };
     return p;
 }
 
-static int client_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_config *cfg,
-                          unsigned send_depth, unsigned recv_depth)
+static int client_resolve(struct gdr_cm *cm, const struct gdr_cm_qps *q)
 {
     int ms = (int)(cm->timeout * 1000);
-    for (unsigned i = 0; i < cfg->num_qps; i++) {
+    for (unsigned i = 0; i < q->num_qps; i++) {
         if (rdma_create_id(cm->channel, &cm->id[i], NULL, RDMA_PS_TCP))
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: rdma_create_id failed: %s", strerror(errno));
         cm->num_ids = i + 1;
-        if (set_tos(cm->id[i], cfg->traffic_class))
+        if (set_options(cm->id[i], q))
             return -1;
         if (rdma_resolve_addr(cm->id[i], NULL, cm->dst->ai_addr, ms) ||
             wait_event(cm, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, NULL))
@@ -197,48 +206,54 @@ static int client_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct g
             wait_event(cm, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, NULL))
             return gdr_fail(GDR_EXIT_RUN, "rdma_cm: no route to %s: %s", cm->peer, strerror(errno));
     }
-    if (create_resources(cm, v, cfg, send_depth, recv_depth))
-        return -1;
-    /* All requests first: the server accepts once it has them all. */
-    struct rdma_conn_param p = conn_param(v);
-    for (unsigned i = 0; i < cm->num_ids; i++)
-        if (rdma_connect(cm->id[i], &p))
-            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: connecting QP %u to %s failed: %s", i, cm->peer,
-                            strerror(errno));
-    for (unsigned i = 0; i < cm->num_ids; i++)
-        if (wait_event(cm, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL))
-            return -1;
     return 0;
 }
 
-static int server_accept(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_config *cfg,
-                         unsigned send_depth, unsigned recv_depth)
+static int server_requests(struct gdr_cm *cm, const struct gdr_cm_qps *q)
 {
-    for (unsigned i = 0; i < cfg->num_qps; i++) {
+    for (unsigned i = 0; i < q->num_qps; i++) {
         if (wait_event(cm, RDMA_CM_EVENT_CONNECT_REQUEST, &cm->id[i], NULL))
             return -1;
         cm->num_ids = i + 1;
-        if (set_tos(cm->id[i], cfg->traffic_class))
+        if (set_options(cm->id[i], q))
             return -1;
     }
-    if (create_resources(cm, v, cfg, send_depth, recv_depth))
-        return -1;
-    struct rdma_conn_param p = conn_param(v);
-    for (unsigned i = 0; i < cm->num_ids; i++)
-        if (rdma_accept(cm->id[i], &p))
-            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: accepting QP %u from %s failed: %s", i,
-                            cm->peer, strerror(errno));
-    for (unsigned i = 0; i < cm->num_ids; i++)
-        if (wait_event(cm, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL))
-            return -1;
     return 0;
 }
 
-int gdr_cm_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_config *cfg,
-                   unsigned send_depth, unsigned recv_depth)
+int gdr_cm_resolve(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q)
 {
-    return cm->listen_id ? server_accept(cm, v, cfg, send_depth, recv_depth)
-                         : client_connect(cm, v, cfg, send_depth, recv_depth);
+    if (cm->listen_id ? server_requests(cm, q) : client_resolve(cm, q))
+        return -1;
+    return adopt_device(cm, v, q);
+}
+
+int gdr_cm_establish(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q)
+{
+    v->make_qp = make_qp;
+    v->make_qp_arg = cm;
+    if (gdr_verbs_create(v, q->num_qps, q->send_depth, q->recv_depth, q->inline_size,
+                         q->gpu_receives))
+        return -1;
+    /* The client sends every request first: the server accepts once it has
+     * them all. */
+    struct rdma_conn_param p = conn_param(v, q);
+    for (unsigned i = 0; i < cm->num_ids; i++) {
+        int rc = cm->listen_id ? rdma_accept(cm->id[i], &p) : rdma_connect(cm->id[i], &p);
+        if (rc)
+            return gdr_fail(GDR_EXIT_RUN, "rdma_cm: %s QP %u %s %s failed: %s",
+                            cm->listen_id ? "accepting" : "connecting", i,
+                            cm->listen_id ? "from" : "to", cm->peer, strerror(errno));
+    }
+    for (unsigned i = 0; i < cm->num_ids; i++)
+        if (wait_event(cm, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL))
+            return -1;
+    /* rdma_cm chose the address vector: whether it carries a GRH. */
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr ia;
+    v->grh = v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ||
+             (ibv_query_qp(v->qp[0], &a, IBV_QP_AV, &ia) == 0 && a.ah_attr.is_global);
+    return 0;
 }
 
 void gdr_cm_release_qps(struct gdr_cm *cm, struct gdr_verbs *v)

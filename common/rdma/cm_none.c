@@ -24,10 +24,15 @@ int gdr_cm_client(struct gdr_cm **cm, const char *host, uint16_t port, double ti
     return no_rdmacm();
 }
 
-int gdr_cm_connect(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_config *cfg,
-                   unsigned send_depth, unsigned recv_depth)
+int gdr_cm_resolve(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q)
 {
-    (void)cm, (void)v, (void)cfg, (void)send_depth, (void)recv_depth;
+    (void)cm, (void)v, (void)q;
+    return no_rdmacm();
+}
+
+int gdr_cm_establish(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm_qps *q)
+{
+    (void)cm, (void)v, (void)q;
     return no_rdmacm();
 }
 

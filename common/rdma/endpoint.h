@@ -9,7 +9,24 @@
 
 #include <cjson/cJSON.h>
 
-#include "options.h"
+#define GDR_MAX_QPS 64   /* queue pairs an end may have */
+#define GDR_MAX_OUTS 255 /* RDMA reads in flight per QP: max_rd_atomic is 8 bits */
+
+/* Where an end ran and where its memory is (report only; chosen and read
+ * back by the harness, common/placement.h). */
+struct gdr_affinity {
+    char requested[8];      /* "nic" (default), "cpu", "numa", "none" (--no-bind) */
+    char binding[16];       /* "applied", "partial", "refused", "off", "no-locality" */
+    char numa[12];          /* memory policy: "preferred", "default"; "none": one node */
+    char cpus_allowed[128]; /* CPU list the process may run on, after binding */
+    char nic_cpus[128];     /* CPUs local to the RDMA device ("" unknown) */
+    int nic_numa_node;      /* -1 unknown */
+    int mem_node;           /* the node the memory policy prefers; -1 none */
+    int loop_cpu;           /* the CPU the timed loops ran on; -1 not pinned */
+    int buffer_numa_node;   /* read back; -1 not host memory or unknown */
+    int ring_numa_node;     /* the staged bounce ring's; -1 none or unknown */
+    char note[200];         /* why not as asked, a GPU on the far node; "" */
+};
 
 struct gdr_endpoint {
     char host[64];
@@ -21,8 +38,17 @@ struct gdr_endpoint {
     int gid_index;       /* -1: none used (InfiniBand LID routing) */
     char gid[48];        /* text form, "::ffff:198.18.0.1" */
     uint8_t gid_raw[16];
+    char gid_type[8];    /* "RoCEv2", "RoCEv1", "IB"; "" without a GID */
+    char gid_family[8];  /* "ipv4", "ipv6"; "" without a GID */
+    char gid_netdev[16]; /* the GID's netdev ("" InfiniBand) */
+    int gid_vlan;        /* its VLAN id; -1 none */
+    bool grh;            /* the QPs address the peer with a GRH */
     uint16_t lid;
     unsigned num_qps;
+    /* RDMA reads the device takes per QP as responder and as requester
+     * (max_qp_rd_atom, max_qp_init_rd_atom): both ends' bound the reads
+     * in flight. */
+    unsigned max_rd_atom, max_init_rd_atom;
     uint32_t qpn[GDR_MAX_QPS];
     uint32_t psn;
     uint64_t addr; /* remote-access base of the buffer */
@@ -48,7 +74,24 @@ struct gdr_endpoint {
     bool relaxed_ordering;    /* MRs registered with relaxed ordering */
     char scatter_to_cqe[24];  /* "not-needed", "not-mlx5", "disabled-mlx5dv", "disabled-env" */
     char writes_ordering[16]; /* GPU: "none", "owner", "all-devices"; "" host */
-    char writes_flush[16];    /* "flush", "not-needed", "unsupported", "not-applicable" */
+    char writes_flush[16];    /* "flush", "not-needed", "unsupported", "not-applicable",
+                               * "nic-read" */
+    char gpu_alloc[8];        /* GPU: "malloc", "vmm"; "" host */
+    char dmabuf_mapping[24];  /* "pcie", "default", "default-pcie-refused"; "" no dma-buf */
+    bool data_direct;         /* registered through mlx5 Data Direct */
+    bool gpu_c2c;             /* the GPU hangs off the CPU by a C2C link */
+    /* The NIC's PCIe Device Control "Enable Relaxed Ordering" bit: 1 set,
+     * 0 clear, -1 unknown (software NIC, config space unreadable). */
+    int relaxed_ordering_enabled;
+    /* The path's context (common/context.c): the port's data rate after
+     * encoding (0 unknown, port_note says why), the PCIe links of the NIC,
+     * the GPU and the bridges above them, and the GPU's NVML state, the
+     * last two as JSON text (what ends.*.pcie and ends.*.gpu_state say). */
+    double port_data_bps;
+    char port_note[160];
+    char pcie_json[8192];
+    char gpu_json[1024];
+    struct gdr_affinity affinity;
 };
 
 /* Full form for the wire. */

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,24 +128,54 @@ static int open_device(struct gdr_verbs *v, const char *want, int port)
     return 0;
 }
 
-/* On Ethernet: the first RoCEv2 GID holding an IPv4-mapped address, so
- * users need not guess -x; else the first RoCEv2 GID; else index 0. */
-static int choose_gid(struct gdr_verbs *v)
+static enum gdr_gid_type gid_type_of(enum ibv_gid_type t)
 {
-    int fallback = -1;
-    for (int i = 0; i < v->port_attr.gid_tbl_len; i++) {
-        struct ibv_gid_entry e;
-        if (ibv_query_gid_ex(v->ctx, (uint32_t)v->port, (uint32_t)i, &e, 0))
-            continue;
-        if (e.gid_type != IBV_GID_TYPE_ROCE_V2)
-            continue;
-        static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        if (memcmp(e.gid.raw, v4_prefix, sizeof(v4_prefix)) == 0)
-            return i;
-        if (fallback < 0)
-            fallback = i;
+    switch (t) {
+    case IBV_GID_TYPE_ROCE_V1: return GDR_GID_ROCE_V1;
+    case IBV_GID_TYPE_ROCE_V2: return GDR_GID_ROCE_V2;
+    default: return GDR_GID_IB;
     }
-    return fallback >= 0 ? fallback : 0;
+}
+
+/* One GID's entry with its netdev and VLAN; false when the index is empty
+ * or unreadable. */
+static bool read_gid(const struct gdr_verbs *v, int index, struct gdr_gid_entry *out)
+{
+    struct ibv_gid_entry e;
+    memset(out, 0, sizeof(*out));
+    out->index = index;
+    out->vlan = -1;
+    if (ibv_query_gid_ex(v->ctx, (uint32_t)v->port, (uint32_t)index, &e, 0))
+        return false;
+    memcpy(out->raw, e.gid.raw, 16);
+    out->type = gid_type_of(e.gid_type);
+    if (e.ndev_ifindex && if_indextoname(e.ndev_ifindex, out->netdev))
+        out->vlan = gdr_gid_netdev_vlan(out->netdev);
+    else
+        out->netdev[0] = '\0';
+    return !gdr_gid_is_zero(out->raw);
+}
+
+/* The port's GID table (non-empty entries; peer: the routes to it are
+ * looked up) and the best of it (gid.h); -1 when there is none. */
+static int best_gid(const struct gdr_verbs *v, const struct gdr_gid_hint *hint,
+                    const struct sockaddr *peer)
+{
+    int n = v->port_attr.gid_tbl_len, used = 0, best;
+    struct gdr_gid_entry *t = calloc(n > 0 ? (size_t)n : 1, sizeof(*t));
+    if (!t)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (!read_gid(v, i, &t[used]))
+            continue;
+        if (peer)
+            t[used].routes_to_peer = gdr_gid_netdev_routes(t[used].netdev, peer);
+        used++;
+    }
+    best = gdr_gid_choose(t, (size_t)used, hint);
+    best = best >= 0 ? t[best].index : -1;
+    free(t);
+    return best;
 }
 
 /* Device and port facts, once a context is open. */
@@ -168,26 +199,67 @@ static int query_port(struct gdr_verbs *v, int port)
     return 0;
 }
 
+/* Read GID `index` (-1: none) into v and note its facts. */
+static int use_gid(struct gdr_verbs *v, int index)
+{
+    v->gid_index = index;
+    memset(&v->gid, 0, sizeof(v->gid));
+    if (index >= 0) {
+        if (ibv_query_gid(v->ctx, (uint8_t)v->port, index, &v->gid))
+            return gdr_fail(GDR_EXIT_ENV, "%s port %d: cannot read GID %d: %s", v->dev_name,
+                            v->port, index, strerror(errno));
+        if (gdr_gid_is_zero(v->gid.raw))
+            return gdr_fail(GDR_EXIT_USAGE, "%s port %d: GID index %d is empty (no address)",
+                            v->dev_name, v->port, index);
+    }
+    gdr_verbs_note_gid(v);
+    return 0;
+}
+
 int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index)
 {
     memset(v, 0, sizeof(*v));
+    v->qp_timeout = GDR_QP_TIMEOUT_DEFAULT;
+    v->retry_count = GDR_RETRY_COUNT_DEFAULT;
     if (open_device(v, dev_name, port) || query_port(v, port))
         return -1;
     bool ethernet = v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
     if (gid_index >= 0 && gid_index >= v->port_attr.gid_tbl_len)
         return gdr_fail(GDR_EXIT_USAGE, "--gid-index %d: %s port %d has %d GIDs", gid_index,
                         v->dev_name, port, v->port_attr.gid_tbl_len);
-    v->gid_index = gid_index >= 0 ? gid_index : ethernet ? choose_gid(v) : -1;
-    if (v->gid_index >= 0) {
-        if (ibv_query_gid(v->ctx, (uint8_t)port, v->gid_index, &v->gid))
-            return gdr_fail(GDR_EXIT_ENV, "%s port %d: cannot read GID %d: %s", v->dev_name, port,
-                            v->gid_index, strerror(errno));
-        static const uint8_t zero[16];
-        if (memcmp(v->gid.raw, zero, sizeof(zero)) == 0)
-            return gdr_fail(GDR_EXIT_USAGE, "%s port %d: GID index %d is empty (no address)",
-                            v->dev_name, port, v->gid_index);
+    v->gid_given = gid_index >= 0;
+    if (!v->gid_given && v->port_attr.gid_tbl_len > 0)
+        gid_index = ethernet ? best_gid(v, NULL, NULL) : 0;
+    if (gid_index < 0 && ethernet)
+        return gdr_fail(GDR_EXIT_ENV, "%s port %d: no GID holds an address (is its netdev up?)",
+                        v->dev_name, port);
+    return use_gid(v, gid_index);
+}
+
+int gdr_verbs_choose_gid(struct gdr_verbs *v, const struct sockaddr *local,
+                         const struct sockaddr *peer)
+{
+    if (v->gid_given || v->port_attr.link_layer != IBV_LINK_LAYER_ETHERNET)
+        return 0;
+    struct gdr_gid_hint h = {0};
+    uint8_t peer_raw[16];
+    h.have_source = local && gdr_gid_from_sockaddr(local, h.source);
+    h.have_peer = peer && gdr_gid_from_sockaddr(peer, peer_raw);
+    h.peer_ipv4 = h.have_peer && gdr_gid_is_ipv4(peer_raw);
+    int best = best_gid(v, &h, h.have_peer ? peer : NULL);
+    return best < 0 || best == v->gid_index ? 0 : use_gid(v, best);
+}
+
+void gdr_verbs_note_gid(struct gdr_verbs *v)
+{
+    if (v->gid_index < 0 || !read_gid(v, v->gid_index, &v->gid_facts)) {
+        memset(&v->gid_facts, 0, sizeof(v->gid_facts));
+        v->gid_facts.index = v->gid_index;
+        v->gid_facts.vlan = -1;
+        v->gid_facts.type =
+            v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? GDR_GID_ROCE_V2 : GDR_GID_IB;
+        memcpy(v->gid_facts.raw, v->gid.raw, 16);
     }
-    return 0;
 }
 
 int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port)
@@ -195,6 +267,8 @@ int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port)
     v->ctx = ctx;
     v->ctx_borrowed = true;
     v->gid_index = -1;
+    v->qp_timeout = GDR_QP_TIMEOUT_DEFAULT;
+    v->retry_count = GDR_RETRY_COUNT_DEFAULT;
     snprintf(v->dev_name, sizeof(v->dev_name), "%s", ibv_get_device_name(ctx->device));
     return query_port(v, port);
 }
@@ -225,18 +299,12 @@ static int qp_to_init(struct gdr_verbs *v, struct ibv_qp *qp)
     return 0;
 }
 
-bool gdr_verbs_gpu_receives(const struct gdr_mem_spec *mem)
-{
-    /* Staged buffers receive into the host bounce ring. */
-    return mem->cuda && mem->gdr != GDR_MODE_OFF;
-}
-
-void gdr_verbs_prepare_env(const struct gdr_mem_spec *mem)
+void gdr_verbs_prepare_env(bool gpu_receives)
 {
     /* mlx5 reads this when it creates a QP; set it before any device is
      * opened (rdma_cm opens them all early), overriding a user's 1,
      * which would make the CPU copy small receives into GPU memory. */
-    if (gdr_verbs_gpu_receives(mem))
+    if (gpu_receives)
         setenv("MLX5_SCATTER_TO_CQE", "0", 1);
 }
 
@@ -379,32 +447,49 @@ void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep)
     if (v->gid_index >= 0) {
         memcpy(ep->gid_raw, v->gid.raw, 16);
         inet_ntop(AF_INET6, v->gid.raw, ep->gid, sizeof(ep->gid));
+        snprintf(ep->gid_type, sizeof(ep->gid_type), "%s", gdr_gid_type_name(v->gid_facts.type));
+        snprintf(ep->gid_family, sizeof(ep->gid_family), "%s", gdr_gid_family(v->gid.raw));
     } else {
         snprintf(ep->gid, sizeof(ep->gid), "none");
+        ep->gid_type[0] = ep->gid_family[0] = '\0';
     }
+    snprintf(ep->gid_netdev, sizeof(ep->gid_netdev), "%s", v->gid_facts.netdev);
+    ep->gid_vlan = v->gid_facts.vlan;
+    ep->grh = v->grh;
     ep->lid = v->port_attr.lid;
     ep->num_qps = v->num_qps;
+    ep->max_rd_atom = v->dev_attr.max_qp_rd_atom > 0 ? (unsigned)v->dev_attr.max_qp_rd_atom : 0;
+    ep->max_init_rd_atom =
+        v->dev_attr.max_qp_init_rd_atom > 0 ? (unsigned)v->dev_attr.max_qp_init_rd_atom : 0;
     for (unsigned i = 0; i < v->num_qps; i++)
         ep->qpn[i] = v->qp[i]->qp_num;
     ep->psn = v->psn;
 }
 
-static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_endpoint *r,
-                     uint32_t remote_qpn, enum ibv_mtu mtu)
+unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, unsigned outs)
 {
-    uint8_t rd_atom = v->dev_attr.max_qp_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_rd_atom;
-    uint8_t init_rd =
-        v->dev_attr.max_qp_init_rd_atom > 16 ? 16 : (uint8_t)v->dev_attr.max_qp_init_rd_atom;
+    unsigned n = requester_cap < responder_cap ? requester_cap : responder_cap;
+    if (outs && outs < n)
+        n = outs;
+    if (n > GDR_MAX_OUTS)
+        n = GDR_MAX_OUTS;
+    return n ? n : 1;
+}
+
+/* reads, dest_reads: RDMA reads in flight as requester and as responder. */
+static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_endpoint *r,
+                     uint32_t remote_qpn, enum ibv_mtu mtu, unsigned reads, unsigned dest_reads)
+{
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTR,
         .path_mtu = mtu,
         .dest_qp_num = remote_qpn,
         .rq_psn = r->psn,
-        .max_dest_rd_atomic = rd_atom ? rd_atom : 1,
+        .max_dest_rd_atomic = (uint8_t)dest_reads,
         .min_rnr_timer = 12, /* 0.64 ms: receivers repost quickly */
         .ah_attr = {.dlid = r->lid, .sl = v->service_level, .port_num = (uint8_t)v->port},
     };
-    if (v->gid_index >= 0) {
+    if (v->grh) {
         a.ah_attr.is_global = 1;
         a.ah_attr.grh.traffic_class = v->traffic_class;
         memcpy(a.ah_attr.grh.dgid.raw, r->gid_raw, 16);
@@ -418,11 +503,11 @@ static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_en
                         v->dev_name, qp->qp_num, remote_qpn, r->host, strerror(errno));
     struct ibv_qp_attr b = {
         .qp_state = IBV_QPS_RTS,
-        .timeout = 14, /* 4.096 us * 2^14 = 67 ms per retry */
-        .retry_cnt = 7,
+        .timeout = v->qp_timeout,
+        .retry_cnt = v->retry_count,
         .rnr_retry = 7, /* 7 = retry forever on receiver-not-ready */
         .sq_psn = v->psn,
-        .max_rd_atomic = init_rd ? init_rd : 1,
+        .max_rd_atomic = (uint8_t)reads,
     };
     if (ibv_modify_qp(qp, &b,
                       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -432,23 +517,71 @@ static int qp_to_rts(struct gdr_verbs *v, struct ibv_qp *qp, const struct gdr_en
     return 0;
 }
 
-int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu)
+bool gdr_verbs_path_needs_grh(const struct gdr_verbs *v, const struct gdr_endpoint *remote)
+{
+    if (v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET || v->gid_given)
+        return true;
+    /* InfiniBand: LID routing within a subnet; a router in between needs
+     * the GRH, and the subnet prefixes (the GIDs' first 8 bytes) say so. */
+    return v->gid_index >= 0 && remote->gid_index >= 0 &&
+           memcmp(v->gid.raw, remote->gid_raw, 8) != 0;
+}
+
+int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu,
+                      unsigned outs)
 {
     if (remote->num_qps != v->num_qps)
         return gdr_fail(GDR_EXIT_RUN, "peer %s has %u QPs, we have %u", remote->host,
                         remote->num_qps, v->num_qps);
-    if ((v->gid_index >= 0) != (remote->gid_index >= 0))
-        return gdr_fail(GDR_EXIT_RUN, "peer %s %s a GID but we %s: link layers differ?",
-                        remote->host, remote->gid_index >= 0 ? "uses" : "does not use",
-                        v->gid_index >= 0 ? "do" : "do not");
+    const char *ll = gdr_link_layer_name(v->port_attr.link_layer);
+    if (strcmp(remote->link_layer, ll))
+        return gdr_fail(GDR_EXIT_RUN, "peer %s is on %s (%s), we are on %s (%s)", remote->host,
+                        remote->link_layer, remote->device, ll, v->dev_name);
+    v->grh = gdr_verbs_path_needs_grh(v, remote);
+    if (v->grh && (v->gid_index < 0 || remote->gid_index < 0))
+        return gdr_fail(GDR_EXIT_RUN, "peer %s: the path needs a GRH but %s has no GID",
+                        remote->host, v->gid_index < 0 ? v->dev_name : remote->device);
     unsigned local_mtu = gdr_mtu_bytes(v->port_attr.active_mtu);
     unsigned path = mtu ? mtu : local_mtu < remote->active_mtu ? local_mtu : remote->active_mtu;
     if (path < 256)
         path = 256;
+    /* Our reads against its responder resources, and its reads against
+     * ours: the peer computes the same two numbers the other way round. */
+    v->max_rd_atomic =
+        gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_init_rd_atom, remote->max_rd_atom, outs);
+    v->max_dest_rd_atomic =
+        gdr_reads_in_flight(remote->max_init_rd_atom, (unsigned)v->dev_attr.max_qp_rd_atom, outs);
     for (unsigned i = 0; i < v->num_qps; i++)
-        if (qp_to_rts(v, v->qp[i], remote, remote->qpn[i], mtu_enum(path)))
+        if (qp_to_rts(v, v->qp[i], remote, remote->qpn[i], mtu_enum(path), v->max_rd_atomic,
+                      v->max_dest_rd_atomic))
             return -1;
     return 0;
+}
+
+void gdr_verbs_query_reads(struct gdr_verbs *v)
+{
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr ia;
+    if (v->num_qps &&
+        ibv_query_qp(v->qp[0], &a, IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC, &ia) == 0) {
+        v->max_rd_atomic = a.max_rd_atomic;
+        v->max_dest_rd_atomic = a.max_dest_rd_atomic;
+    }
+}
+
+int gdr_verbs_loopback(struct gdr_verbs *v, struct ibv_qp *qp)
+{
+    struct gdr_endpoint self;
+    memset(&self, 0, sizeof(self));
+    gdr_verbs_describe(v, &self);
+    snprintf(self.host, sizeof(self.host), "this host (loopback)");
+    /* One read at a time (the flush's): any device takes one each way. */
+    return qp_to_init(v, qp) || qp_to_rts(v, qp, &self, qp->qp_num, v->port_attr.active_mtu, 1, 1);
+}
+
+bool gdr_verbs_is_mlx5(const struct gdr_verbs *v)
+{
+    return is_mlx5(v->ctx);
 }
 
 void gdr_verbs_close(struct gdr_verbs *v)

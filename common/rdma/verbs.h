@@ -11,7 +11,12 @@
 #include <infiniband/verbs.h>
 
 #include "endpoint.h"
-#include "options.h"
+#include "gid.h"
+
+/* NCCL's local ACK timeout: 4.096 us x 2^20 = 4.3 s per try. 14 (67 ms)
+ * gives spurious retry-exceeded errors on a congested fabric. */
+#define GDR_QP_TIMEOUT_DEFAULT 20
+#define GDR_RETRY_COUNT_DEFAULT 7
 
 struct gdr_verbs {
     struct ibv_context *ctx;
@@ -25,14 +30,22 @@ struct gdr_verbs {
     struct ibv_device_attr dev_attr;
     struct ibv_port_attr port_attr;
     int port;
-    int gid_index; /* -1 on InfiniBand: LID routing, no GRH */
+    int gid_index;  /* -1: none read (a port without GIDs) */
+    bool gid_given; /* --gid-index: used as given, GRH on every link */
     union ibv_gid gid;
+    struct gdr_gid_entry gid_facts; /* the chosen GID's type, netdev, VLAN */
+    bool grh;                       /* the QPs address the peer with a GRH */
     char dev_name[64];
     uint32_t max_inline; /* what the QPs were created with */
     unsigned recv_depth; /* receives each QP can hold */
     uint32_t psn;
+    /* RDMA reads in flight per QP, as the QPs were connected: as requester
+     * (max_rd_atomic) and as responder (max_dest_rd_atomic). */
+    unsigned max_rd_atomic, max_dest_rd_atomic;
     uint8_t traffic_class;      /* GRH traffic class of the path (RoCE) */
     uint8_t service_level;      /* SL of the path (InfiniBand) */
+    uint8_t qp_timeout;         /* local ACK timeout, 4.096 us x 2^N */
+    uint8_t retry_count;        /* transport retries before an error */
     const char *scatter_to_cqe; /* what was done about mlx5's scatter-to-CQE */
     bool ctx_borrowed;          /* rdma_cm owns ctx: do not close it */
     /* Asynchronous events (events.c): watched once the fd is non-blocking;
@@ -48,9 +61,19 @@ struct gdr_verbs {
 };
 
 /* Open the named device (NULL: the first with an active port) and choose
- * the GID: the requested index, or on Ethernet the RoCEv2 GID that holds
- * an IPv4 address. */
+ * the GID: the requested index (-1: none given); else on Ethernet the best
+ * of the table without knowing the peer (gid.h), on InfiniBand the port
+ * GID (index 0). The QP timeout and retry count start at their defaults. */
 int gdr_verbs_open(struct gdr_verbs *v, const char *dev_name, int port, int gid_index);
+
+/* Once the control channel is up: on Ethernet, unless a GID was given,
+ * choose again knowing the path to the peer (local: the channel's own
+ * address, peer: the peer's). */
+int gdr_verbs_choose_gid(struct gdr_verbs *v, const struct sockaddr *local,
+                         const struct sockaddr *peer);
+
+/* Read the facts of the GID in use (type, netdev, VLAN) into v->gid_facts. */
+void gdr_verbs_note_gid(struct gdr_verbs *v);
 
 /* Use a context someone else opened (rdma_cm chose the device). */
 int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port);
@@ -58,14 +81,11 @@ int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port);
 /* Find the index of a GID in the port's table (-1: not there). */
 int gdr_verbs_find_gid(const struct gdr_verbs *v, const union ibv_gid *gid);
 
-/* Whether receives (or RDMA read responses) land directly in GPU memory. */
-bool gdr_verbs_gpu_receives(const struct gdr_mem_spec *mem);
-
 /* Before any device is opened: with a GPU receive buffer, tell mlx5 not to
  * scatter small messages into completions (MLX5_SCATTER_TO_CQE=0), for
  * QPs that cannot be created through mlx5dv (rdma_cm's, or builds
  * without mlx5dv). */
-void gdr_verbs_prepare_env(const struct gdr_mem_spec *mem);
+void gdr_verbs_prepare_env(bool gpu_receives);
 
 /* PD, CQs and num_qps RC queue pairs in INIT. A recv_depth beyond the
  * device's limit is lowered to it. gpu_receives: create the QPs so no
@@ -77,11 +97,34 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
 /* Fill the local facts of an endpoint (not the buffer fields). */
 void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep);
 
+/* RDMA reads one end may have in flight on a QP: the requester's
+ * initiator limit, the responder's resources, and -o/--outs when given
+ * (0: none), at most 255 (the attribute is 8 bits), at least 1. */
+unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, unsigned outs);
+
 /* Move every QP to RTR then RTS against the remote endpoint. mtu 0: the
- * smaller of both ports' active MTUs. */
-int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu);
+ * smaller of both ports' active MTUs. RoCE paths always carry a GRH; an
+ * InfiniBand path only when a GID was given or the two ends' subnet
+ * prefixes differ (the peer is behind a router). Reads in flight each way
+ * are negotiated from both devices' limits and outs (gdr_reads_in_flight). */
+int gdr_verbs_connect(struct gdr_verbs *v, const struct gdr_endpoint *remote, unsigned mtu,
+                      unsigned outs);
+/* That choice: Ethernet, a given GID, or two InfiniBand subnets. */
+bool gdr_verbs_path_needs_grh(const struct gdr_verbs *v, const struct gdr_endpoint *remote);
+
+/* Read back what the connected QPs got (rdma_cm negotiates it itself):
+ * v->max_rd_atomic and v->max_dest_rd_atomic from QP 0, unchanged when
+ * the provider does not answer. */
+void gdr_verbs_query_reads(struct gdr_verbs *v);
 
 void gdr_verbs_close(struct gdr_verbs *v);
+
+/* Walk a QP of this device from RESET to RTS connected to itself (a
+ * loopback, for reads of this host's own memory through the NIC). */
+int gdr_verbs_loopback(struct gdr_verbs *v, struct ibv_qp *qp);
+
+/* Is the device's provider mlx5? */
+bool gdr_verbs_is_mlx5(const struct gdr_verbs *v);
 
 /* One send-queue work request: an RDMA write/read or a send, with or
  * without immediate data. len 0 posts no data at all (a credit). */

@@ -196,6 +196,96 @@ int gdr_topo_ibdev_info(const char *sysfs_root, const char *ibdev, struct gdr_ib
     return 0;
 }
 
+/* From the device dir rel up towards devices/: the first that has a
+ * local_cpulist (a PCI function; a virtio or netdev child has none). */
+static int locality_of(const char *root, const char *rel, char *cpulist, size_t len, int *node)
+{
+    char dev[PATH_MAX], path[PATH_MAX];
+    if (resolve_rel(root, rel, dev, sizeof(dev)) != 0)
+        return -ENOENT;
+    for (int up = 0; up < 4 && strncmp(dev, "devices/", 8) == 0; up++) {
+        fmt(path, sizeof(path), "%s/%s/local_cpulist", root, dev);
+        if (read_line(path, cpulist, len) == 0) {
+            *node = read_numa(root, dev);
+            return 0;
+        }
+        char *slash = strrchr(dev, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+    }
+    cpulist[0] = '\0';
+    return -ENOENT;
+}
+
+/* A VLAN or bond netdev's lower device (the first lower_* link). */
+static int lower_netdev(const char *root, const char *netdev, char *out, size_t len)
+{
+    char path[PATH_MAX];
+    fmt(path, sizeof(path), "%s/class/net/%s", root, netdev);
+    DIR *d = opendir(path);
+    if (!d)
+        return -errno;
+    struct dirent *e;
+    int rc = -ENOENT;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "lower_", 6) == 0) {
+            rc = fmt(out, len, "%s", e->d_name + 6);
+            break;
+        }
+    closedir(d);
+    return rc;
+}
+
+int gdr_topo_ibdev_locality(const char *sysfs_root, const char *ibdev, char *cpulist, size_t len,
+                            int *numa_node)
+{
+    const char *root = root_or(sysfs_root, "/sys");
+    char rel[PATH_MAX], path[PATH_MAX], netdev[64], lower[64];
+    *numa_node = -1;
+    cpulist[0] = '\0';
+    fmt(rel, sizeof(rel), "class/infiniband/%s/device", ibdev);
+    if (locality_of(root, rel, cpulist, len, numa_node) == 0)
+        return 0;
+    /* rxe names its netdev in "parent"; others in the port's GID table. */
+    fmt(path, sizeof(path), "%s/class/infiniband/%s/parent", root, ibdev);
+    if (read_line(path, netdev, sizeof(netdev)) != 0) {
+        fmt(path, sizeof(path), "%s/class/infiniband/%s/ports/1/gid_attrs/ndevs/0", root, ibdev);
+        if (read_line(path, netdev, sizeof(netdev)) != 0)
+            return -ENOENT;
+    }
+    fmt(rel, sizeof(rel), "class/net/%s/device", netdev);
+    if (locality_of(root, rel, cpulist, len, numa_node) == 0)
+        return 0;
+    if (lower_netdev(root, netdev, lower, sizeof(lower)) != 0)
+        return -ENOENT;
+    fmt(rel, sizeof(rel), "class/net/%s/device", lower);
+    return locality_of(root, rel, cpulist, len, numa_node);
+}
+
+int gdr_topo_pci_numa(const char *sysfs_root, const char *bdf)
+{
+    char rel[PATH_MAX];
+    if (fmt(rel, sizeof(rel), "bus/pci/devices/%s", bdf))
+        return -1;
+    return read_numa(root_or(sysfs_root, "/sys"), rel);
+}
+
+int gdr_topo_numa_online(const char *sysfs_root, char *nodelist, size_t len)
+{
+    char path[PATH_MAX];
+    fmt(path, sizeof(path), "%s/devices/system/node/online", root_or(sysfs_root, "/sys"));
+    return read_line(path, nodelist, len);
+}
+
+int gdr_topo_node_cpus(const char *sysfs_root, int node, char *cpulist, size_t len)
+{
+    char path[PATH_MAX];
+    fmt(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", root_or(sysfs_root, "/sys"),
+        node);
+    return read_line(path, cpulist, len);
+}
+
 bool gdr_topo_is_software(const char *sysfs_root, const char *ibdev)
 {
     struct gdr_ibdev_info info;
@@ -385,6 +475,7 @@ const char *gdr_path_class_name(enum gdr_path_class c)
     case GDR_PATH_LOC: return "LOC";
     case GDR_PATH_PIX: return "PIX";
     case GDR_PATH_PXB: return "PXB";
+    case GDR_PATH_P2C: return "P2C";
     case GDR_PATH_PHB: return "PHB";
     case GDR_PATH_NODE: return "NODE";
     case GDR_PATH_SYS: return "SYS";
@@ -477,7 +568,7 @@ int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out)
         enum gdr_path_class c;
     } names[] = {
         {"LOC", GDR_PATH_LOC}, {"PIX", GDR_PATH_PIX}, {"PXB", GDR_PATH_PXB},
-        {"PHB", GDR_PATH_PHB}, {"SYS", GDR_PATH_SYS},
+        {"P2C", GDR_PATH_P2C}, {"PHB", GDR_PATH_PHB}, {"SYS", GDR_PATH_SYS},
     };
     char *end;
     long v;
@@ -504,16 +595,18 @@ int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out)
     return 0;
 }
 
-/* NCCL's distance scale: NODE is inside NCCL's PHB ("same NUMA node"). */
+/* NCCL's path types (graph.h): NODE is inside NCCL's PHB ("same NUMA
+ * node"); P2C lies between PXB and PHB. */
 static int nccl_rank(enum gdr_path_class c)
 {
     switch (c) {
     case GDR_PATH_LOC: return 0;
-    case GDR_PATH_PIX: return 1;
-    case GDR_PATH_PXB: return 2;
+    case GDR_PATH_PIX: return 4;
+    case GDR_PATH_PXB: return 5;
+    case GDR_PATH_P2C: return 6;
     case GDR_PATH_PHB:
-    case GDR_PATH_NODE: return 3;
-    case GDR_PATH_SYS: return 4;
+    case GDR_PATH_NODE: return 8;
+    case GDR_PATH_SYS: return 9;
     default: return 100;
     }
 }
@@ -523,4 +616,9 @@ bool gdr_nccl_gdr_used(enum gdr_path_class pair, enum gdr_path_class level)
     if (level == GDR_PATH_LOC || pair == GDR_PATH_NONE || pair == GDR_PATH_UNKNOWN)
         return false;
     return nccl_rank(pair) <= nccl_rank(level);
+}
+
+bool gdr_nccl_gdr_used_default(enum gdr_path_class pair, bool gdr_c2c)
+{
+    return gdr_nccl_gdr_used(pair, gdr_c2c ? GDR_PATH_P2C : GDR_NCCL_GDR_LEVEL_DEFAULT);
 }

@@ -16,12 +16,16 @@
 #include <stddef.h>
 
 /* Ordered from nearest to farthest so that classes compare with < and >.
- * NODE and PHB share NCCL's "PHB" level (NCCL's PHB means "same NUMA node"). */
+ * NODE and PHB share NCCL's "PHB" level (NCCL's PHB means "same NUMA node").
+ * P2C is NCCL's (2.27+): the GPU reaches the CPU over a chip-to-chip link
+ * (NVLink-C2C on Grace) and the NIC hangs off that CPU's PCIe; the PCIe
+ * walk alone would call it PHB or NODE (gdr_path_with_c2c). */
 enum gdr_path_class {
     GDR_PATH_UNKNOWN = 0, /* could not be determined */
     GDR_PATH_LOC,         /* same device (NCCL level LOC: GDR never used) */
     GDR_PATH_PIX,         /* at most one PCIe switch between them */
     GDR_PATH_PXB,         /* several bridges, no host bridge crossed */
+    GDR_PATH_P2C,         /* GPU -C2C- CPU -PCIe- NIC (Grace) */
     GDR_PATH_PHB,         /* through one PCIe host bridge (CPU root complex) */
     GDR_PATH_NODE,        /* different host bridges, same NUMA node */
     GDR_PATH_SYS,         /* across NUMA nodes (QPI/UPI/Infinity Fabric) */
@@ -44,6 +48,24 @@ struct gdr_ibdev_info {
 
 int gdr_topo_ibdev_info(const char *sysfs_root, const char *ibdev, struct gdr_ibdev_info *out,
                         char *err, size_t errlen);
+
+/* Where an RDMA device sits for the CPU: the CPU list local to it
+ * (local_cpulist, "" unknown) and its NUMA node (-1 unknown), from its PCI
+ * function, or for a device without one (rxe) from its netdev's (through
+ * one VLAN or bond level). Returns 0, or -ENOENT when no PCI function
+ * answers (both left unknown). */
+int gdr_topo_ibdev_locality(const char *sysfs_root, const char *ibdev, char *cpulist, size_t len,
+                            int *numa_node);
+
+/* The NUMA node of a PCI function (bus/pci/devices/BDF/numa_node); -1
+ * unknown. */
+int gdr_topo_pci_numa(const char *sysfs_root, const char *bdf);
+
+/* The NUMA nodes online (devices/system/node/online, "0-1"); -ENOENT when
+ * the kernel has no NUMA support. */
+int gdr_topo_numa_online(const char *sysfs_root, char *nodelist, size_t len);
+/* The CPU list of one node (devices/system/node/nodeN/cpulist). */
+int gdr_topo_node_cpus(const char *sysfs_root, int node, char *cpulist, size_t len);
 
 /* The device's firmware version (class/infiniband/IBDEV/fw_ver), "" when
  * sysfs does not say (rxe has none). Returns 0 or -errno. */
@@ -93,9 +115,9 @@ int gdr_topo_reg_caps(const char *sysfs_root, const char *procfs_root, struct gd
 /* dma-buf possible as far as kernel and driver go (does not ask libibverbs). */
 bool gdr_reg_caps_dmabuf(const struct gdr_reg_caps *c);
 
-/* NCCL_NET_GDR_LEVEL: names LOC/PIX/PXB/PHB/SYS (any case) or the legacy
- * integers 0=LOC 1=PIX 2=PXB 3=PHB 4=SYS (greater than 4 also means SYS,
- * as the NCCL documentation says). Returns 0 or -EINVAL. */
+/* NCCL_NET_GDR_LEVEL: names LOC/PIX/PXB/P2C/PHB/SYS (any case) or the
+ * legacy integers 0=LOC 1=PIX 2=PXB 3=PHB 4=SYS (greater than 4 also means
+ * SYS, as the NCCL documentation says). Returns 0 or -EINVAL. */
 int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out);
 
 /* NCCL's default when the variable is unset. */
@@ -103,5 +125,33 @@ int gdr_nccl_gdr_level_parse(const char *s, enum gdr_path_class *out);
 
 /* Would NCCL use GDR for a pair of class pair under level? */
 bool gdr_nccl_gdr_used(enum gdr_path_class pair, enum gdr_path_class level);
+
+/* The same, for NCCL 2.27+ with NCCL_NET_GDR_LEVEL unset: its level is then
+ * P2C when NCCL_NET_GDR_C2C is on (its default; gdr_c2c) and PXB when off. */
+bool gdr_nccl_gdr_used_default(enum gdr_path_class pair, bool gdr_c2c);
+
+/* --- Grace: the GPU's chip-to-chip link (c2c.c) ------------------------- */
+
+/* Is GPU gpu_bdf attached to the CPU by a coherent chip-to-chip link? The
+ * NVIDIA driver onlines such a GPU's memory as a NUMA node and says so in
+ * procfs driver/nvidia/gpus/BDF/numa_status (NVLink-C2C on Grace; POWER9's
+ * NVLink to the CPU looked the same). 1 yes, 0 no (the driver lists the
+ * GPU without it), -1 unknown (no NVIDIA driver information; on a live
+ * host the CUDA driver's attributes can still tell). */
+int gdr_topo_gpu_c2c(const char *procfs_root, const char *gpu_bdf);
+
+/* A PCIe class with the GPU's C2C link taken in: a path through the CPU
+ * (PHB, NODE) goes over C2C then PCIe, NCCL's P2C; switch paths stay
+ * PCIe, a path to the other socket stays SYS. */
+enum gdr_path_class gdr_path_with_c2c(enum gdr_path_class pcie, bool gpu_c2c);
+
+/* --- The NIC's PCIe Device Control (devctl.c) ---------------------------- */
+
+/* The "Enable Relaxed Ordering" bit of ibdev's PCI function (Device Control,
+ * in the PCI Express capability of sysfs' config): mlx5 honours
+ * IBV_ACCESS_RELAXED_ORDERING only when it is set. 1 set, 0 clear, -1
+ * unknown (software device, config space unreadable: non-root reads stop
+ * at 64 bytes). */
+int gdr_topo_relaxed_ordering(const char *sysfs_root, const char *ibdev);
 
 #endif /* GDR_TOPO_H */

@@ -32,14 +32,64 @@ bool gdr_tsc_invariant(void)
 #endif
 }
 
-void gdr_tick_clock_start(struct gdr_tick_clock *c)
+/* RDTSCP (CPUID 0x80000001 EDX bit 27): some hypervisors hide it, and
+ * executing it there would be SIGILL. */
+static bool has_rdtscp(void)
 {
-    const char *force = getenv("GDR_CLOCK");
+#ifdef GDR_HAVE_TSC
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000001u)
+        return false;
+    __get_cpuid(0x80000001u, &a, &b, &c, &d);
+    return (d >> 27) & 1;
+#else
+    return false;
+#endif
+}
+
+bool gdr_clock_choose(const char *force, bool present, bool invariant, const char *clocksource,
+                      bool pinned, const char **why)
+{
+    bool tsc = false;
+    if (force && !strcmp(force, "monotonic")) {
+        *why = "GDR_CLOCK=monotonic";
+    } else if (force && !strcmp(force, "tsc")) {
+        tsc = present;
+        *why = present ? "GDR_CLOCK=tsc" : "GDR_CLOCK=tsc, but this CPU has no TSC or RDTSCP";
+    } else if (!present || !invariant) {
+        *why = "the CPU does not flag an invariant TSC";
+    } else if (!clocksource || strcmp(clocksource, "tsc")) {
+        *why = "the kernel's clocksource is not tsc";
+    } else if (!pinned) {
+        *why = "the loop is not pinned to one CPU";
+    } else {
+        tsc = true;
+        *why = "invariant TSC, the kernel's clocksource, the loop pinned";
+    }
+    return tsc;
+}
+
+void gdr_kernel_clocksource(char *buf, unsigned long len)
+{
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    buf[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+void gdr_tick_clock_start(struct gdr_tick_clock *c, bool pinned)
+{
     c->invariant = gdr_tsc_invariant();
-    c->tsc = force && !strcmp(force, "monotonic") ? false
-             : force && !strcmp(force, "tsc")     ? GDR_TSC_PRESENT
-                                                  : c->invariant;
+    c->pinned = pinned;
+    gdr_kernel_clocksource(c->clocksource, sizeof(c->clocksource));
+    c->tsc = gdr_clock_choose(getenv("GDR_CLOCK"), GDR_TSC_PRESENT && has_rdtscp(), c->invariant,
+                              c->clocksource, pinned, &c->why);
     c->ns_per_tick = 1.0;
+    c->dropped = 0;
     c->start_ns = gdr_now_ns();
     c->start_ticks = gdr_ticks(c);
 }

@@ -12,18 +12,26 @@
 /* Nanoseconds on the monotonic raw clock. */
 uint64_t gdr_now_ns(void);
 
-/* Per-iteration timestamps (latency samples): where the CPU has an
- * invariant TSC, one rdtsc (no system call, whatever the kernel's clock
- * source), converted to nanoseconds with the rate measured against
- * CLOCK_MONOTONIC_RAW over the same interval; else the monotonic raw
+/* Per-iteration timestamps (latency samples): the TSC, one rdtscp (no
+ * system call), converted to nanoseconds with the rate measured against
+ * CLOCK_MONOTONIC_RAW over the same interval, where it cannot lie: the CPU
+ * says it is invariant, the kernel trusts it too (its clocksource is tsc:
+ * the kernel checked it against other clocks and across CPUs) and the loop
+ * is pinned to one CPU. rdtscp also says which CPU it read, and a sample
+ * whose two readings come from different CPUs (whose TSCs may differ) is
+ * dropped, not turned into a wrapped 1e19. Elsewhere the monotonic raw
  * clock itself. GDR_CLOCK=monotonic forces the fallback; GDR_CLOCK=tsc
- * forces the TSC where the CPU does not say it is invariant but the user
- * knows its rate is constant (a virtual machine that hides the flag). */
+ * forces the TSC (a virtual machine that hides the flag; migrations are
+ * still dropped). */
 struct gdr_tick_clock {
-    bool tsc;       /* ticks are TSC cycles, else nanoseconds */
-    bool invariant; /* the CPU says its TSC is invariant */
+    bool tsc;             /* ticks are TSC cycles, else nanoseconds */
+    bool invariant;       /* the CPU says its TSC is invariant */
+    bool pinned;          /* the loop runs on one CPU */
+    char clocksource[32]; /* the kernel's ("" unknown) */
+    const char *why;      /* why this source (gdr_clock_choose) */
     uint64_t start_ticks, start_ns;
     double ns_per_tick; /* set by gdr_tick_clock_stop */
+    uint64_t dropped;   /* samples dropped for a CPU change, over the run */
 };
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -44,11 +52,45 @@ static inline uint64_t gdr_ticks(const struct gdr_tick_clock *c)
     return gdr_now_ns();
 }
 
+/* A reading and where it was taken: with the TSC, rdtscp's TSC_AUX (Linux
+ * puts the CPU and node number there); else 0. */
+static inline uint64_t gdr_ticks_on(const struct gdr_tick_clock *c, unsigned *where)
+{
+#ifdef GDR_HAVE_TSC
+    if (c->tsc)
+        return __rdtscp(where);
+#endif
+    *where = 0;
+    return gdr_now_ns();
+}
+
+/* One sample from two readings: kept (true, *ticks the difference) only
+ * when both were taken on the same CPU and the second is not earlier; a
+ * difference across two TSCs could be anything, down to a wrapped 1e19. */
+static inline bool gdr_tick_sample(uint64_t prev, unsigned prev_where, uint64_t now, unsigned where,
+                                   uint64_t *ticks)
+{
+    if (where != prev_where || now < prev)
+        return false;
+    *ticks = now - prev;
+    return true;
+}
+
+/* The latency guard: the TSC only when it cannot lie (see above). force:
+ * GDR_CLOCK's value (NULL unset); present: the CPU has a TSC and RDTSCP. *why
+ * says what decided, for the JSON. */
+bool gdr_clock_choose(const char *force, bool present, bool invariant, const char *clocksource,
+                      bool pinned, const char **why);
+
+/* The kernel's current clocksource (sysfs); "" when unreadable. */
+void gdr_kernel_clocksource(char *buf, unsigned long len);
+
 /* Does this CPU say its TSC runs at a constant rate in every state
  * (CPUID 0x80000007 EDX bit 8)? */
 bool gdr_tsc_invariant(void);
-/* Choose the source and mark the start of the calibration interval. */
-void gdr_tick_clock_start(struct gdr_tick_clock *c);
+/* Choose the source (pinned: the loop runs on one CPU) and mark the start
+ * of the calibration interval. */
+void gdr_tick_clock_start(struct gdr_tick_clock *c, bool pinned);
 /* Mark its end: the TSC's rate over the interval, in ns per tick. */
 void gdr_tick_clock_stop(struct gdr_tick_clock *c);
 /* The rate from two readings of both clocks (1.0 when ticks are ns or

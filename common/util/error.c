@@ -8,9 +8,11 @@
 
 volatile sig_atomic_t gdr_interrupted;
 
-static char message[512];
-static enum gdr_exit recorded = GDR_EXIT_OK;
-static struct gdr_error_class recorded_class;
+/* Per thread: gdr-cluster-core reads documents on several threads, each
+ * failure its own. */
+static _Thread_local char message[512];
+static _Thread_local enum gdr_exit recorded = GDR_EXIT_OK;
+static _Thread_local struct gdr_error_class recorded_class;
 
 static struct {
     char side[8], phase[8];

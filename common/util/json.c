@@ -160,8 +160,25 @@ cJSON *gdr_json_read_file(const char *path, size_t max_bytes)
         gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    char *buf = malloc(max_bytes + 1);
-    size_t n = buf ? fread(buf, 1, max_bytes + 1, f) : 0;
+    /* A regular file needs its size, not the limit (a cluster analysis
+     * reads hundreds of thousands of small documents): one byte more tells
+     * a file that grew past the limit. */
+    struct stat st;
+    size_t want = max_bytes;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size < max_bytes)
+        want = (size_t)st.st_size;
+    char *buf = malloc(want + 2);
+    size_t n = buf ? fread(buf, 1, want + 1, f) : 0;
+    if (buf && n > want && want < max_bytes) { /* it grew while we looked: the slow way */
+        char *big = realloc(buf, max_bytes + 1);
+        if (!big) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = big;
+            n += fread(buf + n, 1, max_bytes + 1 - n, f);
+        }
+    }
     int read_error = ferror(f);
     fclose(f);
     cJSON *doc = NULL;

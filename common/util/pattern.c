@@ -37,6 +37,16 @@ void gdr_pattern_fill(uint8_t *buf, size_t len, uint64_t seed)
     }
 }
 
+uint8_t gdr_pattern_byte(uint64_t seed, size_t off)
+{
+    uint64_t state = seed | 1, w = 0;
+    for (size_t i = 0; i <= off / 8; i++)
+        w = next_word(&state);
+    uint8_t bytes[8];
+    memcpy(bytes, &w, 8);
+    return bytes[off % 8];
+}
+
 uint64_t gdr_pattern_check(const uint8_t *buf, size_t len, uint64_t seed, size_t *first_bad)
 {
     uint64_t state = seed | 1, bad = 0;

@@ -86,10 +86,51 @@ void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t tot
     t->next_mark = start_count + window_len(total);
     t->segments = 0;
     t->peak = 0;
+    t->slice_base = start_count;
+    t->slice_mark = total >= GDR_STEADY_SLICES ? start_count + total / GDR_STEADY_SLICES
+                                               : UINT64_MAX; /* too short: no slices */
+    t->slice_count = start_count;
+    t->slice_ns = start_ns;
+    t->nslices = 0;
+}
+
+static void slice_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t now_ns)
+{
+    if (count < t->slice_mark || now_ns <= t->slice_ns || t->nslices >= GDR_STEADY_SLICES)
+        return;
+    t->slice_bw[t->nslices++] =
+        gdr_bandwidth((count - t->slice_count) * t->msg_bytes, now_ns - t->slice_ns);
+    t->slice_count = count;
+    t->slice_ns = now_ns;
+    /* The next mark past count: fixed positions, so a poll that ends a
+     * slice a little late does not shift the later ones. */
+    uint64_t k = (count - t->slice_base) * GDR_STEADY_SLICES / t->total + 1;
+    t->slice_mark = t->slice_base + (k * t->total + GDR_STEADY_SLICES - 1) / GDR_STEADY_SLICES;
+}
+
+void gdr_peak_steadiness(const struct gdr_peak_tracker *t, struct gdr_steady *out)
+{
+    out->slices = t->nslices;
+    out->min = out->max = out->cv = 0;
+    if (t->nslices < 2) {
+        out->slices = 0; /* one slice says nothing about steadiness */
+        return;
+    }
+    double mean = 0, m2 = 0;
+    out->min = out->max = t->slice_bw[0];
+    for (unsigned i = 0; i < t->nslices; i++) {
+        double x = t->slice_bw[i], delta = x - mean;
+        mean += delta / (i + 1);
+        m2 += delta * (x - mean);
+        out->min = x < out->min ? x : out->min;
+        out->max = x > out->max ? x : out->max;
+    }
+    out->cv = mean > 0 ? sqrt(m2 / (t->nslices - 1)) / mean : 0;
 }
 
 void gdr_peak_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t now_ns)
 {
+    slice_update(t, count, now_ns);
     if (count < t->next_mark || now_ns <= t->last_ns)
         return;
     if (++t->segments >= 2) {

@@ -13,6 +13,7 @@
 
 struct gdr_lat_stats {
     uint64_t count;
+    uint64_t dropped; /* samples left out before these (a CPU change); set by the caller */
     double min, max, mean, stdev; /* seconds */
     double median, p99, p999;     /* seconds */
 };
@@ -37,6 +38,16 @@ double gdr_bandwidth(uint64_t bytes, uint64_t elapsed_ns);
  * from passing for bandwidth. A run too short for two segments has no
  * peak of its own: the caller uses the average. */
 #define GDR_PEAK_WINDOWS 16
+/* Steadiness: the same run cut into GDR_STEADY_SLICES slices at fixed
+ * completion counts (k x total / 10), each slice's bandwidth, and their
+ * spread. A poll that completes past two marks at once merges their
+ * slices. */
+#define GDR_STEADY_SLICES 10
+struct gdr_steady {
+    unsigned slices; /* slices measured; 0: none (too short, or not tracked) */
+    double min, max; /* bytes/s */
+    double cv;       /* coefficient of variation: sample stdev / mean */
+};
 struct gdr_peak_tracker {
     uint64_t msg_bytes;           /* bytes per completed message */
     uint64_t total;               /* messages expected in the run */
@@ -45,11 +56,16 @@ struct gdr_peak_tracker {
     uint64_t last_count, last_ns; /* the last milestone */
     unsigned segments;            /* milestones passed */
     double peak;                  /* bytes/s */
+    uint64_t slice_base, slice_mark, slice_count, slice_ns; /* steadiness: the open slice */
+    unsigned nslices;
+    double slice_bw[GDR_STEADY_SLICES];
 };
 
 void gdr_peak_start(struct gdr_peak_tracker *t, uint64_t msg_bytes, uint64_t total,
                     uint64_t start_count, uint64_t start_ns);
 /* Call with the running completion count and the time it was reached. */
 void gdr_peak_update(struct gdr_peak_tracker *t, uint64_t count, uint64_t now_ns);
+/* The slices' spread, once the run is over. */
+void gdr_peak_steadiness(const struct gdr_peak_tracker *t, struct gdr_steady *out);
 
 #endif

@@ -1,17 +1,32 @@
 #!/bin/sh
-# Runs on node1 of `ci/rxe-lab --nodes=2 --slurm` (see cluster-slurm.test):
+# Runs on node1 of `ci/rxe-lab --nodes=3 --slurm` (see cluster-slurm.test):
 # gdr-cluster inside a real two-node allocation, so its launcher is srun (the
-# default there), a host-host and a GPU round. The GPU round's ends load the
+# default there), a host-host and a GPU round; then agent mode on all three
+# nodes (one job step, an agent per node, the results directory shared). The GPU round's ends load the
 # strict CUDA test double: LD_PRELOAD and LD_LIBRARY_PATH are set here, and
 # every srun step inherits them (srun's default --export=ALL).
 # Arguments: OUT (shared with the host) BUILDDIR SRCDIR
 out=$1 builddir=$2 srcdir=$3
 cudasim=$builddir/tests/cudasim
 export GDR_CUDASIM_STRICT_ABI=1
-export LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GDR_JSON=$builddir/tools/gdr-json
+export LD_PRELOAD="$cudasim/libcuda.so.1" LD_LIBRARY_PATH="$cudasim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GDR_JSON="$builddir/tools/gdr-json"
+export bench="$builddir/bench" out addr="$GDR_LAB_ADDR"
 
 sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
+# The agents first (one job step; the shared directory is the results
+# directory every node writes to): full pairing of three nodes, a bye a
+# round, H-H and D-D one way: 6 runs. A tolerance of 80 %: only a node
+# five times slower than the others is low, not the lab's noise.
+start=$(date +%s)
+timeout -k 5 300 salloc -N3 -J gdr-cluster-agents \
+    "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/agents" --launch=agents \
+        --tools=write_bw --placements=H-H,D-D --gdr=on --one-direction \
+        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=20 \
+        --min-link-pct=0 --tolerance-pct=80 \
+    >"$out/agents.out" 2>"$out/agents.err"
+echo $? >"$out/agents.rc"
+echo $(( $(date +%s) - start )) >"$out/agents.seconds"
 # Small: every job step takes seconds in the emulated VMs, so one direction
 # and one size (two runs). The lab's timings swing under load: a 50 %
 # tolerance keeps noise from making suspects; soft-RoCE reports a port rate
@@ -25,3 +40,40 @@ timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
     >"$out/cluster.out" 2>"$out/cluster.err"
 echo $? >"$out/cluster.rc"
 echo $(( $(date +%s) - start )) >"$out/cluster.seconds"
+
+# Two concurrent job steps on node1 (two vCPUs), launched as gdr-cluster
+# launches each end: a server and a client of gdr_write_bw on rxe0 (rxe
+# loops back to node1's own address). Each must claim its own loop CPU.
+# shellcheck disable=SC2016 # expanded by the allocation's shell
+timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
+    step() {   # ROLE ARGS...
+        role=$1
+        shift
+        srun -N1 -n1 -w node1 --overlap --cpu-bind=none "$bench/gdr_write_bw" -d rxe0 -p 18900 \
+            --timeout=30 -s 64K -n 200 --json="$out/steps.$role.json" "$@" \
+            >"$out/steps.$role.out" 2>&1
+        echo $? >"$out/steps.$role.rc"
+    }
+    step server &
+    sleep 3
+    step client "$addr"
+    wait' >"$out/steps.salloc.out" 2>&1
+
+# --drain-confirmed against the real scontrol: a second, fake cluster run
+# (tests/cluster/fake-launch as ssh, the fake benchmark; nodex is no Slurm
+# node) where node2 is slow and confirmed, so gdr-cluster drains node2 with
+# its reason; the node's state is read back, then resumed.
+fake=$out/fake
+mkdir -p "$fake/bin" "$fake/path" "$fake/state"
+for t in write_bw read_lat send_bw; do ln -sf "$srcdir/tests/cluster/fake-bench" "$fake/bin/gdr_$t"; done
+for c in ssh getent; do ln -sf "$srcdir/tests/cluster/fake-launch" "$fake/path/$c"; done
+printf 'node2 * * 0.5\n* node2 * 0.5\n' >"$fake/table"
+PATH=$fake/path:$PATH FAKE_STATE=$fake/state FAKE_TABLE=$fake/table LD_PRELOAD='' \
+    timeout -k 5 120 "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --launcher=ssh \
+        --hosts=node1,node2,nodex --bindir="$fake/bin" --remote-tmp="$fake/remote" \
+        --placements=H-H --one-direction --timeout=2 --drain-confirmed --out="$out/drain" \
+    >"$out/drain.out" 2>"$out/drain.err"
+echo $? >"$out/drain.rc"
+scontrol show node node2 >"$out/drain-node2.txt" 2>&1
+sinfo -h -N -o '%N %t' >"$out/drain-sinfo.txt" 2>&1
+scontrol update nodename=node2 state=resume >/dev/null 2>&1

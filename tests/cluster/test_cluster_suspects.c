@@ -41,7 +41,8 @@ static struct gdr_matrix *fill(const struct gdr_test_mode *t, int rail)
         for (size_t p = 0; p < s.rounds[r].npairs; p++) {
             size_t a = s.rounds[r].pairs[p].a, b = s.rounds[r].pairs[p].b;
             for (int d = 0; d < 2; d++) {
-                struct gdr_cell *c = gdr_cell_at(m, d ? b : a, d ? a : b);
+                struct gdr_cell *c = gdr_matrix_put(m, d ? b : a, d ? a : b);
+                assert_non_null(c);
                 c->state = GDR_CELL_OK;
                 c->value = GOOD * noise();
                 c->round = r + 1;
@@ -49,15 +50,24 @@ static struct gdr_matrix *fill(const struct gdr_test_mode *t, int rail)
             }
         }
     gdr_sched_free(&s);
+    assert_int_equal(gdr_matrix_finish(m), 0);
     return m;
+}
+
+/* The cell (c, s), which must be planned. */
+static struct gdr_cell *cell(struct gdr_matrix *m, size_t c, size_t s)
+{
+    struct gdr_cell *x = gdr_cell_find(m, c, s);
+    assert_non_null(x);
+    return x;
 }
 
 static void scale_node(struct gdr_matrix *m, size_t i, double f)
 {
     for (size_t p = 0; p < m->n; p++)
         if (p != i) {
-            gdr_cell_at(m, i, p)->value *= f;
-            gdr_cell_at(m, p, i)->value *= f;
+            cell(m, i, p)->value *= f;
+            cell(m, p, i)->value *= f;
         }
 }
 
@@ -138,8 +148,8 @@ static void test_bad_link(void **state)
     (void)state;
     start(16);
     struct gdr_matrix *m = fill(&HH, 0);
-    gdr_cell_at(m, 3, 9)->value *= 0.5;
-    gdr_cell_at(m, 9, 3)->value *= 0.5;
+    cell(m, 3, 9)->value *= 0.5;
+    cell(m, 9, 3)->value *= 0.5;
     run_detect();
     const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_LINK);
     assert_int_equal(s->a, 3);
@@ -175,7 +185,7 @@ static void test_gdr_path(void **state)
     start(8);
     fill(&HH, 0);
     struct gdr_matrix *m = fill(&DD, 0);
-    gdr_cell_at(m, 6, 0)->gdr_off[0] = true;
+    cell(m, 6, 0)->gdr_off[0] = true;
     run_detect();
     s = only_suspect(GDR_SUSPECT_GDR);
     assert_int_equal(s->a, 6);
@@ -218,6 +228,31 @@ static void test_floor(void **state)
         assert_int_equal(det.suspects[k].kind, GDR_SUSPECT_NODE);
 }
 
+/* --min-pct-of-limit: every cell at ~81 % of its limit passes the
+ * statistics (all alike) but not an absolute rule of 90 %; unknown limits
+ * are never low by it. */
+static void test_pct_of_limit(void **state)
+{
+    (void)state;
+    start(8);
+    struct gdr_matrix *m = fill(&HH, 0);
+    for (size_t i = 0; i < m->ncells; i++)
+        m->cells[i].limit = m->cells[i].value / 0.81;
+    opts.min_link_frac = 0;
+    run_detect();
+    assert_int_equal(det.nsuspects, 0);
+    gdr_detection_free(&det);
+    opts.min_pct_of_limit = 90;
+    run_detect();
+    assert_int_equal(det.nsuspects, 8);
+    gdr_detection_free(&det);
+    for (size_t i = 0; i < m->ncells; i++)
+        m->cells[i].limit = 0;
+    run_detect();
+    assert_int_equal(det.nsuspects, 0);
+    opts.min_pct_of_limit = 0;
+}
+
 /* ---- retest verdicts ---- */
 
 struct fake_retest {
@@ -253,6 +288,32 @@ static cJSON *suspects_json(size_t n)
     cJSON *j = gdr_detection_to_json(&det, &set, &p, &opts, 19000);
     gdr_plan_free(&p);
     return j;
+}
+
+/* suspects.json lists the cells whose NIC counted errors (clean 0) of a
+ * sparse matrix: only those, not an unknown one (-1) nor a failed one. */
+static void test_not_clean_listed(void **state)
+{
+    (void)state;
+    start(8);
+    struct gdr_matrix *m = fill(&HH, 0);
+    for (size_t i = 0; i < m->ncells; i++)
+        m->cells[i].clean = 1;
+    cell(m, 1, 4)->clean = 0;
+    cell(m, 6, 0)->clean = 0;
+    cell(m, 2, 3)->clean = -1;
+    cell(m, 5, 7)->clean = 0;
+    cell(m, 5, 7)->state = GDR_CELL_FAILED;
+    run_detect();
+    cJSON *j = suspects_json(8);
+    const cJSON *nc =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "matrices"), 0), "not_clean");
+    assert_int_equal(cJSON_GetArraySize(nc), 2);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 0), 0)->valuestring, "n2");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 0), 1)->valuestring, "n5");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 1), 0)->valuestring, "n7");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(nc, 1), 1)->valuestring, "n1");
+    cJSON_Delete(j);
 }
 
 static void test_confirm_bad_node(void **state)
@@ -299,7 +360,7 @@ static void test_contention_clears(void **state)
     for (size_t a = 0; a < 10; a++)
         for (size_t b = 0; b < 10; b++)
             if (a != b && gdr_cell_at(m, a, b)->round == r1 && (a == 2 || b == 2))
-                gdr_cell_at(m, a, b)->value *= 0.4; /* node 3's pair in round r1 */
+                cell(m, a, b)->value *= 0.4; /* node 3's pair in round r1 */
     run_detect();
     const struct gdr_suspect *s = only_suspect(GDR_SUSPECT_LINK);
     assert_true(s->a == 2 || s->b == 2);
@@ -318,6 +379,143 @@ static void test_contention_clears(void **state)
     cJSON_Delete(j);
 }
 
+/* ---- sparse matrices: random:15 on 4,096 nodes ---- */
+
+static char big[4096][GDR_NODE_NAME_LEN];
+
+struct fill_ctx {
+    struct gdr_matrix *m;
+    size_t bad_node, link_a, link_b;
+};
+
+static int put_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    (void)ordinal;
+    struct fill_ctx *f = ctx;
+    struct gdr_cell *c = gdr_matrix_put(f->m, r->client.node, r->server.node);
+    assert_non_null(c);
+    c->state = GDR_CELL_OK;
+    c->round = (uint32_t)r->round;
+    c->rate_bytes = RATE;
+    c->value = GOOD * noise();
+    bool link = (r->client.node == f->link_a && r->server.node == f->link_b) ||
+                (r->client.node == f->link_b && r->server.node == f->link_a);
+    if (r->client.node == f->bad_node || r->server.node == f->bad_node || link)
+        c->value *= 0.5;
+    return 0;
+}
+
+/* The cells of a random:15 plan (both directions): node 100 at half speed
+ * with every partner, and one link (the first pair of round 3) at half
+ * speed: a node suspect low against all 15 of its partners, and one link
+ * suspect; nothing else. */
+static void test_sparse_4096(void **state)
+{
+    (void)state;
+    size_t n = 4096;
+    for (size_t i = 0; i < n; i++)
+        snprintf(big[i], sizeof(big[i]), "n%zu", i + 1);
+    struct gdr_plan_opts po;
+    memset(&po, 0, sizeof(po));
+    po.nnodes = n;
+    po.nodes = (const char(*)[GDR_NODE_NAME_LEN])big;
+    po.ntests = 1;
+    po.tests[0] = HH;
+    po.nsizes = 1;
+    po.base_port = 18515;
+    po.pairing = GDR_PAIRING_RANDOM;
+    po.random_k = 15;
+    po.seed = 11;
+    struct gdr_plan p;
+    assert_int_equal(gdr_plan_build(&po, &p), 0);
+    struct gdr_pair *pairs = calloc(p.max_round_pairs + 1, sizeof(*pairs));
+    assert_non_null(pairs);
+    size_t np = gdr_plan_round_pairs(&p, 3, pairs);
+    assert_true(np > 0);
+    struct fill_ctx f = {NULL, 100, pairs[0].a, pairs[0].b};
+    if (f.link_a == 100 || f.link_b == 100)
+        f = (struct fill_ctx){NULL, 100, pairs[1].a, pairs[1].b};
+    free(pairs);
+    assert_int_equal(gdr_matrix_set_init(&set, n, (const char(*)[GDR_NODE_NAME_LEN])big), 0);
+    f.m = gdr_matrix_get(&set, &HH, 0, 1 << 20, false);
+    assert_non_null(f.m);
+    assert_int_equal(gdr_plan_foreach(&p, 0, put_run, &f), 0);
+    assert_int_equal(gdr_matrix_finish(f.m), 0);
+    assert_int_equal(f.m->ncells, n * 15);
+    run_detect();
+    assert_int_equal(det.nsuspects, 2);
+    assert_int_equal(det.suspects[0].kind, GDR_SUSPECT_NODE);
+    assert_int_equal(det.suspects[0].a, 100);
+    assert_int_equal(det.suspects[0].npartners, 15);
+    assert_int_equal(det.suspects[0].nlow_partners, 15);
+    assert_int_equal(det.suspects[1].kind, GDR_SUSPECT_LINK);
+    size_t lo = f.link_a < f.link_b ? f.link_a : f.link_b;
+    size_t hi = f.link_a < f.link_b ? f.link_b : f.link_a;
+    assert_int_equal(det.suspects[1].a, lo);
+    assert_int_equal(det.suspects[1].b, hi);
+    assert_int_equal(det.stats[0].nrounds, 15);
+    gdr_plan_free(&p);
+}
+
+/* Over GDR_HEAT_FULL_MAX nodes the heatmap is drawn in blocks, each its
+ * worst pair, and the worst nodes' own cells come at full resolution. */
+static void test_heat_blocks(void **state)
+{
+    (void)state;
+    start(64);
+    gdr_matrix_set_free(&set);
+    size_t n = 300;
+    for (size_t i = 0; i < n; i++)
+        snprintf(big[i], sizeof(big[i]), "n%zu", i + 1);
+    assert_int_equal(gdr_matrix_set_init(&set, n, (const char(*)[GDR_NODE_NAME_LEN])big), 0);
+    struct gdr_matrix *m = gdr_matrix_get(&set, &HH, 0, 1 << 20, false);
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (a != b && (a + b) % 7 == 0) {
+                struct gdr_cell *c = gdr_matrix_put(m, a, b);
+                c->state = GDR_CELL_OK;
+                c->value = GOOD * (a == 250 || b == 250 ? 0.5 : 1) * noise();
+            }
+    assert_int_equal(gdr_matrix_finish(m), 0);
+    char dir[] = "/tmp/test-heat.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(gdr_matrix_write_heat(&set, NULL, dir), 0);
+    char path[256], line[256];
+    snprintf(path, sizeof(path), "%s/layout-write_bw.H-H.na-1048576-r0.dat", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof(line), f));
+    fclose(f);
+    assert_string_equal(line, "blocks 150 size 2 nodes 300\n");
+    /* block (125, 10) holds node 250's cells: its worst is about 0.5 */
+    snprintf(path, sizeof(path), "%s/heat-write_bw.H-H.na-1048576-r0.dat", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    size_t lines = 0, low = 0;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned x, y;
+        double ratio;
+        if (sscanf(line, "%u %u %lf", &x, &y, &ratio) != 3)
+            continue;
+        lines++;
+        if (ratio < 0.7 && x != 125 && y != 125)
+            fail_msg("block %u %u: %.2f, none of node 250's", x, y, ratio);
+        low += ratio < 0.7;
+    }
+    fclose(f);
+    assert_int_equal(lines, 150 * 150);
+    assert_true(low > 0);
+    snprintf(path, sizeof(path), "%s/topnames-write_bw.H-H.na-1048576-r0.txt", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof(line), f));
+    fclose(f);
+    assert_string_equal(line, "n251\n");
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,8 +526,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gdr_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_cluster, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pct_of_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_clean_listed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_bad_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contention_clears, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sparse_4096, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heat_blocks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,9 +51,16 @@
 #define SIM_ALLOC_ALIGN (64u << 10) /* GPU page size for GPUDirect */
 #define SIM_GUARD (2u << 20)        /* PROT_NONE gap around partitions */
 #define SIM_BASE_HINT ((uintptr_t)0x7d0000000000ull)
-#define SIM_CTX_MAGIC 0x63747873u    /* "ctxs" */
-#define SIM_STREAM_MAGIC 0x7374726du /* "strm" */
-#define SIM_EVENT_MAGIC 0x6576656eu  /* "even" */
+#define SIM_CTX_MAGIC 0x63747873u      /* "ctxs" */
+#define SIM_STREAM_MAGIC 0x7374726du   /* "strm" */
+#define SIM_EVENT_MAGIC 0x6576656eu    /* "even" */
+#define SIM_VMM_GRANULARITY (2u << 20) /* cuMemGetAllocationGranularity's answer */
+
+/* The driver API version this build stands for: entry points newer than
+ * it are not exported (the "old driver" build defines it lower). */
+#ifndef CUDASIM_API_VERSION
+#define CUDASIM_API_VERSION 12040
+#endif
 
 /* ---------------------------------------------------------------------
  * Configuration (read once, when the library is loaded)
@@ -76,11 +84,17 @@ static struct {
     int rdma_writes_ordering; /* CU_GPU_DIRECT_RDMA_WRITES_ORDERING_* */
     int flush_options;        /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_* bits */
     bool strict;              /* device memory is PROT_NONE at the device addresses */
+    int vmm;                  /* VMM_OFF, VMM_NOGDR, VMM_GDR */
+    bool dmabuf;              /* cuMemGetHandleForAddressRange exports */
+    CUresult dmabuf_pcie;     /* answer to the PCIe mapping flag (0: accepted) */
+    bool c2c;                 /* the GPU hangs off the CPU by a C2C link */
     int nfail;
     struct fail_rule fail[SIM_MAX_FAIL];
 } cfg;
 
 static unsigned long flush_calls; /* cuFlushGPUDirectRDMAWrites that succeeded */
+
+enum { VMM_OFF, VMM_NOGDR, VMM_GDR };
 
 /* ---------------------------------------------------------------------
  * State
@@ -94,13 +108,20 @@ struct sim_ctx {
     unsigned int flags;
 };
 
-struct alloc { /* a live cuMemAlloc allocation */
+struct alloc { /* a live cuMemAlloc allocation, or a VMM mapping */
     uintptr_t start;
     size_t size;  /* as asked for */
     size_t rsize; /* rounded to SIM_ALLOC_ALIGN: what it occupies */
     int dev;
     unsigned long long id;
     bool sync_memops;
+    /* cuMemCreate's physical memory sits in the partition like a
+     * cuMemAlloc chunk but has no device address of its own (hidden);
+     * cuMemMap + cuMemSetAccess make an accessible mapping (vmm) at a
+     * reserved address, whose bytes are at alias. */
+    bool hidden, vmm;
+    bool rdma; /* vmm: created with gpuDirectRDMACapable */
+    uintptr_t alias;
 };
 
 struct hostmem { /* cuMemHostAlloc'd or cuMemHostRegister'ed */
@@ -151,7 +172,9 @@ static _Thread_local const char *api_name;
 
 static uintptr_t region_base, region_end; /* the whole reservation */
 static size_t region_len, part_size;
-static uintptr_t alias_base; /* the same memory, for this library only */
+static uintptr_t alias_base;        /* the same memory, for this library only */
+static int mem_fd = -1;             /* the memfd behind both (cuMemMap maps it) */
+static uintptr_t vmm_base, vmm_end; /* cuMemAddressReserve's part of the range */
 
 static struct alloc *allocs; /* sorted by start */
 static size_t nallocs, allocs_cap;
@@ -298,21 +321,49 @@ static void load_config(void)
 
     cfg.ndev = (int)env_long("GDR_CUDASIM_DEVICES", 1, 0, SIM_MAX_DEVICES);
     cfg.mem_bytes = (size_t)env_long("GDR_CUDASIM_MEM_MB", 1024, 1, 1L << 20) << 20;
-    cfg.driver_version = (int)env_long("GDR_CUDASIM_DRIVER_VERSION", 12040, 1000, 99990);
+    cfg.driver_version =
+        (int)env_long("GDR_CUDASIM_DRIVER_VERSION", CUDASIM_API_VERSION, 1000, 99990);
     cfg.trace = (int)env_long("GDR_CUDASIM_TRACE", 0, 0, 9);
     cfg.delay_ns = (uint64_t)env_long("GDR_CUDASIM_COPY_DELAY_US", 0, 0, 60000000) * 1000u;
     cfg.no_device = env_long("GDR_CUDASIM_NO_DEVICE", 0, 0, 1) != 0;
     cfg.strict_abi = env_long("GDR_CUDASIM_STRICT_ABI", 0, 0, 1) != 0;
     cfg.flush_options = (int)env_long("GDR_CUDASIM_FLUSH_OPTIONS",
                                       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST, 0, 3);
+    cfg.c2c = env_long("GDR_CUDASIM_C2C", 0, 0, 1) != 0;
+    cfg.dmabuf = env_long("GDR_CUDASIM_DMABUF", 0, 0, 1) != 0;
+    s = getenv("GDR_CUDASIM_VMM");
+    cfg.vmm = VMM_GDR;
+    if (s && !strcmp(s, "off"))
+        cfg.vmm = VMM_OFF;
+    else if (s && !strcmp(s, "nogdr"))
+        cfg.vmm = VMM_NOGDR;
+    else if (s && *s && strcmp(s, "gdr"))
+        say("GDR_CUDASIM_VMM=%s: expected gdr, nogdr or off; using gdr", s);
+    /* The PCIe mapping flag: a C2C platform has the second path; elsewhere
+     * the driver knows the flag and says the platform lacks it; a driver
+     * older than the flag does not know it at all. */
+    s = getenv("GDR_CUDASIM_DMABUF_PCIE");
+    cfg.dmabuf_pcie = cfg.c2c ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+    if (s && !strcmp(s, "accept"))
+        cfg.dmabuf_pcie = CUDA_SUCCESS;
+    else if (s && !strcmp(s, "unsupported"))
+        cfg.dmabuf_pcie = CUDA_ERROR_NOT_SUPPORTED;
+    else if (s && !strcmp(s, "unknown"))
+        cfg.dmabuf_pcie = CUDA_ERROR_INVALID_VALUE;
+    else if (s && *s)
+        say("GDR_CUDASIM_DMABUF_PCIE=%s: expected accept, unsupported or unknown", s);
+    /* With two write paths (C2C and PCIe) the driver reports ALL_DEVICES. */
     s = getenv("GDR_CUDASIM_RDMA_WRITES_ORDERING");
-    cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+    cfg.rdma_writes_ordering = cfg.c2c ? CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES
+                                       : CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
     if (s && !strcmp(s, "owner"))
         cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
     else if (s && !strcmp(s, "all_devices"))
         cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES;
-    else if (s && *s && strcmp(s, "none"))
-        say("GDR_CUDASIM_RDMA_WRITES_ORDERING=%s: expected none, owner or all_devices; using none",
+    else if (s && !strcmp(s, "none"))
+        cfg.rdma_writes_ordering = CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+    else if (s && *s)
+        say("GDR_CUDASIM_RDMA_WRITES_ORDERING=%s: expected none, owner or all_devices; using the default",
             s);
     cfg.strict = env_long("GDR_CUDASIM_STRICT", 1, 0, 1) != 0;
     s = getenv("GDR_CUDASIM_FAIL");
@@ -568,11 +619,14 @@ static uintptr_t part_base(int dev)
     return region_base + SIM_GUARD + (uintptr_t)dev * (part_size + SIM_GUARD);
 }
 
-/* The device range: guard, partition 0, guard, partition 1, ..., guard.
+/* The device range: guard, partition 0, guard, partition 1, ..., guard,
+ * then the addresses cuMemAddressReserve hands out (twice the device
+ * memory), then a guard.
  * The partitions are one memfd (sparse: untouched memory costs nothing),
  * mapped at the device addresses (PROT_NONE in strict mode) and once more
  * read-write at alias_base, where this library's copies and the NIC (via
- * peermem.c) reach the bytes. */
+ * peermem.c) reach the bytes; cuMemMap maps the same memfd again at a
+ * reserved address. */
 static CUresult reserve_region(void)
 {
     size_t mem_len;
@@ -582,8 +636,9 @@ static CUresult reserve_region(void)
 
     if (region_base)
         return CUDA_SUCCESS;
-    part_size = round_up(cfg.mem_bytes, SIM_ALLOC_ALIGN);
-    region_len = SIM_GUARD + (size_t)cfg.ndev * (part_size + SIM_GUARD);
+    part_size = round_up(cfg.mem_bytes, SIM_VMM_GRANULARITY);
+    region_len = SIM_GUARD + (size_t)cfg.ndev * (part_size + SIM_GUARD) +
+                 2 * (size_t)cfg.ndev * part_size + SIM_GUARD;
     mem_len = (size_t)cfg.ndev * part_size;
     fd = (int)syscall(SYS_memfd_create, "cudasim-device-memory", 1u /* MFD_CLOEXEC */);
     if (fd < 0)
@@ -630,7 +685,9 @@ static CUresult reserve_region(void)
             region_base = region_end = alias_base = 0;
             return r;
         }
-    close(fd);
+    mem_fd = fd;
+    vmm_base = part_base(cfg.ndev);
+    vmm_end = region_end - SIM_GUARD;
     if (cfg.trace >= 1)
         say("device range [%#" PRIxPTR ", %#" PRIxPTR "): %d device(s) x %zu MiB, %s", region_base,
             region_end, cfg.ndev, cfg.mem_bytes >> 20,
@@ -649,12 +706,20 @@ static bool overlaps_region(uintptr_t p, size_t n)
     return region_base && p < region_end && p + n > region_base;
 }
 
+static struct alloc *find_alloc(uintptr_t p, bool allow_end);
+
 /* Where this library reads and writes the byte at device address p (in a
- * partition); any other address is host memory and stays as it is. */
+ * partition, or in an accessible VMM mapping); any other address is host
+ * memory and stays as it is. */
 static void *host_view(uintptr_t p)
 {
     size_t stride = part_size + SIM_GUARD, rel, dev;
 
+    if (p >= vmm_base && p < vmm_end) {
+        struct alloc *a = find_alloc(p, true);
+
+        return a && a->vmm ? (void *)(a->alias + (p - a->start)) : (void *)p;
+    }
     if (!in_region(p) || p < region_base + SIM_GUARD)
         return (void *)p;
     rel = p - region_base - SIM_GUARD;
@@ -681,6 +746,8 @@ static struct alloc *find_alloc(uintptr_t p, bool allow_end)
     if (lo == 0)
         return NULL;
     struct alloc *a = &allocs[lo - 1];
+    if (a->hidden) /* cuMemCreate's memory has no address until mapped */
+        return NULL;
     if (p < a->start + a->size || (allow_end && p == a->start + a->size))
         return a;
     return NULL;
@@ -705,6 +772,11 @@ static CUresult check_dev(const char *what, CUdeviceptr d, size_t n)
                    ", %#" PRIxPTR "))",
                    what, p, region_base, region_end);
     a = find_alloc(p, n == 0);
+    if (!a && p >= vmm_base && p < vmm_end)
+        return err(CUDA_ERROR_INVALID_VALUE,
+                   "%s %#" PRIxPTR " is a VMM address without access (not cuMemMap'ed, or no "
+                   "cuMemSetAccess since)",
+                   what, p);
     if (!a)
         return err(
             CUDA_ERROR_INVALID_VALUE,
@@ -984,9 +1056,18 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = dev_bus(dev); break;
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: v = cfg.dmabuf; break;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: v = 1; break;
-    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: v = cfg.vmm == VMM_GDR; break;
+    /* A C2C-attached GPU (Grace): coherent atomics, its memory a NUMA node,
+     * the host's page tables. */
+    case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: v = cfg.c2c; break;
+    case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: v = cfg.c2c; break;
+    case CU_DEVICE_ATTRIBUTE_NUMA_CONFIG:
+        v = cfg.c2c ? CU_DEVICE_NUMA_CONFIG_NUMA_NODE : CU_DEVICE_NUMA_CONFIG_NONE;
+        break;
+    case CU_DEVICE_ATTRIBUTE_NUMA_ID: v = cfg.c2c ? 1 + (int)dev : -1; break;
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: v = cfg.flush_options; break;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: v = cfg.rdma_writes_ordering; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;
@@ -997,7 +1078,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: v = cfg.vmm != VMM_OFF; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: v = 9; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = 0; break;
@@ -1041,8 +1122,9 @@ static void ctx_teardown(struct sim_ctx *c)
     size_t n = 0, bytes = 0;
 
     sync_all();
+    /* VMM memory belongs to the process, not to a context. */
     for (size_t i = nallocs; i-- > 0;)
-        if (allocs[i].dev == c->dev) {
+        if (allocs[i].dev == c->dev && !allocs[i].hidden && !allocs[i].vmm) {
             n++;
             bytes += allocs[i].size;
             remove_alloc(&allocs[i]);
@@ -1150,6 +1232,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
  * checks the call as the driver does and counts it (trace level 1 says
  * how many at exit). */
 
+#if CUDASIM_API_VERSION >= 11030
 CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
                                             CUflushGPUDirectRDMAWritesScope scope)
 {
@@ -1165,32 +1248,46 @@ CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget tar
     flush_calls++;
     RETURN(CUDA_SUCCESS);
 }
+#endif
 
 /* ---------------------------------------------------------------------
  * Device memory
  * ------------------------------------------------------------------- */
 
-CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
+/* Insert a into the sorted allocation table at index at. */
+static CUresult insert_alloc(size_t at, const struct alloc *a)
 {
-    int dev;
-    size_t rsize;
-    uintptr_t lo, hi, cand;
-    size_t at;
+    if (nallocs == allocs_cap) {
+        size_t cap = allocs_cap ? 2 * allocs_cap : 64;
+        struct alloc *n = realloc(allocs, cap * sizeof *n);
 
-    API("cuMemAlloc", NEED_CTX);
-    if (!dptr)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "dptr is NULL"));
-    if (bytesize == 0)
-        RETURN(err(CUDA_ERROR_INVALID_VALUE, "bytesize is 0"));
-    dev = current->dev;
+        if (!n)
+            return err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed");
+        allocs = n;
+        allocs_cap = cap;
+    }
+    memmove(&allocs[at + 1], &allocs[at], (nallocs - at) * sizeof *allocs);
+    allocs[at] = *a;
+    allocs[at].id = next_alloc_id++;
+    nallocs++;
+    dev_used[a->dev] += a->rsize;
+    return CUDA_SUCCESS;
+}
+
+/* bytesize bytes of device dev's memory, first fit: cuMemAlloc's, and
+ * (hidden) cuMemCreate's physical memory. */
+static CUresult partition_alloc(int dev, size_t bytesize, bool hidden, uintptr_t *start)
+{
+    size_t rsize, at;
+    uintptr_t lo, hi, cand;
+
     if (bytesize > part_size)
-        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes > device memory (%zu)", bytesize,
-                   cfg.mem_bytes));
+        return err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes > device memory (%zu)", bytesize,
+                   cfg.mem_bytes);
     rsize = round_up(bytesize, SIM_ALLOC_ALIGN);
     if (dev_used[dev] + rsize > part_size)
-        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes requested, %zu of %zu in use", bytesize,
-                   dev_used[dev], cfg.mem_bytes));
-    /* first fit in this device's partition */
+        return err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes requested, %zu of %zu in use", bytesize,
+                   dev_used[dev], cfg.mem_bytes);
     lo = part_base(dev);
     hi = lo + part_size;
     cand = lo;
@@ -1205,25 +1302,31 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
         cand = allocs[i].start + allocs[i].rsize;
     }
     if (hi - cand < rsize)
-        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes: no hole large enough (fragmented)",
-                   bytesize));
-    if (nallocs == allocs_cap) {
-        size_t cap = allocs_cap ? 2 * allocs_cap : 64;
-        struct alloc *n = realloc(allocs, cap * sizeof *n);
+        return err(CUDA_ERROR_OUT_OF_MEMORY, "%zu bytes: no hole large enough (fragmented)",
+                   bytesize);
+    struct alloc a = {
+        .start = cand, .size = bytesize, .rsize = rsize, .dev = dev, .hidden = hidden};
+    CUresult r = insert_alloc(at, &a);
+    if (r == CUDA_SUCCESS)
+        *start = cand;
+    return r;
+}
 
-        if (!n)
-            RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed"));
-        allocs = n;
-        allocs_cap = cap;
-    }
-    memmove(&allocs[at + 1], &allocs[at], (nallocs - at) * sizeof *allocs);
-    allocs[at] = (struct alloc){
-        .start = cand, .size = bytesize, .rsize = rsize, .dev = dev, .id = next_alloc_id++};
-    nallocs++;
-    dev_used[dev] += rsize;
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
+{
+    uintptr_t cand;
+    CUresult r;
+
+    API("cuMemAlloc", NEED_CTX);
+    if (!dptr)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "dptr is NULL"));
+    if (bytesize == 0)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "bytesize is 0"));
+    if ((r = partition_alloc(current->dev, bytesize, false, &cand)))
+        RETURN(r);
     *dptr = (CUdeviceptr)cand;
     if (cfg.trace >= 2)
-        say("cuMemAlloc: %zu bytes at %#" PRIxPTR " on device %d", bytesize, cand, dev);
+        say("cuMemAlloc: %zu bytes at %#" PRIxPTR " on device %d", bytesize, cand, current->dev);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1235,6 +1338,10 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
     if (dptr == 0)
         RETURN(CUDA_SUCCESS);
     a = find_alloc_base((uintptr_t)dptr);
+    if (a && a->vmm)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "%#" PRIxPTR " is a VMM mapping: cuMemUnmap it, not cuMemFree",
+                   (uintptr_t)dptr));
     if (!a)
         RETURN(err(CUDA_ERROR_INVALID_VALUE,
                    "%#" PRIxPTR " is not the base of a live allocation (double free? %s)",
@@ -1276,6 +1383,354 @@ CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdevic
 }
 
 /* ---------------------------------------------------------------------
+ * Virtual memory management (cuMemCreate, cuMemMap, ...)
+ *
+ * cuMemCreate takes physical memory from the device's partition (a hidden
+ * chunk: no device address); cuMemAddressReserve hands out addresses from
+ * the part of the device range after the partitions; cuMemMap maps the
+ * chunk's pages of the memfd there (PROT_NONE in strict mode, like every
+ * device address), and only cuMemSetAccess makes the mapping a device
+ * allocation the copies and the NIC accept.
+ * ------------------------------------------------------------------- */
+
+struct vmm_handle {
+    struct vmm_handle *next;
+    uintptr_t phys; /* the hidden chunk's partition address */
+    size_t size;
+    int dev;
+    bool rdma, released;
+    int maps;
+};
+
+struct vmm_range { /* a reservation or a mapping */
+    struct vmm_range *next;
+    uintptr_t start;
+    size_t size;
+    struct vmm_handle *h; /* mappings only */
+    bool access;
+};
+
+static struct vmm_handle *vmm_handles;
+static struct vmm_range *vmm_reserves, *vmm_maps;
+static uintptr_t vmm_next; /* the next free reservable address */
+
+static struct vmm_handle *find_handle(CUmemGenericAllocationHandle handle)
+{
+    for (struct vmm_handle *h = vmm_handles; h; h = h->next)
+        if ((CUmemGenericAllocationHandle)(uintptr_t)h == handle && !h->released)
+            return h;
+    return NULL;
+}
+
+/* The memfd offset of partition address p. */
+static off_t memfd_offset(int dev, uintptr_t p)
+{
+    return (off_t)((size_t)dev * part_size + (p - part_base(dev)));
+}
+
+static void free_handle(struct vmm_handle *h)
+{
+    for (struct vmm_handle **hp = &vmm_handles; *hp; hp = &(*hp)->next)
+        if (*hp == h) {
+            *hp = h->next;
+            break;
+        }
+    for (size_t i = 0; i < nallocs; i++)
+        if (allocs[i].hidden && allocs[i].start == h->phys) {
+            remove_alloc(&allocs[i]);
+            break;
+        }
+    free(h);
+}
+
+/* prop describes pinned device memory on a device that exists. */
+static CUresult check_prop(const CUmemAllocationProp *prop)
+{
+    if (!prop)
+        return err(CUDA_ERROR_INVALID_VALUE, "prop is NULL");
+    if (prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
+        return err(CUDA_ERROR_INVALID_VALUE, "prop->type %d (only PINNED is simulated)",
+                   (int)prop->type);
+    if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return err(CUDA_ERROR_INVALID_VALUE, "prop->location.type %d (only DEVICE is simulated)",
+                   (int)prop->location.type);
+    if (prop->location.id < 0 || prop->location.id >= cfg.ndev)
+        return err(CUDA_ERROR_INVALID_DEVICE, "prop->location.id %d (have %d)", prop->location.id,
+                   cfg.ndev);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                               CUmemAllocationGranularity_flags option)
+{
+    CUresult r;
+
+    API("cuMemGetAllocationGranularity", NEED_INIT);
+    if (!granularity)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "granularity is NULL"));
+    if ((r = check_prop(prop)))
+        RETURN(r);
+    if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
+        option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "option %d", (int)option));
+    *granularity = SIM_VMM_GRANULARITY;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                             const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    struct vmm_handle *h;
+    uintptr_t phys;
+    CUresult r;
+
+    API("cuMemCreate", NEED_INIT);
+    if (!handle || flags)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "handle %p, flags %#llx", (void *)handle, flags));
+    if ((r = check_prop(prop)))
+        RETURN(r);
+    if (cfg.vmm == VMM_OFF)
+        RETURN(err(CUDA_ERROR_NOT_SUPPORTED, "no virtual memory management (GDR_CUDASIM_VMM=off)"));
+    if (size == 0 || size % SIM_VMM_GRANULARITY)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "size %zu is not a multiple of the granularity (%u bytes)", size,
+                   SIM_VMM_GRANULARITY));
+    if (prop->allocFlags.gpuDirectRDMACapable && cfg.vmm != VMM_GDR)
+        RETURN(err(CUDA_ERROR_NOT_SUPPORTED,
+                   "gpuDirectRDMACapable: GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED is 0 "
+                   "(GDR_CUDASIM_VMM=nogdr)"));
+    h = calloc(1, sizeof *h);
+    if (!h)
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed"));
+    if ((r = partition_alloc(prop->location.id, size, true, &phys))) {
+        free(h);
+        RETURN(r);
+    }
+    *h = (struct vmm_handle){.next = vmm_handles,
+                             .phys = phys,
+                             .size = size,
+                             .dev = prop->location.id,
+                             .rdma = prop->allocFlags.gpuDirectRDMACapable != 0};
+    vmm_handles = h;
+    *handle = (CUmemGenericAllocationHandle)(uintptr_t)h;
+    if (cfg.trace >= 2)
+        say("cuMemCreate: %zu bytes on device %d%s", size, h->dev,
+            h->rdma ? ", gpuDirectRDMACapable" : "");
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    struct vmm_handle *h;
+
+    API("cuMemRelease", NEED_INIT);
+    if (!(h = find_handle(handle)))
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#llx is not a live allocation handle",
+                   (unsigned long long)handle));
+    /* The memory lives on while it is mapped. */
+    h->released = true;
+    if (h->maps == 0)
+        free_handle(h);
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+                                     CUdeviceptr addr, unsigned long long flags)
+{
+    struct vmm_range *v;
+    uintptr_t start;
+
+    API("cuMemAddressReserve", NEED_INIT);
+    (void)addr; /* a hint only */
+    if (!ptr || flags)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "ptr %p, flags %#llx", (void *)ptr, flags));
+    if (size == 0 || size % SIM_VMM_GRANULARITY)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "size %zu is not a multiple of the granularity (%u bytes)", size,
+                   SIM_VMM_GRANULARITY));
+    if (alignment & (alignment - 1))
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "alignment %zu is not a power of two", alignment));
+    if (!vmm_next)
+        vmm_next = vmm_base;
+    start = round_up(vmm_next, alignment > SIM_VMM_GRANULARITY ? alignment : SIM_VMM_GRANULARITY);
+    if (start > vmm_end || vmm_end - start < size)
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "no %zu bytes of reservable addresses left", size));
+    if (!(v = calloc(1, sizeof *v)))
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed"));
+    *v = (struct vmm_range){.next = vmm_reserves, .start = start, .size = size};
+    vmm_reserves = v;
+    vmm_next = start + size;
+    *ptr = (CUdeviceptr)start;
+    RETURN(CUDA_SUCCESS);
+}
+
+/* The mappings overlapping [p, p+n), one by one. */
+static struct vmm_range *map_overlapping(uintptr_t p, size_t n, struct vmm_range *after)
+{
+    for (struct vmm_range *m = after ? after->next : vmm_maps; m; m = m->next)
+        if (m->start < p + n && p < m->start + m->size)
+            return m;
+    return NULL;
+}
+
+CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    API("cuMemAddressFree", NEED_INIT);
+    for (struct vmm_range **vp = &vmm_reserves; *vp; vp = &(*vp)->next) {
+        struct vmm_range *v = *vp;
+
+        if (v->start != (uintptr_t)ptr || v->size != size)
+            continue;
+        if (map_overlapping(v->start, v->size, NULL))
+            RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                       "%#" PRIxPTR " (+%zu) is still mapped: cuMemUnmap it first", (uintptr_t)ptr,
+                       size));
+        *vp = v->next;
+        free(v);
+        RETURN(CUDA_SUCCESS);
+    }
+    RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " (+%zu) is not a reservation",
+               (uintptr_t)ptr, size));
+}
+
+CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                          CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    struct vmm_handle *h;
+    struct vmm_range *res = NULL, *m;
+    int prot = cfg.strict ? PROT_NONE : PROT_READ | PROT_WRITE;
+
+    API("cuMemMap", NEED_INIT);
+    if (flags || offset)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "offset %zu, flags %#llx (both must be 0)", offset,
+                   flags));
+    if (!(h = find_handle(handle)))
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#llx is not a live allocation handle",
+                   (unsigned long long)handle));
+    if (size == 0 || size % SIM_VMM_GRANULARITY || p % SIM_VMM_GRANULARITY || size > h->size)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "ptr %#" PRIxPTR ", size %zu: not granularity-aligned, or more than the "
+                   "handle's %zu bytes",
+                   p, size, h->size));
+    for (struct vmm_range *v = vmm_reserves; v; v = v->next)
+        if (p >= v->start && p - v->start + size <= v->size)
+            res = v;
+    if (!res)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " (+%zu) is not inside one reservation",
+                   p, size));
+    if (map_overlapping(p, size, NULL))
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " (+%zu) is already mapped", p, size));
+    if (!(m = calloc(1, sizeof *m)))
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed"));
+    if (mmap((void *)p, size, prot, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, mem_fd,
+             memfd_offset(h->dev, h->phys)) == MAP_FAILED) {
+        free(m);
+        RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "mmap at %#" PRIxPTR ": %s", p, strerror(errno)));
+    }
+    *m = (struct vmm_range){.next = vmm_maps, .start = p, .size = size, .h = h};
+    vmm_maps = m;
+    h->maps++;
+    RETURN(CUDA_SUCCESS);
+}
+
+/* Make mapping m a device allocation (or stop it being one). */
+static CUresult set_access(struct vmm_range *m, bool on)
+{
+    if (m->access == on)
+        return CUDA_SUCCESS;
+    if (!on) {
+        struct alloc *a = find_alloc(m->start, false);
+
+        if (a && a->vmm)
+            remove_alloc(a);
+        m->access = false;
+        return CUDA_SUCCESS;
+    }
+    size_t at = 0;
+    while (at < nallocs && allocs[at].start < m->start)
+        at++;
+    struct alloc a = {.start = m->start,
+                      .size = m->size,
+                      .dev = m->h->dev,
+                      .vmm = true,
+                      .rdma = m->h->rdma,
+                      .alias = alias_base + (uintptr_t)memfd_offset(m->h->dev, m->h->phys)};
+    CUresult r = insert_alloc(at, &a);
+    if (r == CUDA_SUCCESS)
+        m->access = true;
+    return r;
+}
+
+CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+                                size_t count)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    size_t covered = 0;
+    bool on = false;
+    CUresult r;
+
+    API("cuMemSetAccess", NEED_INIT);
+    if (!desc || count == 0)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "desc %p, count %zu", (const void *)desc, count));
+    for (size_t i = 0; i < count; i++) {
+        if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || desc[i].location.id < 0 ||
+            desc[i].location.id >= cfg.ndev)
+            RETURN(err(CUDA_ERROR_INVALID_DEVICE, "desc[%zu]: location type %d, id %d", i,
+                       (int)desc[i].location.type, desc[i].location.id));
+        if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
+            desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            RETURN(err(CUDA_ERROR_INVALID_VALUE, "desc[%zu]: flags %d", i, (int)desc[i].flags));
+        on |= desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    }
+    for (struct vmm_range *m = map_overlapping(p, size, NULL); m; m = map_overlapping(p, size, m)) {
+        if (m->start < p || m->start + m->size > p + size)
+            RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                       "%#" PRIxPTR " (+%zu) covers part of the mapping at %#" PRIxPTR, p, size,
+                       m->start));
+        covered += m->size;
+    }
+    if (size == 0 || covered != size)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " (+%zu) is not all mapped", p, size));
+    for (struct vmm_range *m = map_overlapping(p, size, NULL); m; m = map_overlapping(p, size, m))
+        if ((r = set_access(m, on)))
+            RETURN(r);
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    struct vmm_range *m;
+
+    API("cuMemUnmap", NEED_INIT);
+    for (m = map_overlapping(p, size, NULL); m; m = map_overlapping(p, size, m))
+        if (m->start < p || m->start + m->size > p + size)
+            RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                       "%#" PRIxPTR " (+%zu) covers part of the mapping at %#" PRIxPTR, p, size,
+                       m->start));
+    if (size == 0 || !map_overlapping(p, size, NULL))
+        RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " (+%zu) is not mapped", p, size));
+    sync_all(); /* work still using it completes first */
+    for (struct vmm_range **mp = &vmm_maps; *mp;) {
+        m = *mp;
+        if (m->start < p || m->start >= p + size) {
+            mp = &m->next;
+            continue;
+        }
+        set_access(m, false);
+        /* Back to reserved, faulting addresses. */
+        mmap((void *)m->start, m->size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        if (--m->h->maps == 0 && m->h->released)
+            free_handle(m->h);
+        *mp = m->next;
+        free(m);
+    }
+    RETURN(CUDA_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------
  * For peermem.c (the NIC's view of device memory)
  * ------------------------------------------------------------------- */
 
@@ -1288,6 +1743,9 @@ enum cudasim_range cudasim_nic_view(uintptr_t p, size_t n, uintptr_t *alias)
     if (overlaps_region(p, n ? n : 1)) {
         a = find_alloc(p, false);
         r = a && n <= a->start + a->size - p ? CUDASIM_RANGE_DEVICE : CUDASIM_RANGE_BAD;
+        /* nvidia_peermem takes VMM memory only if it was created for RDMA. */
+        if (r == CUDASIM_RANGE_DEVICE && a->vmm && !a->rdma)
+            r = CUDASIM_RANGE_NO_RDMA;
         if (r == CUDASIM_RANGE_DEVICE)
             *alias = (uintptr_t)host_view(p);
     }
@@ -1963,26 +2421,131 @@ CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute at
     if (!a)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "%#" PRIxPTR " is not in a live device allocation",
                    (uintptr_t)ptr));
+    /* As the driver: VMM memory takes no pointer attributes (a context's
+     * CU_CTX_SYNC_MEMOPS, or a synchronize, does that job). */
+    if (a->vmm)
+        RETURN(err(CUDA_ERROR_NOT_SUPPORTED,
+                   "%#" PRIxPTR " is VMM memory (cuMemMap): SYNC_MEMOPS cannot be set on it",
+                   (uintptr_t)ptr));
     /* the value is an unsigned int holding 0 or 1 */
     a->sync_memops = *(const unsigned int *)value != 0;
     RETURN(CUDA_SUCCESS);
 }
 
+#if CUDASIM_API_VERSION >= 11070
+/* A dma-buf export (GDR_CUDASIM_DMABUF=1) is a memfd standing for the
+ * range: the preloaded double's ibv_reg_dmabuf_mr (peermem.c) knows it by
+ * its inode and registers the range's alias; the kernel takes it for no
+ * dma-buf, so without the preload the registration fails as on a NIC
+ * without dma-buf support. */
+struct dmabuf_export {
+    ino_t ino;
+    uintptr_t start;
+    size_t size;
+    bool pcie;
+};
+static struct dmabuf_export *exports;
+static size_t nexports, exports_cap;
+
 CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size,
                                                CUmemRangeHandleType handleType,
                                                unsigned long long flags)
 {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bool pcie = flags & CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE;
+    struct alloc *a;
+    struct stat st;
     CUresult r;
+    int fd;
 
     API("cuMemGetHandleForAddressRange", NEED_CTX);
     if (!handle || handleType != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "handle %p, handleType %d", handle, (int)handleType));
-    if (flags & ~1ull)
+    if (flags & ~(unsigned long long)CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE)
         RETURN(err(CUDA_ERROR_INVALID_VALUE, "flags %#llx", flags));
+    if (pcie && cfg.dmabuf_pcie != CUDA_SUCCESS)
+        RETURN(err(cfg.dmabuf_pcie, "CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE: %s",
+                   cfg.dmabuf_pcie == CUDA_ERROR_INVALID_VALUE
+                       ? "this driver does not know the flag (GDR_CUDASIM_DMABUF_PCIE=unknown)"
+                       : "no PCIe mapping on this platform (not C2C, or "
+                         "GDR_CUDASIM_DMABUF_PCIE=unsupported)"));
     if ((r = check_dev("dptr", dptr, size)))
         RETURN(r);
-    RETURN(err(CUDA_ERROR_NOT_SUPPORTED, "dma-buf export is not simulated (use the peermem path)"));
+    if (dptr % page || size % page)
+        RETURN(err(CUDA_ERROR_INVALID_VALUE,
+                   "dptr %#" PRIxPTR " (+%zu) is not aligned to the host page size (%zu)",
+                   (uintptr_t)dptr, size, page));
+    if (!cfg.dmabuf)
+        RETURN(err(CUDA_ERROR_NOT_SUPPORTED,
+                   "dma-buf export is off (GDR_CUDASIM_DMABUF=1 turns it on)"));
+    a = find_alloc((uintptr_t)dptr, false);
+    if (a->vmm && !a->rdma)
+        RETURN(err(CUDA_ERROR_NOT_SUPPORTED,
+                   "VMM memory created without gpuDirectRDMACapable cannot be exported"));
+    if (nexports == exports_cap) {
+        size_t cap = exports_cap ? 2 * exports_cap : 16;
+        struct dmabuf_export *n = realloc(exports, cap * sizeof *n);
+
+        if (!n)
+            RETURN(err(CUDA_ERROR_OUT_OF_MEMORY, "host malloc failed"));
+        exports = n;
+        exports_cap = cap;
+    }
+    fd = (int)syscall(SYS_memfd_create, "cudasim-dmabuf", 1u /* MFD_CLOEXEC */);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        r = err(CUDA_ERROR_OUT_OF_MEMORY, "memfd_create: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        RETURN(r);
+    }
+    exports[nexports++] =
+        (struct dmabuf_export){.ino = st.st_ino, .start = dptr, .size = size, .pcie = pcie};
+    *(int *)handle = fd;
+    if (cfg.trace >= 2)
+        say("cuMemGetHandleForAddressRange: dma-buf fd %d for %#" PRIxPTR " (+%zu), %s mapping", fd,
+            (uintptr_t)dptr, size, pcie ? "PCIe" : "default");
+    RETURN(CUDA_SUCCESS);
 }
+
+int cudasim_dmabuf_view(int fd, uint64_t offset, size_t length, uintptr_t *addr, uintptr_t *alias,
+                        bool *pcie)
+{
+    struct stat st;
+    int r = 0;
+
+    if (fstat(fd, &st) != 0)
+        return 0;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < nexports; i++) {
+        struct dmabuf_export *e = &exports[i];
+        struct alloc *a;
+
+        if (e->ino != st.st_ino)
+            continue;
+        r = -1;
+        if (offset > e->size || length > e->size - offset)
+            break;
+        /* The allocation must still be there, as the exporter's pages. */
+        a = find_alloc(e->start + offset, false);
+        if (!a || length > a->start + a->size - (e->start + offset))
+            break;
+        *addr = e->start + offset;
+        *alias = (uintptr_t)host_view(*addr);
+        *pcie = e->pcie;
+        r = 1;
+        break;
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+#else
+int cudasim_dmabuf_view(int fd, uint64_t offset, size_t length, uintptr_t *addr, uintptr_t *alias,
+                        bool *pcie)
+{
+    (void)fd, (void)offset, (void)length, (void)addr, (void)alias, (void)pcie;
+    return 0;
+}
+#endif
 
 /* ---------------------------------------------------------------------
  * Plain (unversioned) names
@@ -2065,8 +2628,10 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                    CUstream hStream);
 CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N);
+#if CUDASIM_API_VERSION >= 11030
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
                                   cuuint64_t flags);
+#endif
 
 CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 {
@@ -2161,6 +2726,7 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
     return cuMemsetD32_v2(dstDevice, ui, N);
 }
 
+#if CUDASIM_API_VERSION >= 11030
 /* ---------------------------------------------------------------------
  * cuGetProcAddress
  * ------------------------------------------------------------------- */
@@ -2238,8 +2804,18 @@ static const struct proc procs[] = {
     P1(cuPointerGetAttribute, 4000),
     P1(cuPointerGetAttributes, 7000),
     P1(cuPointerSetAttribute, 6000),
+#if CUDASIM_API_VERSION >= 11070
     P1(cuMemGetHandleForAddressRange, 11070),
+#endif
     P1(cuFlushGPUDirectRDMAWrites, 11030),
+    P1(cuMemGetAllocationGranularity, 10020),
+    P1(cuMemCreate, 10020),
+    P1(cuMemRelease, 10020),
+    P1(cuMemAddressReserve, 10020),
+    P1(cuMemAddressFree, 10020),
+    P1(cuMemMap, 10020),
+    P1(cuMemUnmap, 10020),
+    P1(cuMemSetAccess, 10020),
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
@@ -2288,3 +2864,4 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersio
     API("cuGetProcAddress", NEED_NOTHING);
     RETURN(get_proc(symbol, pfn, cudaVersion, flags, NULL));
 }
+#endif

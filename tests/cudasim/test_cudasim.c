@@ -103,6 +103,14 @@ static struct {
     __typeof__(&cuPointerGetAttribute) PointerGetAttribute;
     __typeof__(&cuMemGetHandleForAddressRange) MemGetHandleForAddressRange;
     __typeof__(&cuFlushGPUDirectRDMAWrites) FlushGPUDirectRDMAWrites;
+    __typeof__(&cuMemGetAllocationGranularity) MemGetAllocationGranularity;
+    __typeof__(&cuMemCreate) MemCreate;
+    __typeof__(&cuMemRelease) MemRelease;
+    __typeof__(&cuMemAddressReserve) MemAddressReserve;
+    __typeof__(&cuMemAddressFree) MemAddressFree;
+    __typeof__(&cuMemMap) MemMap;
+    __typeof__(&cuMemUnmap) MemUnmap;
+    __typeof__(&cuMemSetAccess) MemSetAccess;
 } cu;
 
 static __typeof__(&cuGetProcAddress) get_proc; /* cuGetProcAddress_v2 */
@@ -183,6 +191,14 @@ static void load(const char *path)
     R(PointerGetAttribute, "cuPointerGetAttribute");
     R(MemGetHandleForAddressRange, "cuMemGetHandleForAddressRange");
     R(FlushGPUDirectRDMAWrites, "cuFlushGPUDirectRDMAWrites");
+    R(MemGetAllocationGranularity, "cuMemGetAllocationGranularity");
+    R(MemCreate, "cuMemCreate");
+    R(MemRelease, "cuMemRelease");
+    R(MemAddressReserve, "cuMemAddressReserve");
+    R(MemAddressFree, "cuMemAddressFree");
+    R(MemMap, "cuMemMap");
+    R(MemUnmap, "cuMemUnmap");
+    R(MemSetAccess, "cuMemSetAccess");
 #undef R
 }
 
@@ -787,6 +803,14 @@ static const char *const exported[] = {
     "cuPointerGetAttributes",
     "cuMemGetHandleForAddressRange",
     "cuFlushGPUDirectRDMAWrites",
+    "cuMemGetAllocationGranularity",
+    "cuMemCreate",
+    "cuMemRelease",
+    "cuMemAddressReserve",
+    "cuMemAddressFree",
+    "cuMemMap",
+    "cuMemUnmap",
+    "cuMemSetAccess",
 };
 
 static void t_procaddress(void)
@@ -1062,6 +1086,248 @@ static void t_strict_off(void)
     teardown();
 }
 
+/* VMM: the properties NCCL's allocations use, on device 0. */
+static CUmemAllocationProp vmm_prop(bool rdma)
+{
+    CUmemAllocationProp prop;
+
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    prop.allocFlags.gpuDirectRDMACapable = rdma;
+    return prop;
+}
+
+/* Reserve, create, map size bytes; access set when `access`. */
+static CUdeviceptr vmm_map(size_t size, bool rdma, bool access, CUmemGenericAllocationHandle *h)
+{
+    CUmemAllocationProp prop = vmm_prop(rdma);
+    CUmemAccessDesc desc = {.location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    CUdeviceptr d = 0;
+
+    OK(cu.MemCreate(h, size, &prop, 0));
+    OK(cu.MemAddressReserve(&d, size, 0, 0, 0));
+    OK(cu.MemMap(d, size, 0, *h, 0));
+    if (access)
+        OK(cu.MemSetAccess(d, size, &desc, 1));
+    return d;
+}
+
+static void vmm_unmap(CUdeviceptr d, size_t size, CUmemGenericAllocationHandle h)
+{
+    OK(cu.MemUnmap(d, size));
+    OK(cu.MemRelease(h));
+    OK(cu.MemAddressFree(d, size));
+}
+
+/* cuMemCreate + cuMemMap + cuMemSetAccess: the granularity is enforced,
+ * nothing reaches a mapping before access is set, then the copies do and
+ * the CPU still faults; VMM memory takes no SYNC_MEMOPS; the order of
+ * unmap, release and free is checked. */
+static void t_vmm(void)
+{
+    enum { G = 2 << 20 };
+    CUmemAllocationProp prop = vmm_prop(true);
+    CUmemAccessDesc desc = {.location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    CUmemGenericAllocationHandle h = 0, h2 = 0;
+    unsigned char *buf = malloc(G), *back = malloc(G);
+    CUdeviceptr d = 0, d2 = 0, other = 0;
+    size_t gran = 0;
+    unsigned one = 1;
+    int v = -1;
+
+    setup();
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+    CHECK(v == 1);
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, 0));
+    CHECK(v == 1);
+    OK(cu.MemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CHECK(gran == G);
+    CHECK_RC(cu.MemCreate(&h, G + 4096, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+    prop.location.id = 5;
+    CHECK_RC(cu.MemCreate(&h, G, &prop, 0), CUDA_ERROR_INVALID_DEVICE);
+    prop.location.id = 0;
+    OK(cu.MemCreate(&h, G, &prop, 0));
+    CHECK_RC(cu.MemAddressReserve(&d, G + 1, 0, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    OK(cu.MemAddressReserve(&d, 2 * G, 0, 0, 0));
+    CHECK(d % G == 0);
+    CHECK_RC(cu.MemMap(d + 4096, G, 0, h, 0), CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(cu.MemMap(d, G, 4096, h, 0), CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(cu.MemMap(d, 2 * G, 0, h, 0), CUDA_ERROR_INVALID_VALUE); /* more than the handle */
+    OK(cu.MemMap(d, G, 0, h, 0));
+    CHECK_RC(cu.MemMap(d, G, 0, h, 0), CUDA_ERROR_INVALID_VALUE); /* mapped already */
+    fill(buf, G, 5);
+    CHECK_RC(cu.MemcpyHtoD(d, buf, G), CUDA_ERROR_INVALID_VALUE);            /* no access yet */
+    CHECK_RC(cu.MemSetAccess(d, 2 * G, &desc, 1), CUDA_ERROR_INVALID_VALUE); /* half unmapped */
+    OK(cu.MemSetAccess(d, G, &desc, 1));
+    OK(cu.MemcpyHtoD(d, buf, G));
+    OK(cu.MemAlloc(&other, G));
+    OK(cu.MemcpyDtoD(other, d, G));
+    memset(back, 0, G);
+    OK(cu.MemcpyDtoH(back, other, G));
+    CHECK(filled(back, G, 5));
+    CHECK_RC(cu.MemcpyDtoH(back, d + G - 8, 16), CUDA_ERROR_INVALID_VALUE); /* past the mapping */
+    CHECK(touch_in_child(d, false) == SIGSEGV);
+    CHECK(touch_in_child(d + G - 1, true) == SIGSEGV);
+    CHECK_RC(cu.PointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d),
+             CUDA_ERROR_NOT_SUPPORTED);
+    CHECK_RC(cu.MemFree(d), CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(cu.MemAddressFree(d, 2 * G), CUDA_ERROR_INVALID_VALUE); /* still mapped */
+    OK(cu.MemRelease(h));                                            /* lives while mapped */
+    OK(cu.MemcpyDtoH(back, d, 64));
+    CHECK(filled(back, 64, 5));
+    CHECK_RC(cu.MemRelease(h), CUDA_ERROR_INVALID_VALUE);
+    OK(cu.MemUnmap(d, G));
+    CHECK_RC(cu.MemcpyDtoH(back, d, 64), CUDA_ERROR_INVALID_VALUE);
+    CHECK(touch_in_child(d, false) == SIGSEGV);
+    OK(cu.MemAddressFree(d, 2 * G));
+    /* a second mapping reuses nothing of the first */
+    d2 = vmm_map(G, false, true, &h2);
+    OK(cu.MemcpyHtoD(d2, buf, 4096));
+    vmm_unmap(d2, G, h2);
+    OK(cu.MemFree(other));
+    teardown();
+    free(buf);
+    free(back);
+}
+
+/* GDR_CUDASIM_VMM=nogdr: VMM without GPUDirect RDMA; =off: no VMM. */
+static void t_vmm_nogdr(void)
+{
+    CUmemAllocationProp prop = vmm_prop(true);
+    CUmemGenericAllocationHandle h = 0;
+    int v = -1;
+
+    setup();
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, 0));
+    CHECK(v == 0);
+    CHECK_RC(cu.MemCreate(&h, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+    prop.allocFlags.gpuDirectRDMACapable = 0;
+    OK(cu.MemCreate(&h, 2 << 20, &prop, 0));
+    OK(cu.MemRelease(h));
+    teardown();
+}
+
+static void t_vmm_off(void)
+{
+    CUmemAllocationProp prop = vmm_prop(false);
+    CUmemGenericAllocationHandle h = 0;
+    int v = -1;
+
+    setup();
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+    CHECK(v == 0);
+    CHECK_RC(cu.MemCreate(&h, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+    teardown();
+}
+
+/* GDR_CUDASIM_DMABUF=1: exports of cuMemAlloc memory and of VMM memory
+ * made for RDMA, page-aligned only; the PCIe mapping flag refused off C2C. */
+static void t_dmabuf_export(void)
+{
+    CUmemGenericAllocationHandle h = 0, h2 = 0;
+    CUdeviceptr d = 0, v = 0, v2 = 0;
+    int fd = -1, attr = -1;
+
+    setup();
+    OK(cu.DeviceGetAttribute(&attr, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 0));
+    CHECK(attr == 1);
+    OK(cu.MemAlloc(&d, 1 << 20));
+    OK(cu.MemGetHandleForAddressRange(&fd, d, 1 << 20, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0));
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_RC(
+        cu.MemGetHandleForAddressRange(&fd, d + 100, 4096, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+        CUDA_ERROR_INVALID_VALUE);
+    CHECK_RC(
+        cu.MemGetHandleForAddressRange(&fd, d, 1 << 21, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+        CUDA_ERROR_INVALID_VALUE); /* past the allocation */
+    CHECK_RC(cu.MemGetHandleForAddressRange(&fd, d, 1 << 20, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+                                            CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE),
+             CUDA_ERROR_NOT_SUPPORTED);
+    OK(cu.DeviceGetAttribute(&attr, CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED, 0));
+    CHECK(attr == 0);
+    v = vmm_map(2 << 20, true, true, &h);
+    fd = -1;
+    OK(cu.MemGetHandleForAddressRange(&fd, v, 2 << 20, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0));
+    CHECK(fd >= 0);
+    close(fd);
+    v2 = vmm_map(2 << 20, false, true, &h2);
+    CHECK_RC(
+        cu.MemGetHandleForAddressRange(&fd, v2, 2 << 20, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+        CUDA_ERROR_NOT_SUPPORTED);
+    vmm_unmap(v, 2 << 20, h);
+    vmm_unmap(v2, 2 << 20, h2);
+    OK(cu.MemFree(d));
+    teardown();
+}
+
+/* GDR_CUDASIM_C2C=1: a Grace-attached GPU; the PCIe mapping is accepted
+ * unless GDR_CUDASIM_DMABUF_PCIE says otherwise, and with two write paths
+ * the ordering is ALL_DEVICES. */
+static void c2c(CUresult want_pcie)
+{
+    CUdeviceptr d = 0;
+    int fd = -1, v = -1;
+
+    setup();
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED, 0));
+    CHECK(v == 1);
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_NUMA_CONFIG, 0));
+    CHECK(v == CU_DEVICE_NUMA_CONFIG_NUMA_NODE);
+    OK(cu.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, 0));
+    CHECK(v == CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES);
+    OK(cu.MemAlloc(&d, 1 << 20));
+    CHECK_RC(cu.MemGetHandleForAddressRange(&fd, d, 1 << 20, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+                                            CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE),
+             want_pcie);
+    CHECK((fd >= 0) == (want_pcie == CUDA_SUCCESS));
+    if (fd >= 0)
+        close(fd);
+    OK(cu.MemFree(d));
+    teardown();
+}
+
+static void t_c2c(void)
+{
+    c2c(CUDA_SUCCESS);
+}
+
+static void t_c2c_unknown_flag(void)
+{
+    c2c(CUDA_ERROR_INVALID_VALUE);
+}
+
+/* The old-driver build (tests/cudasim/old): CUDA 11.2, without the entry
+ * points newer than that; the VMM calls (10.2) are there. */
+static void t_old_driver(void)
+{
+    char path[PATH_MAX];
+    const char *slash = strrchr(lib_path, '/');
+    int version = 0;
+    void *h;
+
+    snprintf(path, sizeof path, "%.*sold/libcuda.so.1", slash ? (int)(slash - lib_path + 1) : 0,
+             lib_path);
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "  %s not built: skipped\n", path);
+        skipped = true;
+        return;
+    }
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    CHECK(dlsym(h, "cuFlushGPUDirectRDMAWrites") == NULL);
+    CHECK(dlsym(h, "cuMemGetHandleForAddressRange") == NULL);
+    CHECK(dlsym(h, "cuGetProcAddress") == NULL && dlsym(h, "cuGetProcAddress_v2") == NULL);
+    CHECK(dlsym(h, "cuMemCreate") != NULL && dlsym(h, "cuMemAlloc_v2") != NULL);
+    __typeof__(&cuDriverGetVersion) get_version =
+        (__typeof__(get_version))dlsym(h, "cuDriverGetVersion");
+    CHECK(get_version && get_version(&version) == CUDA_SUCCESS && version == 11020);
+}
+
 /* Re-executed with LD_PRELOAD=the double and no LD_LIBRARY_PATH: the
  * program's dlopen("libcuda.so.1") gets the preloaded object, and its
  * versioned references to the registration calls (ibv_reg_mr@IBVERBS_1.1,
@@ -1197,6 +1463,19 @@ static const struct scenario scenarios[] = {
      {NULL},
      true},
     {"ibv_reg_mr of device memory without the preload: EFAULT", t_ibv_reg_mr, {NULL}, false},
+    {"VMM: create, reserve, map, access, unmap", t_vmm, {NULL}, false},
+    {"GDR_CUDASIM_VMM=nogdr", t_vmm_nogdr, {"GDR_CUDASIM_VMM=nogdr"}, false},
+    {"GDR_CUDASIM_VMM=off", t_vmm_off, {"GDR_CUDASIM_VMM=off"}, false},
+    {"GDR_CUDASIM_DMABUF=1: dma-buf exports", t_dmabuf_export, {"GDR_CUDASIM_DMABUF=1"}, false},
+    {"GDR_CUDASIM_C2C=1: C2C attributes, PCIe mapping accepted",
+     t_c2c,
+     {"GDR_CUDASIM_C2C=1", "GDR_CUDASIM_DMABUF=1"},
+     false},
+    {"GDR_CUDASIM_DMABUF_PCIE=unknown: a driver without the flag",
+     t_c2c_unknown_flag,
+     {"GDR_CUDASIM_C2C=1", "GDR_CUDASIM_DMABUF=1", "GDR_CUDASIM_DMABUF_PCIE=unknown"},
+     false},
+    {"the old-driver build lacks the newer entry points", t_old_driver, {NULL}, true},
 };
 
 static int run(const struct scenario *sc)
@@ -1224,6 +1503,10 @@ static int run(const struct scenario *sc)
         unsetenv("GDR_CUDASIM_RDMA_WRITES_ORDERING");
         unsetenv("GDR_CUDASIM_FLUSH_OPTIONS");
         unsetenv("GDR_CUDASIM_STRICT");
+        unsetenv("GDR_CUDASIM_VMM");
+        unsetenv("GDR_CUDASIM_DMABUF");
+        unsetenv("GDR_CUDASIM_DMABUF_PCIE");
+        unsetenv("GDR_CUDASIM_C2C");
         for (int i = 0; i < 4 && sc->env[i]; i++)
             putenv((char *)sc->env[i]);
         if (!sc->no_load)

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared helpers for the gdr_doctor shell tests (sourced, not a test).
 # Exit codes of a test: 0 pass, 1 fail, 77 skip.
 here=$(cd "$(dirname "$0")" && pwd)

@@ -54,4 +54,24 @@ expect_line '^WARN +iommu +system: IOMMU translates DMA for 0000:01:00.0=DMA-FQ'
 # IOMMU in passthrough.
 run sys
 expect_line '^PASS +iommu +system: IOMMU on in passthrough mode' "sys iommu"
+# PCIe links below their maximum: a NIC or a bridge FAILs, an idle GPU WARNs.
+run nic-x8
+expect_rc 1 "nic-x8 exit"
+expect_line '^FAIL +link +mlx5_0: nic link trained at 16 GT/s x8 \(Gen4 x8\), below the 16 GT/s x16' "nic-x8 NIC"
+expect_line '^WARN +link +0000:03:00.0: GPU link at 2.5 GT/s x16 \(Gen1 x16\), capable of 16 GT/s x16' "nic-x8 idle GPU"
+expect_no_line '^FAIL +link +0000:0[12]' "nic-x8 bridges healthy"
+run nic-x8 --json
+expect_json '"bdf":"0000:04:00.0","role":"nic","current_gts":16,"current_width":8,"max_gts":16,"max_width":16,"max_payload":256,"max_read_request":512,"judged":true,"below_max":true' "nic-x8 JSON NIC"
+run bridge-gen3
+expect_rc 1 "bridge-gen3 exit"
+expect_line '^FAIL +link +0000:01:00.0: bridge link trained at 8 GT/s x16 \(Gen3 x16\), below the 16 GT/s x16' "bridge-gen3 bridge"
+expect_no_line '^(FAIL|WARN) +link +(mlx5_0|0000:03:00.0)' "bridge-gen3 ends healthy"
+# The root port above the slow link is its upper end: not judged again.
+expect_no_line '^FAIL +link +0000:00:01.0' "bridge-gen3 root port"
+run dgx
+expect_line '^PASS +link +system: 25 PCIe links at their maximum' "dgx links"
+expect_no_line '^(FAIL|WARN|UNKNOWN) +link' "dgx links all healthy"
+# No link figures in sysfs: unknown, not healthy.
+run pix
+expect_line '^UNKNOWN +link +system: link speed or width unreadable for 3 device\(s\)' "pix links unknown"
 finish

@@ -38,6 +38,6 @@ expect_json '"level":"SYS","source":"NCCL_IB_GDR_LEVEL"' "NCCL_IB_GDR_LEVEL"
 for bad in NODE bogus -1 ""; do
 	NCCL_NET_GDR_LEVEL=$bad run pix
 	expect_rc 2 "invalid level '$bad'"
-	expect_line "^gdr_doctor: invalid NCCL_NET_GDR_LEVEL='$bad': expected LOC, PIX, PXB, PHB, SYS" "message for '$bad'"
+	expect_line "^gdr_doctor: invalid NCCL_NET_GDR_LEVEL='$bad': expected LOC, PIX, PXB, P2C, PHB, SYS" "message for '$bad'"
 done
 finish

@@ -29,4 +29,14 @@ for fx in phb node sys; do
 	expect_line "^WARN +path .*NCCL does not use GDR beyond NCCL_NET_GDR_LEVEL=PXB \(default\)" "$fx verdict"
 	expect_line "^ +fix: " "$fx fix line"
 done
+# Each GPU's rail NIC (common/topo/pairing, as gdr-cluster-core rails):
+# on its own switch, shared by two GPUs; a down port never, a storage NIC
+# never; GPUs whose NIC is down fall back to the nearest active one.
+run dgx-shared --json
+expect_json '"bdf":"0000:13:00.0","numa_node":0,"device_id":"0x20b0","rail_device":"mlx5_0"' "dgx-shared GPU 1 shares mlx5_0"
+expect_json '"bdf":"0000:a3:00.0","numa_node":1,"device_id":"0x20b0","rail_device":"mlx5_5"' "dgx-shared GPU 7 shares mlx5_5"
+run dgx-down --json
+expect_json '"bdf":"0000:23:00.0","numa_node":0,"device_id":"0x20b0","rail_device":"mlx5_0"' "dgx-down GPU 3 avoids the down mlx5_3"
+run dgx-down
+expect_line "^PASS +path +mlx5_1<->0000:12:00.0: NODE; GDR not used for this pair at PXB, but NCCL picks nearer mlx5_0 \(PIX\)" "dgx-down storage NIC: nearer rail named"
 finish

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "pcie.h"
 #include "topo.h"
 
 #ifndef FIXTURES_DIR
@@ -171,6 +172,7 @@ static void test_nccl_level_parse(void **state)
         {"LOC", GDR_PATH_LOC}, {"pix", GDR_PATH_PIX}, {"PXB", GDR_PATH_PXB}, {"Phb", GDR_PATH_PHB},
         {"SYS", GDR_PATH_SYS}, {"0", GDR_PATH_LOC},   {"1", GDR_PATH_PIX},   {"2", GDR_PATH_PXB},
         {"3", GDR_PATH_PHB},   {"4", GDR_PATH_SYS},   {"5", GDR_PATH_SYS},   {"17", GDR_PATH_SYS},
+        {"P2C", GDR_PATH_P2C},
     };
     static const char *bad[] = {"", "NODE", "-1", "3x", "PXB ", "phb2", "x"};
     enum gdr_path_class c;
@@ -200,6 +202,49 @@ static void test_nccl_gdr_used(void **state)
     assert_false(gdr_nccl_gdr_used(GDR_PATH_UNKNOWN, GDR_PATH_SYS));
 }
 
+/* NCCL 2.27+: P2C lies between PXB and PHB; with the level unset, GDR
+ * over C2C follows NCCL_NET_GDR_C2C. */
+static void test_nccl_c2c(void **state)
+{
+    (void)state;
+    assert_true(gdr_nccl_gdr_used_default(GDR_PATH_P2C, true));
+    assert_false(gdr_nccl_gdr_used_default(GDR_PATH_P2C, false));
+    assert_true(gdr_nccl_gdr_used_default(GDR_PATH_PXB, false));
+    assert_false(gdr_nccl_gdr_used_default(GDR_PATH_PHB, true));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_PXB));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_P2C));
+    assert_true(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_PHB));
+    assert_false(gdr_nccl_gdr_used(GDR_PATH_PHB, GDR_PATH_P2C));
+    /* Through the CPU over C2C: P2C; switch and cross-socket paths stay. */
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_NODE, true), GDR_PATH_P2C);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_PHB, true), GDR_PATH_P2C);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_PIX, true), GDR_PATH_PIX);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_SYS, true), GDR_PATH_SYS);
+    assert_int_equal(gdr_path_with_c2c(GDR_PATH_NODE, false), GDR_PATH_NODE);
+    assert_string_equal(gdr_path_class_name(GDR_PATH_P2C), "P2C");
+    /* From procfs: numa_status marks a C2C GPU; a listed GPU without it is
+     * not; no driver information is unknown. */
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("gh200"), "0009:01:00.0"), 1);
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("gb200"), "0019:01:00.0"), 1);
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("gh200"), "0009:02:00.0"), -1);
+    assert_int_equal(gdr_topo_gpu_c2c(proc_root("pix"), "0000:03:00.0"), -1);
+    assert_int_equal(classify("gh200", "mlx5_0", "0009:01:00.0"), GDR_PATH_NODE);
+    assert_int_equal(classify("gb200", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
+    assert_int_equal(classify("gb200", "mlx5_1", "0000:03:00.0"), GDR_PATH_SYS);
+}
+
+/* The Device Control relaxed-ordering bit of the NIC's function. */
+static void test_relaxed_ordering(void **state)
+{
+    (void)state;
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gb200"), "mlx5_0"), 1);
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gb200"), "mlx5_1"), 0);
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gh200"), "mlx5_0"), 1);
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("pix"), "mlx5_0"), -1); /* no config */
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("rxe"), "rxe0"), -1);   /* software */
+    assert_int_equal(gdr_topo_relaxed_ordering(sys_root("gb200"), "mlx5_9"), -1);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -207,6 +252,86 @@ static void test_names(void **state)
     assert_string_equal(gdr_path_class_name(GDR_PATH_NODE), "NODE");
     assert_string_equal(gdr_path_class_name(GDR_PATH_NONE), "NONE");
     assert_string_equal(gdr_path_class_name((enum gdr_path_class)42), "UNKNOWN");
+}
+
+/* PCIe link state: sysfs attributes and config space (common/topo/pcie.c). */
+static void test_pcie_link(void **state)
+{
+    (void)state;
+    struct gdr_pcie_link l;
+    assert_int_equal(gdr_topo_pcie_link(sys_root("nic-x8"), "0000:04:00.0", &l), 0);
+    assert_true(l.cur_gts == 16 && l.max_gts == 16);
+    assert_int_equal(l.cur_width, 8);
+    assert_int_equal(l.max_width, 16);
+    assert_int_equal(l.type, GDR_PCIE_TYPE_ENDPOINT);
+    assert_int_equal(l.mps, 256);
+    assert_int_equal(l.mps_supported, 512);
+    assert_int_equal(l.mrrs, 512);
+    assert_int_equal(l.relaxed_ordering, 1);
+    assert_int_equal(l.ats, 0); /* capability present, not enabled */
+    assert_int_equal(l.acs_ctrl, -1);
+    assert_false(l.bridge);
+    /* A bridge, and a switch's upstream port by its capability. */
+    assert_int_equal(gdr_topo_pcie_link(sys_root("nic-x8"), "0000:01:00.0", &l), 0);
+    assert_true(l.bridge);
+    assert_int_equal(l.type, GDR_PCIE_TYPE_UPSTREAM);
+    /* No link attributes, config space without capabilities: unknown. */
+    assert_int_equal(gdr_topo_pcie_link(sys_root("pix"), "0000:04:00.0", &l), 0);
+    assert_true(l.cur_gts == 0 && l.max_width == 0 && l.mps == 0);
+    assert_int_equal(l.relaxed_ordering, -1);
+    assert_int_equal(gdr_topo_pcie_link(sys_root("pix"), "0000:99:00.0", &l), -ENOENT);
+}
+
+static void test_pcie_config_walk(void **state)
+{
+    (void)state;
+    uint8_t cfg[0x110] = {0};
+    cfg[0x06] = 0x10; /* capabilities list */
+    cfg[0x34] = 0x50;
+    cfg[0x50] = 0x01; /* power management, next 0x60 */
+    cfg[0x51] = 0x60;
+    cfg[0x60] = GDR_PCI_CAP_EXP;
+    assert_int_equal(gdr_pci_find_cap(cfg, sizeof(cfg), GDR_PCI_CAP_EXP), 0x60);
+    /* cut at 64 bytes (not root): the list lies past what was read */
+    assert_int_equal(gdr_pci_find_cap(cfg, 64, GDR_PCI_CAP_EXP), -1);
+    /* a loop in the list ends */
+    cfg[0x61] = 0x50;
+    assert_int_equal(gdr_pci_find_cap(cfg, sizeof(cfg), 0x05), -1);
+    /* extended: ATS at 0x100 */
+    cfg[0x100] = 0x0f;
+    cfg[0x102] = 0x01;
+    assert_int_equal(gdr_pci_find_ext_cap(cfg, sizeof(cfg), GDR_PCI_EXT_CAP_ATS), 0x100);
+    assert_int_equal(gdr_pci_find_ext_cap(cfg, sizeof(cfg), GDR_PCI_EXT_CAP_ACS), -1);
+}
+
+/* Each link judged once from its lower end, against both ends' maxima. */
+static void test_pcie_walk(void **state)
+{
+    (void)state;
+    struct gdr_pcie_hop h[8];
+    size_t n;
+    assert_int_equal(
+        gdr_topo_pcie_walk(sys_root("bridge-gen3"), "0000:04:00.0", GDR_PCIE_NIC, h, 8, &n), 0);
+    assert_int_equal(n, 4); /* NIC, downstream port, upstream port, root port */
+    assert_string_equal(h[0].link.bdf, "0000:04:00.0");
+    assert_string_equal(h[3].link.bdf, "0000:00:01.0");
+    assert_true(h[0].judged && !h[0].below_max);
+    assert_false(h[1].judged);
+    assert_true(h[2].judged && h[2].below_max);
+    assert_true(h[2].expect_gts == 16 && h[2].expect_width == 16);
+    assert_false(h[3].judged);
+    /* without config space the port types come from the position */
+    assert_int_equal(gdr_topo_pcie_walk(sys_root("pix"), "0000:04:00.0", GDR_PCIE_NIC, h, 8, &n),
+                     0);
+    assert_int_equal(n, 4);
+    assert_true(h[0].judged && !h[1].judged && h[2].judged && !h[3].judged);
+    /* a device faster than the port above it is held to the port's max */
+    struct gdr_pcie_link dev = {.cur_gts = 16, .max_gts = 32, .cur_width = 16, .max_width = 16};
+    struct gdr_pcie_link up = {.max_gts = 16, .max_width = 16};
+    bool speed, width;
+    assert_false(gdr_pcie_below_max(&dev, &up, &speed, &width));
+    assert_true(gdr_pcie_below_max(&dev, NULL, &speed, &width) && speed && !width);
+    assert_string_equal(gdr_pcie_gen_name(32), "Gen5");
 }
 
 int main(void)
@@ -220,7 +345,12 @@ int main(void)
         cmocka_unit_test(test_reg_caps),
         cmocka_unit_test(test_nccl_level_parse),
         cmocka_unit_test(test_nccl_gdr_used),
+        cmocka_unit_test(test_nccl_c2c),
+        cmocka_unit_test(test_relaxed_ordering),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_pcie_link),
+        cmocka_unit_test(test_pcie_config_walk),
+        cmocka_unit_test(test_pcie_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

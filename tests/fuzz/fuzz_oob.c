@@ -5,9 +5,8 @@
  * check, bounded allocation, payload parse, a peer's ERROR), up to 8
  * messages per input, and each decoded body through what reads it:
  * gdr_endpoint_from_json for ENDPOINT, and for SIZE_START / SIZE_DONE /
- * SIZE_RESULT the same strict json.c getters, with the same fields and
- * limits, that protocol.c applies (its parsers are static). A crash, a leak,
- * undefined behaviour or a read past the input is a finding.
+ * SIZE_RESULT the codec protocol.c calls (common/size_msg.c). A crash, a
+ * leak, undefined behaviour or a read past the input is a finding.
  *
  * Build and run: tests/fuzz/run-fuzz (clang, -fsanitize=fuzzer). */
 #include "config.h"
@@ -24,45 +23,19 @@
 #include "json.h"
 #include "oob.h"
 #include "options.h"
-#include "sizes.h"
-
-static void read_measure(const cJSON *o)
-{
-    uint64_t u;
-    double d;
-    const char *what = "fuzz";
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "lat");
-    if (gdr_json_u64(o, "iters", GDR_MAX_ITERS, &u, what) ||
-        gdr_json_u64(o, "bytes", UINT64_MAX, &u, what) ||
-        gdr_json_u64(o, "elapsed_ns", UINT64_MAX, &u, what) ||
-        gdr_json_double(o, "bw_avg", &d, what) || gdr_json_double(o, "bw_peak", &d, what) ||
-        gdr_json_double(o, "msg_rate", &d, what) || gdr_json_double(o, "cpu_user", &d, what) ||
-        gdr_json_double(o, "cpu_system", &d, what) ||
-        gdr_json_u64(l, "count", GDR_MAX_ITERS, &u, what) || gdr_json_double(l, "min", &d, what) ||
-        gdr_json_double(l, "median", &d, what) || gdr_json_double(l, "p999", &d, what))
-        return;
-}
+#include "size_msg.h"
 
 static void read_body(unsigned type, const cJSON *body)
 {
     struct gdr_endpoint ep;
-    char phase[16];
-    uint64_t u;
-    double d;
+    struct gdr_size_start st;
+    static struct gdr_size_done_msg m; /* large */
+    static struct gdr_size_result_msg r;
     switch (type) {
     case GDR_MSG_ENDPOINT: gdr_endpoint_from_json(body, &ep, "ENDPOINT from fuzz"); break;
-    case GDR_MSG_SIZE_START:
-        if (gdr_json_str(body, "phase", phase, sizeof(phase), "fuzz") ||
-            gdr_json_u64(body, "size", GDR_SIZE_MAX, &u, "fuzz") ||
-            gdr_json_u64(body, "iters", GDR_MAX_ITERS, &u, "fuzz") ||
-            gdr_json_double(body, "expect_s", &d, "fuzz"))
-            break;
-        break;
-    case GDR_MSG_SIZE_DONE: read_measure(body); break;
-    case GDR_MSG_SIZE_RESULT:
-        read_measure(cJSON_GetObjectItemCaseSensitive(body, "measure"));
-        gdr_json_u64(body, "bad_bytes", UINT64_MAX, &u, "fuzz");
-        break;
+    case GDR_MSG_SIZE_START: gdr_size_start_decode(body, &st, "SIZE_START from fuzz"); break;
+    case GDR_MSG_SIZE_DONE: gdr_size_done_decode(body, &m, "SIZE_DONE from fuzz"); break;
+    case GDR_MSG_SIZE_RESULT: gdr_size_result_decode(body, &r, "SIZE_RESULT from fuzz"); break;
     }
 }
 

@@ -9,6 +9,12 @@ is worse) made of Gaussian noise and the planted effects:
   --outlier NIGHT:PCT   only on NIGHT
   --drift NIGHT:PCT     from NIGHT on, PCT worse per night, cumulative
   --fail NIGHT          the first run of NIGHT fails (manifest status failed)
+  --dirty NIGHT:PCT     every row of NIGHT is not clean (clean: false, a
+                        retransmission counter moved at both ends) and PCT worse
+  --clean               every other row says clean: true (without it rows have
+                        no clean field: unknown, as in documents before the counters)
+  --limit-pct P         bandwidth rows get a limit (fixed per size: the
+                        template's bandwidth / P %) and their pct_of_limit
   --matrix              the full matrix: send_bw too (from write_bw's documents)
                         and 23 sizes, 2 B .. 8 MiB (from the template's rows)
 Nights are numbered from 1 and dated START + night - 1 days, 02:30 UTC; their
@@ -83,6 +89,9 @@ def main():
     ap.add_argument("--drift", type=night_spec)
     ap.add_argument("--fail", type=int, action="append", default=[])
     ap.add_argument("--matrix", action="store_true")
+    ap.add_argument("--dirty", type=night_spec, action="append", default=[])
+    ap.add_argument("--clean", action="store_true")
+    ap.add_argument("--limit-pct", type=float)
     a = ap.parse_args()
 
     with open(os.path.join(a.template, "manifest.json")) as f:
@@ -113,6 +122,11 @@ def main():
                 planted *= 1 - pct / 100
         if a.drift and night >= a.drift[0]:
             planted *= 1 - a.drift[1] / 100 * (night - a.drift[0] + 1)
+        dirty = False
+        for n, pct in a.dirty:
+            if night == n:
+                planted *= 1 - pct / 100
+                dirty = True
         date = start + datetime.timedelta(days=night - 1)
         stamp = date.strftime("%Y-%m-%dT%H:%M:%SZ")
         out = os.path.join(a.out, "night-%03d" % night)
@@ -138,9 +152,22 @@ def main():
                             if key != "count":
                                 row["latency_s"][key] /= p
                     else:
+                        limit = row["bw_avg_bytes_per_s"] * 100 / a.limit_pct if a.limit_pct else 0
                         row["bw_avg_bytes_per_s"] *= p
                         row["bw_peak_bytes_per_s"] *= p
                         row["msg_rate_per_s"] *= p
+                        if limit:
+                            row["limit"] = {"bytes_per_s": limit, "bound_by": "port"}
+                            row["pct_of_limit"] = 100 * row["bw_avg_bytes_per_s"] / limit
+                    if dirty:
+                        end = {"available": True, "clean": False,
+                               "deltas": {"hw_counters/packet_seq_err": 12},
+                               "moved": [{"name": "hw_counters/packet_seq_err",
+                                          "class": "retransmission"}]}
+                        row["clean"] = False
+                        row["nic_counters"] = {"client": end, "server": end}
+                    elif a.clean:
+                        row["clean"] = True
                 with open(os.path.join(out, r["files"]["client"]), "w") as f:
                     json.dump(d, f, indent=1)
             m["runs"].append(r)

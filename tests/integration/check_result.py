@@ -49,6 +49,14 @@ def problems(doc, args):
     for end in ("client", "server"):
         if end not in doc["ends"]:
             out.append(f"ends.{end} missing")
+    # Optional in the schema (older documents lack them); this version writes them.
+    if "outstanding_reads" not in doc:
+        out.append("outstanding_reads missing")
+    pingpong = doc["test"] in ("write_lat", "send_lat")
+    if pingpong != ("completion" in doc):
+        out.append(f"completion {doc.get('completion')!r} in a {doc['test']} document")
+    if doc["test"] == "send_lat" and doc.get("completion") != "cq":
+        out.append(f"send_lat: completion {doc.get('completion')!r}, a receive is always a cq entry")
     if args.expect_placement:
         want = args.expect_placement.split(":")
         got = [doc["ends"][e]["placement"] for e in ("client", "server")]
@@ -57,7 +65,8 @@ def problems(doc, args):
     for end, e in doc["ends"].items():
         # Optional in the schema (older documents lack them); this version writes them.
         missing = [k for k in ("relaxed_ordering", "scatter_to_cqe", "gpu_writes_ordering",
-                               "gpu_writes_flush") if k not in e]
+                               "gpu_writes_flush", "gpu_alloc", "dmabuf_mapping", "data_direct",
+                               "gpu_c2c", "relaxed_ordering_enabled") if k not in e]
         if missing:
             out.append(f"ends.{end}: missing {missing}")
             continue
@@ -72,6 +81,15 @@ def problems(doc, args):
             out.append(f"ends.{end}: gpu_writes_flush {e['gpu_writes_flush']} without GPU RDMA")
         if direct_gpu and e["gpu_writes_flush"] == "not-applicable":
             out.append(f"ends.{end}: no write-ordering decision for a GPU RDMA buffer")
+        if (e["gpu_alloc"] == "") != (e["placement"] == "host"):
+            out.append(f"ends.{end}: gpu_alloc '{e['gpu_alloc']}' for a {e['placement']} buffer")
+        if (e["dmabuf_mapping"] != "") != (e["registration"] == "dmabuf"):
+            out.append(f"ends.{end}: dmabuf_mapping '{e['dmabuf_mapping']}' with registration "
+                       f"{e['registration']}")
+        if e["data_direct"] and e["registration"] != "dmabuf":
+            out.append(f"ends.{end}: data_direct without a dma-buf registration")
+        if e["gpu_writes_flush"] == "nic-read" and not (direct_gpu and e["gpu_c2c"]):
+            out.append(f"ends.{end}: a NIC-read flush without a C2C GPU the NIC writes")
     for spec in args.expect or []:
         path, _, want = spec.partition("=")
         try:
@@ -104,8 +122,11 @@ def problems(doc, args):
                 out.append(f"{where}: latency not ordered min<=median<=p99<=p999<=max: {chain}")
             if not lat["min"] <= lat["mean"] <= lat["max"]:
                 out.append(f"{where}: mean outside [min, max]")
-            if lat["count"] != r["iterations"]:
-                out.append(f"{where}: {lat['count']} samples for {r['iterations']} iterations")
+            # A sample whose two clock readings came from two CPUs is
+            # dropped (latency_s.dropped, absent in older documents).
+            if lat["count"] + lat.get("dropped", 0) != r["iterations"]:
+                out.append(f"{where}: {lat['count']} samples (+{lat.get('dropped', 0)} dropped) "
+                           f"for {r['iterations']} iterations")
         if params["validate"] and not (r["validated"] and r["bad_bytes"] == 0):
             out.append(f"{where}: data check: validated={r['validated']} bad={r['bad_bytes']}")
         for end in ("client", "server"):

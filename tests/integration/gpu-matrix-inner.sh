@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs inside the soft-RoCE lab (see gpu-matrix.test), with the CUDA driver
 # test double preloaded (strict: the CPU faults on device memory; the NIC
-# reaches it through the double's nvidia_peermem): every benchmark x
+# reaches it through the double's nvidia_peermem): every benchmark (the six) x
 # placement (client-server) H-D, D-H, D-D x --gdr auto and off, validated,
 # then the GPU error paths, then a planted CPU touch of device memory. The
 # staged (--gdr=off) and -b runs also run under the reordering verbs double
@@ -33,7 +33,7 @@ common="-d $dev --sizes=4K:64K:16 -n 16 --warmup=2 --validate --timeout=30"
 win="-d $dev --sizes=1K:256K:16 -t 16 -q 2 -n 48 --warmup=2 --stage-slot=64K --validate --timeout=30"
 args_of() {  # TEST PLACEMENT GDR
     case $1.$2.$3 in
-    read_lat.*) echo "$common" ;;
+    *_lat.*) echo "$common" ;;
     write_bw.D-D.off) echo "$win --stage-slots=8" ;;
     *) echo "$win" ;;
     esac
@@ -44,7 +44,8 @@ mem_of() {  # LETTER GDR
 }
 
 main_t0=$(date +%s)
-for t in write_bw send_bw read_lat; do
+for t in write_bw send_bw read_lat write_lat send_lat read_bw; do
+    [ "$t" = write_lat ] && family_t0=$(date +%s)
     for pl in H-D D-H D-D; do
         for g in auto off; do
             name=$t.$pl.$g
@@ -67,6 +68,7 @@ for t in write_bw send_bw read_lat; do
 done
 
 echo $(($(date +%s) - main_t0)) >"$out/main.seconds"
+echo $(($(date +%s) - family_t0)) >"$out/family.seconds"
 pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering double
     port=$((port + 1))
     # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
@@ -176,6 +178,56 @@ env $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 \
     "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
 echo $? >"$out/gpucheck.rc"
 
+# GPU memory as NCCL and GB200 use it (issue 26).
+# epair NAME "ENV" "SERVER ARGS" "CLIENT ARGS": one validated write_bw pair,
+# ENV (the double and its knobs) on both ends, both writing JSON.
+epair() {
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    env $2 "$bench/gdr_write_bw" -p $port $common $3 \
+        --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    # shellcheck disable=SC2086
+    env $2 "$bench/gdr_write_bw" -p $port $common $4 \
+        --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
+gpumem_t0=$(date +%s)
+vmm="--mem=cuda --gpu-alloc=vmm"
+# VMM allocations (cuMemCreate, GPUDirect RDMA capable), D-D and H-D, GDR
+# on (the double's dma-buf exports, and its peermem) and off.
+epair vmm.D-D.dmabuf "$sim GDR_CUDASIM_DMABUF=1" "$vmm --gdr=dmabuf" "$vmm --gdr=dmabuf"
+epair vmm.H-D.peermem "$sim" "$vmm --gdr=peermem" "--mem=host"
+epair vmm.D-D.off "$sim" "$vmm --gdr=off" "$vmm --gdr=off"
+epair vmm.H-D.off "$sim" "$vmm --gdr=off" "--mem=host"
+# The PCIe mapping flag on a C2C GPU: accepted; then a read through the NIC
+# before the check (the CUDA flush does nothing for the second path).
+epair pcie.accepted "$sim GDR_CUDASIM_C2C=1 GDR_CUDASIM_DMABUF=1" \
+    "--mem=cuda --gdr=dmabuf --dmabuf-mapping=pcie" "--mem=host"
+# What auto chooses with the NIC under the GPU's switch (not on rxe).
+mapping() {  # NAME "ENV" ARGS...
+    name=$1 envs=$2
+    shift 2
+    # shellcheck disable=SC2086
+    env $sim $envs "$cudasim/dmabuf_mapping" -d "$dev" "$@" >"$out/map.$name.out" 2>&1
+    echo $? >"$out/map.$name.rc"
+}
+c2c="GDR_CUDASIM_C2C=1 GDR_CUDASIM_DMABUF=1"
+mapping c2c.near "$c2c" auto near
+mapping c2c.near.vmm "$c2c" auto near vmm
+mapping c2c.far "$c2c" auto far
+mapping pcie.x86 "GDR_CUDASIM_DMABUF=1" auto near
+mapping unknown.auto "$c2c GDR_CUDASIM_DMABUF_PCIE=unknown" auto near
+mapping unknown.pcie "$c2c GDR_CUDASIM_DMABUF_PCIE=unknown" pcie near
+# An old driver (CUDA 11.2: no dma-buf export, no flush): peermem and
+# staged still run; dma-buf is refused in one line.
+sim_old="LD_PRELOAD=$cudasim/old/libcuda.so.1 LD_LIBRARY_PATH=$cudasim/old"
+epair old.peermem "$sim_old" "--mem=cuda --gdr=peermem" "--mem=cuda --gdr=peermem"
+epair old.off "$sim_old" "--mem=cuda --gdr=off" "--mem=cuda --gdr=off"
+echo $(($(date +%s) - gpumem_t0)) >"$out/gpumem.seconds"
+
 # Error paths (server side: the buffer is set up before any peer is
 # awaited): each must be one clear line and the documented exit code.
 one() {  # NAME "VAR=VALUE..." "ARGS"
@@ -191,6 +243,12 @@ one dmabuf "$sim" "--mem=cuda --gdr=dmabuf"
 one noreg "$sim GDR_CUDASIM_FAIL=cuPointerSetAttribute" "--mem=cuda"
 # Not preloaded: a host without nvidia_peermem (ibv_reg_mr: EFAULT).
 one nopeermem "LD_LIBRARY_PATH=$cudasim" "--mem=cuda --gdr=peermem"
+one olddmabuf "$sim_old" "--mem=cuda --gdr=dmabuf"
+one vmmnogdr "$sim GDR_CUDASIM_VMM=nogdr" "--mem=cuda --gpu-alloc=vmm"
+one vmmoff "$sim GDR_CUDASIM_VMM=off" "--mem=cuda --gpu-alloc=vmm --gdr=off"
+one pcierefused "$sim $c2c GDR_CUDASIM_DMABUF_PCIE=unknown" \
+    "--mem=cuda --gdr=dmabuf --dmabuf-mapping=pcie"
+one ddrxe "$sim" "--mem=cuda --data-direct=on"
 
 # The strict double catches a CPU touch of device memory: an inline post
 # from a cuMemAlloc'd buffer (the provider memcpys the payload) must die of

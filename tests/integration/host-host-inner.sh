@@ -1,18 +1,22 @@
 #!/bin/sh
 # Runs inside the soft-RoCE lab (see host-host.test): every benchmark as
 # server and client on rxe0, with --validate, over a sweep of sizes, and the
-# cases that must fail cleanly. Writes JSON, outputs and exit codes to $1.
+# cases that must fail cleanly. Writes JSON, outputs, exit codes and the
+# seconds the runs took (*.seconds) to $1.
 out=$1
 bench=$2
 verbsim=$3
+slowsysfs=$4
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18600
 
 # pair NAME SERVER_ARGS -- CLIENT_ARGS: one server/client run; records
 # NAME.server.rc, NAME.client.rc and their outputs. Both ends run with the
-# environment in $penv (none by default).
+# environment in $penv, the client with pair_client_env's too (VAR=VALUE
+# words; none by default).
 penv=
+pair_client_env=
 pair() {
     name=$1; shift
     server_args=""
@@ -20,20 +24,25 @@ pair() {
     shift
     port=$((port + 1))
     # shellcheck disable=SC2086 # the environment's and the arguments' words
-    env $penv "$bench/$tool" -d "$dev" -p $port --timeout=30 $server_args \
+    env $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
     spid=$!
-    # shellcheck disable=SC2086 # the environment's words
-    env $penv "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" >"$out/$name.client.out" 2>&1
+    # shellcheck disable=SC2086 # the environments' words
+    env $penv $pair_client_env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" \
+        >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
 }
 
+t0=$(date +%s)
 sweep="--sizes=1:1M:4 -n 64 --validate"
-for t in write_bw read_lat send_bw; do
+for t in write_bw read_lat send_bw write_lat send_lat read_bw; do
+    [ "$t" = write_lat ] && family_t0=$(date +%s)
     tool=gdr_$t
+    # shellcheck disable=SC2086 # the sweep's words
     pair "$t" $sweep --json="$out/$t.server.json" -- $sweep --json="$out/$t.client.json"
+    [ "$t" = read_bw ] && family_s=$(($(date +%s) - family_t0))
 done
 
 tool=gdr_write_bw
@@ -68,14 +77,57 @@ pair write_bw_qos --tclass=32 -S 1 -s 4096 -n 64 --validate --json="$out/write_b
 pair write_bw_cm_tos -R --tclass=32 -s 4096 -n 64 --validate \
     -- -R --tclass=32 -s 4096 -n 64 --validate --json="$out/write_bw_cm_tos.client.json"
 pair tclass_mismatch --tclass=32 -n 10 -- --tclass=64 -n 10
-# A server of one test and a client of another.
-port=$((port + 1))
-"$bench/gdr_write_bw" -d "$dev" -p $port --timeout=20 >"$out/wrongtest.server.out" 2>&1 &
-spid=$!
-"$bench/gdr_send_bw" -d "$dev" -p $port --timeout=20 "$addr" >"$out/wrongtest.client.out" 2>&1
-echo $? >"$out/wrongtest.client.rc"
-wait $spid
-echo $? >"$out/wrongtest.server.rc"
+family_t0=$(date +%s)
+# The family (issue 24): write latency through the CQ on host buffers too,
+# read bandwidth over two QPs with the reads in flight lowered by -o.
+tool=gdr_write_lat
+pair write_lat_imm --write_with_imm --sizes=1:64K:16 -n 32 --validate \
+    -- --write_with_imm --sizes=1:64K:16 -n 32 --validate --json="$out/write_lat_imm.client.json"
+tool=gdr_read_bw
+pair read_bw_outs -o 2 -q 2 -t 16 --sizes=4K:256K:8 -n 64 --validate \
+    -- -o 2 -q 2 -t 16 --sizes=4K:256K:8 -n 64 --validate --json="$out/read_bw_outs.client.json"
+# rdma_cm negotiates the reads itself; -o above what the devices allow is
+# lowered, with a notice.
+pair read_bw_cm -R -o 200 -s 4096 -n 64 --validate \
+    -- -R -o 200 -s 4096 -n 64 --validate --json="$out/read_bw_cm.client.json"
+# wrong_test NAME SERVER_TOOL CLIENT_TOOL: a server of one test, a client of another.
+wrong_test() {
+    port=$((port + 1))
+    "$bench/$2" -d "$dev" -p $port --timeout=20 >"$out/$1.server.out" 2>&1 &
+    spid=$!
+    "$bench/$3" -d "$dev" -p $port --timeout=20 "$addr" >"$out/$1.client.out" 2>&1
+    echo $? >"$out/$1.client.rc"
+    wait $spid
+    echo $? >"$out/$1.server.rc"
+}
+wrong_test wrongtest_lat gdr_write_lat gdr_send_lat
+echo $((family_s + $(date +%s) - family_t0)) >"$out/family.seconds"
+# NIC counters: a small window on rxe0 moves no packet twice (clean);
+# then netem drops 2% of what rxe1 sends (veth1 carries rxe1 -> rxe0) and
+# rxe retransmits, which both ends' counters show.
+tool=gdr_write_bw
+pair counters_clean -s 4096 -t 4 -n 200 -- -s 4096 -t 4 -n 200 --json="$out/counters_clean.client.json"
+modprobe sch_netem 2>"$out/netem.err" &&
+    tc qdisc add dev veth1 root netem loss 2% 2>>"$out/netem.err"
+dev_saved=$dev
+dev=rxe1
+pair_server_dev=rxe0
+# --qp-timeout=14 (67 ms): a tail drop waits one local ACK timeout, and the
+# default 20 (4.3 s, NCCL's, for congested fabrics) makes this run crawl.
+pair counters_lossy --sizes=16K:64K:4 -t 16 -n 100 --qp-timeout=14 \
+    -- --sizes=16K:64K:4 -t 16 -n 100 --qp-timeout=14 --json="$out/counters_lossy.client.json"
+tc qdisc del dev veth1 root 2>>"$out/netem.err"
+dev=$dev_saved
+pair_server_dev=
+# Counter snapshots as slow as mlx5's (firmware commands; slowsysfs) at
+# the client of send_bw, whose server counts from the READY it sends: the
+# snapshots must not fall inside the server's timed phase.
+tool=gdr_send_bw
+pair_client_env="LD_PRELOAD=$slowsysfs GDR_SLOW_COUNTERS_MS=2500"
+pair counters_slow -s 4096 -n 200 -- -s 4096 -n 200 --json="$out/counters_slow.client.json"
+pair_client_env=
+wrong_test wrongtest gdr_write_bw gdr_send_bw
+echo $(($(date +%s) - t0)) >"$out/all.seconds"
 # A device that does not exist.
 "$bench/gdr_write_bw" -d nosuchdev0 >"$out/nodev.out" 2>&1
 echo $? >"$out/nodev.rc"

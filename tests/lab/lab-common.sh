@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the tests/lab/*.test scripts (sourced). Sets LAB (the ci/rxe-lab
 # path), provides skip/fail/lab_run helpers and a private scratch dir $W.
 top=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tests/packaging/lib.sh: shared by the packaging tests. Exit codes follow
 # automake: 0 pass, 1 fail, 77 skip, 99 hard error.
 set -eu

@@ -7,7 +7,7 @@ wbw=$fixtures/write_bw-client.json
 lat=$fixtures/read_lat-client.json
 
 expect_rc 0 "real lab documents pass" "$GDR_JSON" check "$fixtures"/*.json
-[ "$(grep -c ': ok ' "$tmp/out")" -eq 5 ] && pass "five documents ok" || fail "not five ok lines"
+[ "$(grep -c ': ok ' "$tmp/out")" -eq 8 ] && pass "eight documents ok (six tools)" || fail "not eight ok lines"
 
 # min above median at size 16
 scale "$lat" min 2 16 > "$tmp/min.json"

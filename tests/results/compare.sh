@@ -62,6 +62,60 @@ scale "$wbw" bw_avg_bytes_per_s 0.99 all > "$tmp/run/write_bw-client.3.json"
 expect_rc 0 "one bad repeat out of three is outvoted by the median" sh "$cmp" "$tmp/base" "$tmp/run"
 rm "$tmp/run/write_bw-client.2.json" "$tmp/run/write_bw-client.3.json"
 
+# Context: context FILE BW_FACTOR PCT CLEAN [SIZES]: bandwidth scaled, the
+# limit set so that pct_of_limit is PCT (null: unknown), clean set at SIZES
+# (all when none).
+context() {
+    "${PYTHON:-python3}" - "$@" <<'PY'
+import json, sys
+path, f, pct, clean = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+sizes = [int(x) for x in sys.argv[5:]]
+doc = json.load(open(path))
+for r in doc["results"]:
+    r["bw_avg_bytes_per_s"] *= f
+    r["bw_peak_bytes_per_s"] *= f
+    known = pct != "null"
+    r["pct_of_limit"] = float(pct) if known else None
+    r["limit"] = {"bytes_per_s": r["bw_avg_bytes_per_s"] * 100 / float(pct) if known else None,
+                  "bound_by": "port" if known else None}
+    if not sizes or r["size"] in sizes:
+        r["clean"] = clean == "true"
+print(json.dumps(doc, indent=1))
+PY
+}
+context "$wbw" 1 80 true > "$tmp/ctx-base.json"
+context "$wbw" 0.8 80 false 8192 > "$tmp/run/write_bw-client.json"
+context "$wbw" 1 80 true > "$tmp/ctx-run.json"
+expect_rc 1 "a 20% drop everywhere, one size not clean" sh "$cmp" "$tmp/ctx-base.json" \
+    "$tmp/run/write_bw-client.json"
+awk '$1 == "write_bw" && $5 == 8192 && $NF == "suspect"' "$tmp/out" | grep -q . &&
+    pass "a row whose NIC counted errors is suspect, not judged" || fail "8192 not suspect"
+grep -q "suspect: write_bw host-host host/host sizes 8192 (a NIC counted errors" "$tmp/out" &&
+    pass "summary names the suspect size" || fail "summary lacks the suspect size"
+context "$wbw" 0.8 80 false > "$tmp/run/write_bw-client.json"
+expect_rc 0 "every size suspect: nothing judged as a regression" sh "$cmp" \
+    "$tmp/ctx-base.json" "$tmp/run/write_bw-client.json"
+context "$wbw" 1 80 false 1024 > "$tmp/run/write_bw-client.json"
+expect_rc 0 "a baseline row not clean makes the size suspect too" sh "$cmp" \
+    "$tmp/run/write_bw-client.json" "$tmp/ctx-run.json"
+grep -q "suspect: write_bw host-host host/host sizes 1024 " "$tmp/out" && pass "baseline suspect" ||
+    fail "baseline's unclean row not flagged"
+# By % of limit: another testbed twice as fast reaching the same share is
+# no change; the same testbed at 60 % of the limit instead of 80 % is.
+context "$wbw" 2 80 true > "$tmp/run/write_bw-client.json"
+expect_rc 0 "--by-limit: twice the bandwidth at the same % of limit" sh "$cmp" --by-limit \
+    "$tmp/ctx-base.json" "$tmp/run/write_bw-client.json"
+grep -q "pct_of_limit" "$tmp/out" && pass "--by-limit compares pct_of_limit" || fail "no pct_of_limit column"
+context "$wbw" 1 60 true > "$tmp/run/write_bw-client.json"
+expect_rc 1 "--by-limit: 60 % of limit against 80 %" sh "$cmp" --by-limit \
+    "$tmp/ctx-base.json" "$tmp/run/write_bw-client.json"
+context "$wbw" 1 null true > "$tmp/run/write_bw-client.json"
+expect_rc 0 "--by-limit: an unknown limit is not judged" sh "$cmp" --by-limit \
+    "$tmp/ctx-base.json" "$tmp/run/write_bw-client.json"
+grep -q "no limit: write_bw host-host host/host sizes" "$tmp/out" && pass "unknown limits named" ||
+    fail "unknown limits not named"
+cp "$wbw" "$tmp/run/"
+
 printf '{"schema_version": "gdrbench.result/1", "test": ' > "$tmp/run/broken.json"
 expect_rc 2 "malformed JSON is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
 one_line_error "broken.json: not valid JSON"

@@ -1,8 +1,10 @@
+# shellcheck shell=sh
 # Shared by the tests in tests/results/: paths, a scratch directory and
 # helpers that edit fixture documents (cJSON's layout: one field a line).
 here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-$here/../..}
 top_builddir=${top_builddir:-.}
+# shellcheck disable=SC2034 # for the tests that source this file
 fixtures=$here/fixtures
 GDR_JSON=${GDR_JSON:-$top_builddir/tools/gdr-json}
 case $GDR_JSON in /*) ;; *) GDR_JSON=$(pwd)/$GDR_JSON ;; esac

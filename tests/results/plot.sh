@@ -31,6 +31,7 @@ check_figures() {
         done
         [ "$n" -ge 1 ] && [ "$n" -le 7 ] || { fail "$name: $n curves"; bad=1; }
     done < "$d/figures.tsv"
+    # shellcheck disable=SC2013 # file names without spaces, one a line
     for f in $(awk -F'\t' '{ sub(/.*\//, "", $2); print $2 }' "$d/index.tsv"); do
         cut -f4 "$d/figures.tsv" | tr , '\n' | grep -qx "$f" || { fail "$f is in no figure"; bad=1; }
     done
@@ -39,7 +40,7 @@ check_figures() {
 
 expect_rc 0 "plots from the lab fixtures" sh "$plot" -o "$tmp/p" "$fixtures"
 grep -q "speed-up plots skipped" "$tmp/err" && pass "speed-up skipped with a note" || fail "no skip note"
-[ -z "$(ls "$tmp/p" | grep '^speedup')" ] && pass "no speed-up image or data without GDR on/off" || fail "speedup files exist"
+! find "$tmp/p" -name 'speedup*' | grep -q . && pass "no speed-up image or data without GDR on/off" || fail "speedup files exist"
 check_figures "$tmp/p"
 for f in bandwidth-write_bw bandwidth-send_bw latency-read_lat cpu-write_bw cpu-send_bw cpu-read_lat; do
     [ -f "$tmp/p/$f.png" ] && [ -f "$tmp/p/$f.svg" ] && pass "$f.png/.svg" || fail "no $f"
@@ -81,8 +82,11 @@ grep -q "hosts node1 .*RDMA rxe0 .*2026-11-29 .*gdrbench 0.1.0" "$tmp/p/plots.gp
     pass "caption names hosts, devices, date, version" || fail "caption"
 grep -q "soft-RoCE under emulation — ratios only" "$tmp/p/plots.gp" && pass "caption: soft-RoCE" || fail "no soft-RoCE caption"
 ! grep -q "simulated" "$tmp/p/plots.gp" && pass "no simulated caption for host rows" || fail "simulated caption on host rows"
-[ "$(grep -c '^series' "$tmp/p/index.tsv")" -eq 3 ] && pass "client and server documents of a run make one series" ||
-    fail "want 3 series"
+[ "$(grep -c '^series' "$tmp/p/index.tsv")" -eq 6 ] && pass "client and server documents of a run make one series" ||
+    fail "want 6 series"
+for f in bandwidth-read_bw latency-write_lat latency-send_lat; do
+    grep -q "^$f	" "$tmp/p/figures.tsv" && pass "figure $f" || fail "no figure $f"
+done
 
 # GDR on and off (CUDA buffers; off is half the bandwidth): speed-up 2.
 mkdir -p "$tmp/gdr"
@@ -101,6 +105,30 @@ grep -q "dt 2 .*GDR off (staged/staged)" "$tmp/g/plots.gp" && grep -q "dt 1 .*GD
 [ "$(awk -F'\t' '$1 == "bandwidth-write_bw" { print $4 }' "$tmp/g/figures.tsv" | tr , '\n' | wc -l)" -eq 3 ] &&
     pass "bandwidth-write_bw: host-host, GDR on, GDR off" || fail "bandwidth-write_bw curves"
 ! grep -q "simulated" "$tmp/g/plots.gp" && pass "real GPU names: no simulated caption" || fail "simulated caption without cudasim"
+
+! grep -q "limit-write_bw" "$tmp/g/figures.tsv" && pass "no limit known: no % of limit figure" ||
+    fail "a limit figure without limits"
+
+# Rows with a limit: a dashed limit line on the bandwidth figure and the
+# % of limit figure; the limit is 1.6 x the bandwidth, so 62.5 %.
+mkdir -p "$tmp/lim"
+"${PYTHON:-python3}" - "$fixtures/write_bw-client.json" "$tmp/lim/w.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["limit"] = {"bytes_per_s": r["bw_avg_bytes_per_s"] * 1.6, "bound_by": "port"}
+    r["pct_of_limit"] = 62.5
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "plots of rows with a limit" sh "$plot" -o "$tmp/l" "$tmp/lim"
+check_figures "$tmp/l"
+grep -q "limit-write_bw" "$tmp/l/figures.tsv" && is_png "$tmp/l/limit-write_bw.png" &&
+    pass "% of limit figure" || fail "no % of limit figure"
+# shellcheck disable=SC2016 # a gnuplot column, not a shell variable
+grep -q 'using 1:(\$7\*.*) with lines .* dt 2 notitle' "$tmp/l/plots.gp" && grep -q "using 1:8 with linespoints" "$tmp/l/plots.gp" &&
+    pass "limit line and % of limit curve" || fail "limit curves missing in plots.gp"
+[ "$(awk '!/^#/ && $8 != 62.5' "$tmp/l"/series-*.dat)" = "" ] && pass "pct_of_limit in the series data" ||
+    fail "series data: $(cat "$tmp/l"/series-*.dat)"
 
 # Simulated GPU rows: named by the test double, or marked by a sweep manifest.
 mkdir -p "$tmp/sim" "$tmp/man"

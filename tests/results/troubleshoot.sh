@@ -173,6 +173,37 @@ doctor "$tmp/l" server '[]' '[{"name": "rxe0", "software": true}, {"name": "siw0
 TS 0 "two software devices: exit 0" l
 has "plural software devices" l "rxe0, siw0 are software RDMA devices (no PCIe path, no GDR)"
 
+# With write latency (issue 24): gdr_write_lat D-D on and off in the same
+# sweep; the staged run's medians 3x the direct ones. Without those runs
+# (every case above) step 4 has no latency part.
+lat=$fixtures/write_lat-client.json
+case_dir n ok ok ok
+run_doc peermem peermem "$lat" >"$tmp/n/sweep/write_lat.D-D.on.client.json"
+# Every latency figure of every row 3x, so the document stays valid.
+scale "$lat" min 3 all | scale /dev/stdin median 3 all | scale /dev/stdin mean 3 all |
+    scale /dev/stdin stdev 3 all | scale /dev/stdin p99 3 all | scale /dev/stdin p999 3 all |
+    scale /dev/stdin max 3 all | run_doc staged staged /dev/stdin >"$tmp/n/sweep/write_lat.D-D.off.client.json"
+"$GDR_JSON" manifest add-run "$tmp/n/sweep/manifest.json" --index 4 --status ok --tool write_lat \
+    --placement D-D --gdr on
+"$GDR_JSON" manifest add-run "$tmp/n/sweep/manifest.json" --index 5 --status ok --tool write_lat \
+    --placement D-D --gdr off
+TS 0 "with write latency: exit 0" n
+has "write latency in the verdict" n "64 KiB it delivers 1.00x the bandwidth of the staged path and 1.00x its CPU; its write latency at 2 B is 24.00 us, the staged path's 3.00x that; host-host"
+grep -q '^| 2 B | 24.00 us | 71.98 us | 3.00x |$' "$tmp/n/report.md" && pass "step 4 latency table" ||
+    fail "no latency row: $(grep -A3 'Write latency' "$tmp/n/report.md")"
+grep -q 'Write latency' "$tmp/a/report.md" && fail "latency part without write_lat runs" ||
+    pass "no latency part without write_lat runs"
+case_dir o ok ok ok
+run_doc peermem peermem "$lat" >"$tmp/o/sweep/write_lat.D-D.on.client.json"
+"$GDR_JSON" manifest add-run "$tmp/o/sweep/manifest.json" --index 4 --status ok --tool write_lat \
+    --placement D-D --gdr on
+"$GDR_JSON" manifest add-run "$tmp/o/sweep/manifest.json" --index 5 --status failed --tool write_lat \
+    --placement D-D --gdr off --reason "staged ping-pong broke"
+TS 0 "write latency off failed: verdict unchanged" o
+lacks "failed latency run not in the verdict" o "write latency"
+grep -q 'the GDR off run failed: staged ping-pong broke' "$tmp/o/report.md" && pass "failed latency run named" ||
+    fail "failed latency run not named"
+
 # Bad input: one line, exit 2.
 expect_rc 2 "missing directory" "$GDR_JSON" troubleshoot --local "$tmp/nope"
 one_line_error "nope: No such file or directory"

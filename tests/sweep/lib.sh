@@ -51,7 +51,9 @@ manifest_complete() {
 # fake_bindir DIR: gdr_* that are tests/sweep/fake-bench
 fake_bindir() {
     mkdir -p "$1"
-    for t in write_bw read_lat send_bw; do ln -sf "$here/fake-bench" "$1/gdr_$t"; done
+    for t in write_bw read_bw send_bw write_lat read_lat send_lat; do
+        ln -sf "$here/fake-bench" "$1/gdr_$t"
+    done
     FAKE_FIXTURES=$top_srcdir/tests/results/fixtures
     export FAKE_FIXTURES
 }

@@ -1,6 +1,7 @@
-/* test_clock.c - the latency samples' clock: the TSC's rate from two
- * readings of both clocks, its edges, and a real interval measured both
- * ways (the TSC where this CPU has an invariant one, else the fallback). */
+/* test_clock.c - the latency samples' clock: the guard that allows the TSC
+ * only where it cannot lie, the TSC's rate from two readings of both
+ * clocks, its edges, and a real interval measured both ways (the TSC where
+ * the guard allows it here, else the fallback). */
 #include "config.h"
 
 #include "unit.h"
@@ -24,6 +25,59 @@ static void test_ns_per_tick(void **state)
     assert_near(gdr_ns_per_tick(200, 100, 100, 200), 1.0, 0);
 }
 
+/* The TSC only when the CPU flags it invariant, the kernel's clocksource
+ * is tsc and the loop is pinned; GDR_CLOCK overrides; each refusal says
+ * why. */
+static void test_guard(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *force;
+        bool present, invariant;
+        const char *clocksource;
+        bool pinned, want;
+        const char *why;
+    } cases[] = {
+        {NULL, true, true, "tsc", true, true, "pinned"},
+        {NULL, true, true, "tsc", false, false, "not pinned"},
+        {NULL, true, true, "hpet", true, false, "clocksource is not tsc"},
+        {NULL, true, true, "kvm-clock", true, false, "clocksource is not tsc"},
+        {NULL, true, true, "", true, false, "clocksource is not tsc"},
+        {NULL, true, true, NULL, true, false, "clocksource is not tsc"},
+        {NULL, true, false, "tsc", true, false, "invariant"},
+        {NULL, false, false, "tsc", true, false, "invariant"},
+        {"monotonic", true, true, "tsc", true, false, "GDR_CLOCK=monotonic"},
+        {"tsc", true, false, "hpet", false, true, "GDR_CLOCK=tsc"},
+        {"tsc", false, false, "tsc", true, false, "no TSC"},
+        {"bogus", true, true, "tsc", true, true, "pinned"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *why = NULL;
+        bool got = gdr_clock_choose(cases[i].force, cases[i].present, cases[i].invariant,
+                                    cases[i].clocksource, cases[i].pinned, &why);
+        if (got != cases[i].want || !why || !strstr(why, cases[i].why))
+            fail_msg("case %zu: tsc %d (want %d), why '%s' (want '%s')", i, got, cases[i].want,
+                     why ? why : "(null)", cases[i].why);
+    }
+}
+
+/* A sample across two CPUs (or going backwards) is dropped, never a
+ * wrapped difference. */
+static void test_sample_guard(void **state)
+{
+    (void)state;
+    uint64_t t = 0;
+    assert_true(gdr_tick_sample(1000, 3, 1700, 3, &t));
+    assert_int_equal(t, 700);
+    assert_true(gdr_tick_sample(5, 0, 5, 0, &t));
+    assert_int_equal(t, 0);
+    t = 42;
+    assert_false(gdr_tick_sample(1000, 3, 1700, 4, &t)); /* migrated */
+    assert_false(gdr_tick_sample(1000, 3, 900, 3, &t));  /* would wrap to ~1.8e19 */
+    assert_false(gdr_tick_sample(1000, 3, 900, 4, &t));
+    assert_int_equal(t, 42); /* untouched when dropped */
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {0, ms * 1000000L};
@@ -34,8 +88,10 @@ static void sleep_ms(long ms)
 static void interval_agrees(bool expect_tsc)
 {
     struct gdr_tick_clock c;
-    gdr_tick_clock_start(&c);
+    gdr_tick_clock_start(&c, true);
     assert_int_equal(c.tsc, expect_tsc);
+    assert_true(c.pinned);
+    assert_int_equal(c.dropped, 0);
     uint64_t t0 = gdr_ticks(&c), n0 = gdr_now_ns();
     sleep_ms(20);
     uint64_t t1 = gdr_ticks(&c), n1 = gdr_now_ns();
@@ -49,7 +105,9 @@ static void test_interval(void **state)
 {
     (void)state;
     unsetenv("GDR_CLOCK");
-    interval_agrees(gdr_tsc_invariant());
+    char source[32];
+    gdr_kernel_clocksource(source, sizeof(source));
+    interval_agrees(gdr_tsc_invariant() && !strcmp(source, "tsc"));
     setenv("GDR_CLOCK", "monotonic", 1);
     interval_agrees(false);
 #if defined(__x86_64__) || defined(__i386__)
@@ -62,6 +120,8 @@ static void test_interval(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        gdr_unit_test(test_guard),
+        gdr_unit_test(test_sample_guard),
         gdr_unit_test(test_ns_per_tick),
         gdr_unit_test(test_interval),
     };

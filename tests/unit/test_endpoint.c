@@ -22,6 +22,8 @@ static void sample(struct gdr_endpoint *ep)
     snprintf(ep->gid, sizeof(ep->gid), "::ffff:198.18.0.1");
     ep->lid = 0;
     ep->num_qps = 3;
+    ep->max_rd_atom = 16;
+    ep->max_init_rd_atom = 128;
     ep->qpn[0] = 17;
     ep->qpn[1] = 0x123456;
     ep->qpn[2] = 0xffffff;
@@ -34,7 +36,29 @@ static void sample(struct gdr_endpoint *ep)
     ep->relaxed_ordering = true;
     snprintf(ep->scatter_to_cqe, sizeof(ep->scatter_to_cqe), "disabled-mlx5dv");
     snprintf(ep->writes_ordering, sizeof(ep->writes_ordering), "none");
-    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "flush");
+    snprintf(ep->writes_flush, sizeof(ep->writes_flush), "nic-read");
+    snprintf(ep->gpu_alloc, sizeof(ep->gpu_alloc), "vmm");
+    snprintf(ep->dmabuf_mapping, sizeof(ep->dmabuf_mapping), "default-pcie-refused");
+    ep->data_direct = true;
+    ep->gpu_c2c = true;
+    ep->relaxed_ordering_enabled = 0;
+    snprintf(ep->gid_type, sizeof(ep->gid_type), "RoCEv2");
+    snprintf(ep->gid_family, sizeof(ep->gid_family), "ipv4");
+    snprintf(ep->gid_netdev, sizeof(ep->gid_netdev), "eth0.100");
+    ep->gid_vlan = 100;
+    ep->grh = true;
+    struct gdr_affinity *a = &ep->affinity;
+    snprintf(a->requested, sizeof(a->requested), "nic");
+    snprintf(a->binding, sizeof(a->binding), "partial");
+    snprintf(a->numa, sizeof(a->numa), "preferred");
+    snprintf(a->cpus_allowed, sizeof(a->cpus_allowed), "4-5");
+    snprintf(a->nic_cpus, sizeof(a->nic_cpus), "4-7");
+    a->nic_numa_node = 1;
+    a->mem_node = 1;
+    a->loop_cpu = 5;
+    a->buffer_numa_node = 1;
+    a->ring_numa_node = -1;
+    snprintf(a->note, sizeof(a->note), "the cpuset (2-5) leaves 4-5");
 }
 
 static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr_endpoint *b)
@@ -49,6 +73,8 @@ static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr
     assert_string_equal(a->gid, b->gid);
     assert_int_equal(a->lid, b->lid);
     assert_int_equal(a->num_qps, b->num_qps);
+    assert_int_equal(a->max_rd_atom, b->max_rd_atom);
+    assert_int_equal(a->max_init_rd_atom, b->max_init_rd_atom);
     for (unsigned i = 0; i < a->num_qps; i++)
         assert_int_equal(a->qpn[i], b->qpn[i]);
     assert_int_equal(a->psn, b->psn);
@@ -61,6 +87,28 @@ static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr
     assert_string_equal(a->scatter_to_cqe, b->scatter_to_cqe);
     assert_string_equal(a->writes_ordering, b->writes_ordering);
     assert_string_equal(a->writes_flush, b->writes_flush);
+    assert_string_equal(a->gpu_alloc, b->gpu_alloc);
+    assert_string_equal(a->dmabuf_mapping, b->dmabuf_mapping);
+    assert_int_equal(a->data_direct, b->data_direct);
+    assert_int_equal(a->gpu_c2c, b->gpu_c2c);
+    assert_int_equal(a->relaxed_ordering_enabled, b->relaxed_ordering_enabled);
+    assert_string_equal(a->gid_type, b->gid_type);
+    assert_string_equal(a->gid_family, b->gid_family);
+    assert_string_equal(a->gid_netdev, b->gid_netdev);
+    assert_int_equal(a->gid_vlan, b->gid_vlan);
+    assert_int_equal(a->grh, b->grh);
+    const struct gdr_affinity *x = &a->affinity, *y = &b->affinity;
+    assert_string_equal(x->requested, y->requested);
+    assert_string_equal(x->binding, y->binding);
+    assert_string_equal(x->numa, y->numa);
+    assert_string_equal(x->cpus_allowed, y->cpus_allowed);
+    assert_string_equal(x->nic_cpus, y->nic_cpus);
+    assert_int_equal(x->nic_numa_node, y->nic_numa_node);
+    assert_int_equal(x->mem_node, y->mem_node);
+    assert_int_equal(x->loop_cpu, y->loop_cpu);
+    assert_int_equal(x->buffer_numa_node, y->buffer_numa_node);
+    assert_int_equal(x->ring_numa_node, y->ring_numa_node);
+    assert_string_equal(x->note, y->note);
 }
 
 /* Encode, print, parse the text, decode: what the peer would see. */
@@ -86,6 +134,13 @@ static void test_round_trip(void **state)
     /* The GID text becomes the raw 16 bytes: ::ffff:198.18.0.1 */
     static const uint8_t raw[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 1};
     assert_memory_equal(out.gid_raw, raw, 16);
+    /* Relaxed ordering's bit unknown: null on the wire, -1 back. */
+    in.relaxed_ordering_enabled = -1;
+    assert_int_equal(wire(&in, &out), 0);
+    assert_int_equal(out.relaxed_ordering_enabled, -1);
+    in.relaxed_ordering_enabled = 1;
+    assert_int_equal(wire(&in, &out), 0);
+    assert_int_equal(out.relaxed_ordering_enabled, 1);
 }
 
 static void test_round_trip_infiniband(void **state)
@@ -134,9 +189,28 @@ static void test_large_addresses(void **state)
 }
 
 static const char *const all_keys[] = {
-    "host",      "device", "port", "link_layer", "active_mtu",   "speed_bps",
-    "gid_index", "gid",    "lid",  "placement",  "registration", "buffer_bytes",
-    "qpn",       "psn",    "addr", "rkey",
+    "host",
+    "device",
+    "port",
+    "link_layer",
+    "active_mtu",
+    "speed_bps",
+    "gid_index",
+    "gid",
+    "lid",
+    "placement",
+    "registration",
+    "buffer_bytes",
+    "qpn",
+    "psn",
+    "addr",
+    "rkey",
+    "gid_netdev",
+    "gid_vlan",
+    "grh",
+    "affinity",
+    "max_qp_rd_atom",
+    "max_qp_init_rd_atom",
 };
 
 static void test_missing_field(void **state)
@@ -197,6 +271,11 @@ static void test_wrong_types_and_ranges(void **state)
                                        "three-bytes-the-struct-holds"),
                     "field 'host' is longer than 63 bytes");
     expect_rejected("port", cJSON_CreateString("one"), "field 'port'");
+    expect_rejected("gid_vlan", cJSON_CreateNumber(4096), "field 'gid_vlan' is not -1..4095");
+    expect_rejected("affinity", cJSON_CreateString("nic"), "field 'affinity' is not an object");
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "requested", "nic");
+    expect_rejected("affinity", a, "affinity: field 'binding'");
     expect_rejected("port", cJSON_CreateNumber(256), "field 'port'");
     expect_rejected("port", cJSON_CreateNumber(-1), "field 'port'");
     expect_rejected("active_mtu", cJSON_CreateNumber(1.5), "field 'active_mtu'");
@@ -215,6 +294,9 @@ static void test_wrong_types_and_ranges(void **state)
     expect_rejected("gid", cJSON_CreateString("198.18.0.1"), "field 'gid' is not a GID");
     expect_rejected("gid", cJSON_CreateString("not-a-gid"), "field 'gid' is not a GID");
     expect_rejected("gid", cJSON_CreateString(""), "field 'gid' is not a GID");
+    expect_rejected("relaxed_ordering_enabled", cJSON_CreateString("yes"),
+                    "'relaxed_ordering_enabled' is not true, false or null");
+    expect_rejected("gpu_alloc", cJSON_CreateNumber(1), "'gpu_alloc' is not a string");
 }
 
 static void test_qpn_list(void **state)

@@ -33,6 +33,23 @@ static void test_link_rates(void **state)
     assert_near(gdr_port_speed_bps(2, 3), 0, 0);
 }
 
+/* RDMA reads in flight: the requester's initiator depth against the
+ * responder's resources (ConnectX: 16 each, rxe 128), lowered to -o and
+ * to the 8-bit attribute, never 0 (a QP attribute of 0 reads nothing). */
+static void test_reads_in_flight(void **state)
+{
+    (void)state;
+    assert_int_equal(gdr_reads_in_flight(16, 16, 0), 16);    /* ConnectX both ends */
+    assert_int_equal(gdr_reads_in_flight(128, 16, 0), 16);   /* rxe reads from ConnectX */
+    assert_int_equal(gdr_reads_in_flight(16, 128, 0), 16);   /* and the other way */
+    assert_int_equal(gdr_reads_in_flight(128, 128, 0), 128); /* rxe both ends */
+    assert_int_equal(gdr_reads_in_flight(128, 128, 4), 4);   /* -o 4 */
+    assert_int_equal(gdr_reads_in_flight(16, 16, 64), 16);   /* -o above: lowered */
+    assert_int_equal(gdr_reads_in_flight(1000, 1000, 0), 255);
+    assert_int_equal(gdr_reads_in_flight(0, 16, 0), 1);
+    assert_int_equal(gdr_reads_in_flight(16, 0, 8), 1);
+}
+
 static void test_dmabuf_span(void **state)
 {
     (void)state;
@@ -72,6 +89,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         gdr_unit_test(test_link_rates),
         gdr_unit_test(test_dmabuf_span),
+        gdr_unit_test(test_reads_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* test_history_stats.c - the statistics of gdr-history on planted series:
  * steps dated within a night, an outlier that is not a step, a drift found
- * before it reaches 10%, and quiet on stationary noise. */
+ * before it reaches 10%, quiet on stationary noise, and not-clean nights
+ * shown but never judged nor used in a baseline. */
 #include "config.h"
 
 #include "unit.h"
@@ -8,6 +9,7 @@
 #include "history_stats.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Deterministic normal noise (xorshift + Box-Muller): the same every run. */
 static uint64_t rng_state;
@@ -183,6 +185,73 @@ static void test_flat_series(void **state)
     assert_near(p[19].sigma, 0.05, 1e-12); /* the 0.1% floor */
 }
 
+/* Six not-clean nights 20% worse (a NIC retransmitting): suspect, never a
+ * regression, no step, and the baseline after them is the good nights'.
+ * Unmasked, the same values are regressions. */
+static void test_suspect_nights_left_out(void **state)
+{
+    (void)state;
+    struct hist_opts o;
+    hist_opts_default(&o);
+    enum { N = 60 };
+    double v[N], good[N];
+    bool suspect[N] = {false};
+    size_t ng = 0;
+    noisy(v, N, 0.01, 7);
+    for (size_t i = 30; i < 36; i++) {
+        v[i] *= 0.8;
+        suspect[i] = true;
+    }
+    for (size_t i = 0; i < N; i++)
+        if (!suspect[i])
+            good[ng++] = v[i];
+    struct hist_step s[4];
+    size_t ns = hist_steps(good, ng, &o, s, 4);
+    assert_int_equal(ns, 0);
+    struct hist_point p[N];
+    hist_judge_series_masked(v, N, &o, s, ns, suspect, p);
+    for (size_t i = 30; i < 36; i++) {
+        assert_int_equal(p[i].verdict, HV_SUSPECT);
+        assert_false(p[i].outlier);
+        assert_near(p[i].rel, 0.2, 0.05); /* shown against the good baseline */
+    }
+    assert_near(p[36].center, 100, 2);
+    assert_int_equal(p[N - 1].verdict, HV_OK);
+    assert_true(strcmp(hist_verdict_name(HV_SUSPECT), "suspect") == 0);
+    /* The same nights taken as good measurements. */
+    hist_judge_series(v, N, &o, NULL, 0, p);
+    assert_int_equal(p[30].verdict, HV_REGRESSION);
+}
+
+/* A not-clean newest night stays suspect even after a recent step, and a
+ * not-clean first night of a series is suspect, not new. */
+static void test_suspect_newest_night(void **state)
+{
+    (void)state;
+    struct hist_opts o;
+    hist_opts_default(&o);
+    enum { N = 50 };
+    double v[N];
+    bool suspect[N] = {false};
+    noisy(v, N, 0.01, 8);
+    for (size_t i = 40; i < N; i++)
+        v[i] *= 0.85;
+    suspect[0] = suspect[N - 1] = true;
+    struct hist_step s[4];
+    size_t ns = hist_steps(v + 1, N - 2, &o, s, 4); /* the good nights 1 .. N-2 */
+    assert_int_equal(ns, 1);
+    s[0].at += 1;
+    assert_int_equal(s[0].at, 40);
+    struct hist_point p[N];
+    hist_judge_series_masked(v, N, &o, s, ns, suspect, p);
+    assert_int_equal(p[0].verdict, HV_SUSPECT);
+    assert_int_equal(p[N - 1].verdict, HV_SUSPECT);
+    /* Had the newest night been clean, the recent step would decide it. */
+    suspect[N - 1] = false;
+    hist_judge_series_masked(v, N, &o, s, ns, suspect, p);
+    assert_int_equal(p[N - 1].verdict, HV_REGRESSION);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +263,8 @@ int main(void)
         cmocka_unit_test(test_drift_found_early),
         cmocka_unit_test(test_stationary_is_quiet),
         cmocka_unit_test(test_flat_series),
+        cmocka_unit_test(test_suspect_nights_left_out),
+        cmocka_unit_test(test_suspect_newest_night),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

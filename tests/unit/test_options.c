@@ -29,6 +29,28 @@ static const struct gdr_test send_test = {
     .metric = GDR_METRIC_BW,
 };
 
+static const struct gdr_test write_lat_test = {
+    .name = "write_lat",
+    .binary = "gdr_write_lat",
+    .summary = "RDMA write latency",
+    .verb = GDR_VERB_WRITE,
+    .metric = GDR_METRIC_LAT,
+};
+static const struct gdr_test send_lat_test = {
+    .name = "send_lat",
+    .binary = "gdr_send_lat",
+    .summary = "send latency",
+    .verb = GDR_VERB_SEND,
+    .metric = GDR_METRIC_LAT,
+};
+static const struct gdr_test read_bw_test = {
+    .name = "read_bw",
+    .binary = "gdr_read_bw",
+    .summary = "RDMA read bandwidth",
+    .verb = GDR_VERB_READ,
+    .metric = GDR_METRIC_BW,
+};
+
 #define MAX_ARGS 24
 
 /* Parse a NULL-terminated list of arguments (argv[0] is added). getopt
@@ -270,6 +292,60 @@ static void test_hardware_options(void **state)
     assert_run(PARSE(&cfg, &send_test, "-I", "0", "--mem=cuda", "srv"));
 }
 
+/* The GPU memory options land in the buffer's spec; their defaults are
+ * cuMemAlloc, auto mapping, auto Data Direct. */
+static void test_gpu_memory_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "srv"));
+    assert_int_equal(cfg.mem.alloc, GDR_ALLOC_MALLOC);
+    assert_int_equal(cfg.mem.mapping, GDR_MAPPING_AUTO);
+    assert_int_equal(cfg.mem.data_direct, GDR_DD_AUTO);
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gpu-alloc=vmm", "--dmabuf-mapping=pcie",
+                     "--data-direct=off", "srv"));
+    assert_int_equal(cfg.mem.alloc, GDR_ALLOC_VMM);
+    assert_int_equal(cfg.mem.mapping, GDR_MAPPING_PCIE);
+    assert_int_equal(cfg.mem.data_direct, GDR_DD_OFF);
+    assert_string_equal(gdr_gpu_alloc_name(cfg.mem.alloc), "vmm");
+    assert_string_equal(gdr_dmabuf_mapping_name(cfg.mem.mapping), "pcie");
+    assert_string_equal(gdr_data_direct_name(cfg.mem.data_direct), "off");
+    /* staged VMM memory is fine; so is turning Data Direct off with peermem */
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gdr=off", "--gpu-alloc=vmm", "srv"));
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gdr=peermem", "--data-direct=off", "srv"));
+    assert_run(PARSE(&cfg, &bw_test, "--mem=cuda", "--gdr=dmabuf", "--data-direct=on",
+                     "--dmabuf-mapping=default", "srv"));
+}
+
+/* Placement and the QP's patience: defaults, perftest's names, values. */
+static void test_placement_and_qp_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &bw_test));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_NIC);
+    assert_int_equal(cfg.bind.numa, -1);
+    assert_int_equal(cfg.qp_timeout, 20); /* NCCL's */
+    assert_int_equal(cfg.retry_count, 7);
+    assert_run(PARSE(&cfg, &bw_test, "--cpu=0-2,5", "--qp-timeout=14", "--retry-count=3"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_CPU);
+    assert_int_equal(CPU_COUNT(&cfg.bind.cpus), 4);
+    assert_true(CPU_ISSET(5, &cfg.bind.cpus) && !CPU_ISSET(3, &cfg.bind.cpus));
+    assert_int_equal(cfg.qp_timeout, 14);
+    assert_int_equal(cfg.retry_count, 3);
+    assert_run(PARSE(&cfg, &bw_test, "--numa=1"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_NUMA);
+    assert_int_equal(cfg.bind.numa, 1);
+    assert_run(PARSE(&cfg, &bw_test, "--pin_cores=3", "--numa_node=0"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_CPU); /* memory on 0, CPUs checked at run time */
+    assert_int_equal(cfg.bind.numa, 0);
+    assert_run(PARSE(&cfg, &lat_test, "--disable_numa", "--qp-timeout=0"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_OFF);
+    assert_int_equal(cfg.qp_timeout, 0);
+    assert_run(PARSE(&cfg, &lat_test, "--no-bind"));
+    assert_int_equal(cfg.bind.mode, GDR_BIND_OFF);
+}
+
 static void test_rdma_cm(void **state)
 {
     (void)state;
@@ -334,6 +410,37 @@ static void test_bidirectional_and_ring(void **state)
     assert_int_equal(cfg.stage_slots, 128);
 }
 
+/* The family's own options: -o for reads, --write_with_imm for write
+ * latency, -q 1 and -t 1 on latency (what a latency test is anyway). */
+static void test_family_options(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &read_bw_test));
+    assert_int_equal(cfg.outs, 0);
+    assert_int_equal(cfg.tx_depth, 128);
+    assert_run(PARSE(&cfg, &read_bw_test, "-o", "4"));
+    assert_int_equal(cfg.outs, 4);
+    assert_run(PARSE(&cfg, &lat_test, "--outs=255"));
+    assert_int_equal(cfg.outs, 255);
+    assert_run(PARSE(&cfg, &write_lat_test, "--write_with_imm", "-q", "1", "-t", "1"));
+    assert_true(cfg.write_with_imm);
+    assert_int_equal(cfg.num_qps, 1);
+    assert_run(PARSE0(&cfg, &write_lat_test));
+    assert_false(cfg.write_with_imm);
+    assert_int_equal(cfg.iters, 1000);
+    assert_int_equal(cfg.sizes.size[0], 2);
+    /* A ping-pong times one message at a time: one iteration is enough. */
+    assert_run(PARSE(&cfg, &send_lat_test, "-n", "1"));
+    /* Inline from a host buffer at either end; staged ends send from
+     * their host ring. */
+    assert_run(PARSE(&cfg, &write_lat_test, "-I", "64"));
+    assert_run(PARSE(&cfg, &send_lat_test, "-I", "64", "--mem=cuda", "--gdr=off"));
+    /* Its ring holds both directions: half the slot arrays each. */
+    assert_run(PARSE(&cfg, &write_lat_test, "--stage-slots=128"));
+    assert_int_equal(cfg.stage_slots, 128);
+}
+
 struct bad_case {
     const struct gdr_test *test;
     const char *args[6];
@@ -343,6 +450,9 @@ struct bad_case {
 #define BW &bw_test
 #define LAT &lat_test
 #define SEND &send_test
+#define WLAT &write_lat_test
+#define SLAT &send_lat_test
+#define RBW &read_bw_test
 
 static const struct bad_case bad_cases[] = {
     /* sizes */
@@ -393,7 +503,30 @@ static const struct bad_case bad_cases[] = {
     {BW, {"--tclass=256"}, "--tclass '256'"},
     {BW, {"--tclass=-1"}, "--tclass '-1'"},
     {BW, {"-S", "16"}, "--sl '16'"},
+    {BW, {"--cpu="}, "--cpu ''"},
+    {BW, {"--cpu=1-"}, "--cpu '1-'"},
+    {BW, {"--cpu=3-1"}, "--cpu '3-1'"},
+    {BW, {"--cpu=a"}, "--cpu 'a'"},
+    {BW, {"--cpu=0,,1"}, "--cpu '0,,1'"},
+    {BW, {"--cpu=99999"}, "--cpu '99999'"},
+    {BW, {"--numa=-1"}, "--numa '-1'"},
+    {BW, {"--numa=64"}, "--numa '64'"},
+    {BW, {"--numa_node=x"}, "--numa 'x'"},
+    {BW, {"--no-bind", "--cpu=0"}, "--no-bind contradicts --cpu"},
+    {BW, {"--numa=0", "--disable_numa"}, "--no-bind contradicts --numa"},
+    {BW, {"--qp-timeout=32"}, "--qp-timeout '32'"},
+    {BW, {"--retry-count=8"}, "--retry-count '8'"},
     {BW, {"--sl=x"}, "--sl 'x'"},
+    /* GPU memory options: values, and only where they apply */
+    {BW, {"--mem=cuda", "--gpu-alloc=cumem"}, "--gpu-alloc 'cumem': expected malloc or vmm"},
+    {BW, {"--mem=cuda", "--dmabuf-mapping=bar1"}, "--dmabuf-mapping 'bar1'"},
+    {BW, {"--mem=cuda", "--data-direct=yes"}, "--data-direct 'yes': expected auto, on or off"},
+    {BW, {"--gpu-alloc=vmm"}, "--gpu-alloc applies to GPU buffers; add --mem=cuda"},
+    {BW, {"--mem=host", "--dmabuf-mapping=pcie"}, "--dmabuf-mapping applies to GPU buffers"},
+    {BW, {"--data-direct=on"}, "--data-direct applies to GPU buffers"},
+    {BW, {"--mem=cuda", "--gdr=off", "--dmabuf-mapping=pcie"}, "--gdr=off makes none"},
+    {BW, {"--mem=cuda", "--gdr=peermem", "--dmabuf-mapping=default"}, "--gdr=peermem makes none"},
+    {BW, {"--mem=cuda", "--gdr=off", "--data-direct=on"}, "--data-direct=on registers dma-bufs"},
     /* inline from GPU memory: the provider would read it with the CPU */
     {BW, {"-I", "64", "--mem=cuda", "srv"}, "--inline_size 64: this end sends from GPU memory"},
     {SEND, {"-I", "16", "--use_cuda=0", "--gdr=dmabuf", "srv"}, "--inline_size 16"},
@@ -407,6 +540,22 @@ static const struct bad_case bad_cases[] = {
     {LAT, {"-I", "64"}, "--inline_size"}, /* lat_test is the read test */
     {BW, {"--bind=127.0.0.1", "server1"}, "--bind"},
     {SEND, {"-n", "1"}, "--iters 1"},
+    /* the family: options that do not apply are refused, naming them */
+    {WLAT, {"-b"}, "--bidirectional applies to write and send bandwidth, not to gdr_write_lat"},
+    {SLAT, {"-b"}, "--bidirectional applies to write and send bandwidth"},
+    {RBW, {"-b"}, "--bidirectional applies to write and send bandwidth, not to gdr_read_bw"},
+    {WLAT, {"-q", "2"}, "--qp apply to bandwidth tests; gdr_write_lat keeps one message"},
+    {SLAT, {"-t", "2"}, "--tx-depth"},
+    {RBW, {"-o", "0"}, "--outs '0'"},
+    {RBW, {"-o", "256"}, "--outs '256'"},
+    {RBW, {"--outs=x"}, "--outs 'x'"},
+    {WLAT, {"-o", "4"}, "--outs applies to RDMA read tests, not to gdr_write_lat"},
+    {BW, {"--write_with_imm"}, "--write_with_imm applies to write latency, not to gdr_write_bw"},
+    {SLAT, {"--write_with_imm"}, "--write_with_imm applies to write latency"},
+    {RBW, {"-I", "64"}, "--inline_size: RDMA reads cannot be posted inline"},
+    /* a ping-pong's server sends too: not inline from GPU memory */
+    {WLAT, {"-I", "64", "--mem=cuda"}, "--inline_size 64: this end sends from GPU memory"},
+    {SLAT, {"--stage-slots=129"}, "with gdr_send_lat at most 128"},
     /* malformed command lines */
     {BW, {"--bogus"}, "unknown option '--bogus'"},
     {BW, {"-z"}, "unknown option '-z'"},
@@ -457,8 +606,11 @@ int main(void)
         gdr_unit_test(test_parse_twice),
         gdr_unit_test(test_help_and_version),
         gdr_unit_test(test_hardware_options),
+        gdr_unit_test(test_gpu_memory_options),
+        gdr_unit_test(test_placement_and_qp_options),
         gdr_unit_test(test_rdma_cm),
         gdr_unit_test(test_bidirectional_and_ring),
+        gdr_unit_test(test_family_options),
         gdr_unit_test(test_bad_values_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,6 +132,20 @@ static void test_seeds_differ(void **state)
     assert_memory_equal(a, b, LEN);
 }
 
+/* The byte a ping-pong polls for is the byte the fill writes there, at
+ * every offset of a word and past the first words. */
+static void test_pattern_byte(void **state)
+{
+    (void)state;
+    enum { LEN = 77 };
+    uint8_t a[LEN];
+    uint64_t seed = gdr_pattern_seed(LEN, 0) ^ 0x5e7e7ull;
+    gdr_pattern_fill(a, LEN, seed);
+    for (size_t i = 0; i < LEN; i++)
+        if (gdr_pattern_byte(seed, i) != a[i])
+            fail_msg("offset %zu: byte %u, fill wrote %u", i, gdr_pattern_byte(seed, i), a[i]);
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -166,7 +180,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         gdr_unit_test(test_fill_check_small),     gdr_unit_test(test_fill_check_1mib),
         gdr_unit_test(test_one_flipped_byte),     gdr_unit_test(test_seeds_differ),
-        gdr_unit_test(test_sweep_seeds_distinct),
+        gdr_unit_test(test_sweep_seeds_distinct), gdr_unit_test(test_pattern_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,15 +220,65 @@ static void test_peak_tracker_batches(void **state)
     assert_false(isinf(t.peak) || isnan(t.peak));
 }
 
+/* Steadiness: 10 slices of equal completion counts. */
+static void test_steadiness(void **state)
+{
+    (void)state;
+    struct gdr_peak_tracker t;
+    struct gdr_steady st;
+    /* 1000 messages of 1000 bytes, one per microsecond: every slice 1 GB/s */
+    gdr_peak_start(&t, 1000, 1000, 0, 0);
+    for (uint64_t i = 1; i <= 1000; i++)
+        gdr_peak_update(&t, i, i * 1000);
+    gdr_peak_steadiness(&t, &st);
+    assert_int_equal(st.slices, 10);
+    assert_near(st.min, 1e9, 1);
+    assert_near(st.max, 1e9, 1);
+    assert_near(st.cv, 0, 1e-12);
+    /* the fifth slice (messages 401..500) at half the rate */
+    gdr_peak_start(&t, 1000, 1000, 0, 0);
+    uint64_t now = 0;
+    for (uint64_t i = 1; i <= 1000; i++) {
+        now += i > 400 && i <= 500 ? 2000 : 1000;
+        gdr_peak_update(&t, i, now);
+    }
+    gdr_peak_steadiness(&t, &st);
+    assert_int_equal(st.slices, 10);
+    assert_near(st.min, 0.5e9, 1);
+    assert_near(st.max, 1e9, 1);
+    /* nine at 1, one at 0.5: mean 0.95, sample stdev sqrt(0.225/9) */
+    assert_near(st.cv, sqrt(0.225 / 9) / 0.95, 1e-9);
+    /* too short for ten slices: none */
+    gdr_peak_start(&t, 1000, 5, 0, 0);
+    for (uint64_t i = 1; i <= 5; i++)
+        gdr_peak_update(&t, i, i * 1000);
+    gdr_peak_steadiness(&t, &st);
+    assert_int_equal(st.slices, 0);
+    /* completions in bursts: two marks passed at once make one slice */
+    gdr_peak_start(&t, 1000, 1000, 0, 0);
+    for (uint64_t i = 200; i <= 1000; i += 200)
+        gdr_peak_update(&t, i, i * 1000);
+    gdr_peak_steadiness(&t, &st);
+    assert_int_equal(st.slices, 5);
+    assert_near(st.cv, 0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_four_samples),   gdr_unit_test(test_ramp_percentiles),
-        gdr_unit_test(test_single_sample),  gdr_unit_test(test_unsorted_input_is_sorted),
-        gdr_unit_test(test_empty),          gdr_unit_test(test_stdev_large_offset),
-        gdr_unit_test(test_quantile_ends),  gdr_unit_test(test_invariants_random),
-        gdr_unit_test(test_median_inplace), gdr_unit_test(test_bandwidth),
-        gdr_unit_test(test_peak_tracker),   gdr_unit_test(test_peak_tracker_batches),
+        gdr_unit_test(test_steadiness),
+        gdr_unit_test(test_four_samples),
+        gdr_unit_test(test_ramp_percentiles),
+        gdr_unit_test(test_single_sample),
+        gdr_unit_test(test_unsorted_input_is_sorted),
+        gdr_unit_test(test_empty),
+        gdr_unit_test(test_stdev_large_offset),
+        gdr_unit_test(test_quantile_ends),
+        gdr_unit_test(test_invariants_random),
+        gdr_unit_test(test_median_inplace),
+        gdr_unit_test(test_bandwidth),
+        gdr_unit_test(test_peak_tracker),
+        gdr_unit_test(test_peak_tracker_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

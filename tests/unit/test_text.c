@@ -101,13 +101,41 @@ static void test_fmt_gbps_and_ratio(void **state)
     assert_string_equal(buf, "n/a");
 }
 
+/* The one-line result of a document: the largest size's bandwidth with
+ * its % of limit (or "limit unknown"), the smallest size's median latency,
+ * and how many sizes were not clean. */
+static void test_fmt_brief(void **state)
+{
+    (void)state;
+    char buf[128];
+    struct gdr_row bw[3] = {
+        {.size = 65536, .bw_avg = 12.34e9, .pct_of_limit = 62.51, .clean = 1},
+        {.size = 1024, .bw_avg = 42.7e6, .pct_of_limit = NAN, .clean = 0},
+        {.size = 4096, .bw_avg = 1e9, .pct_of_limit = 50, .clean = -1},
+    };
+    gdr_fmt_brief(bw, 3, false, buf, sizeof(buf));
+    assert_string_equal(buf, "64 KiB: 12.3 GB/s, 62.5 % of limit; 1 of 3 sizes not clean");
+    bw[0].pct_of_limit = NAN;
+    bw[1].clean = 1;
+    gdr_fmt_brief(bw, 3, false, buf, sizeof(buf));
+    assert_string_equal(buf, "64 KiB: 12.3 GB/s, limit unknown");
+    gdr_fmt_brief(bw + 1, 1, false, buf, sizeof(buf));
+    assert_string_equal(buf, "1 KiB: 42.7 MB/s, limit unknown");
+    struct gdr_row lat[2] = {{.size = 8, .clean = 1}, {.size = 2, .clean = 0}};
+    lat[0].lat[LAT_MEDIAN] = 9e-6;
+    lat[1].lat[LAT_MEDIAN] = 3.14e-6;
+    gdr_fmt_brief(lat, 2, true, buf, sizeof(buf));
+    assert_string_equal(buf, "2 B: 3.14 us median; 1 of 2 sizes not clean");
+    gdr_fmt_brief(lat, 0, true, buf, sizeof(buf));
+    assert_string_equal(buf, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_utf8_valid_kept),
-        gdr_unit_test(test_utf8_invalid_replaced),
-        gdr_unit_test(test_fmt_size),
-        gdr_unit_test(test_fmt_gbps_and_ratio),
+        gdr_unit_test(test_utf8_valid_kept), gdr_unit_test(test_utf8_invalid_replaced),
+        gdr_unit_test(test_fmt_size),        gdr_unit_test(test_fmt_gbps_and_ratio),
+        gdr_unit_test(test_fmt_brief),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -535,10 +535,9 @@ int vs_flush(struct vs_qp *q)
         vs_log("qp %#x: the real post of %zu held write(s) failed at %zu: %s", q->qp_num, n, posted,
                strerror(rc));
         complete_done(q, 0);
-    } else if (posted && !signal) {
-        /* Nothing signalled: done for the program once a later request
-         * completes; the next complete_done() pops them. */
     }
+    /* Unsignalled, a batch is done for the program once a later request of
+     * the QP completes (RC completes in order): complete_done() pops it. */
     free(batch);
     free(real);
     return rc;

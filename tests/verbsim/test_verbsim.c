@@ -9,8 +9,9 @@
  * posted when full and by the timer when the program makes no call; the
  * send queue's size is enforced; an inline payload is taken at the post
  * and other data when placed; a failed request and the flushed ones after
- * it complete with errors under their own wr_ids; the same seed places
- * the same way; the summary counts what was reordered. */
+ * it complete with errors under their own wr_ids; a delayed completion
+ * shows after its delay or when the CQ is armed; the same seed places the
+ * same way; the summary counts what was reordered. */
 #include "verbsim.h"
 
 #include <errno.h>
@@ -266,18 +267,35 @@ static void errors(void)
     CHECK(saw_4, "the write with immediate after it was not flushed");
 }
 
+/* GDR_VERBSIM_CQ_DELAY_US: a completion shows only after the delay, or
+ * at once when the program arms the CQ (it may sleep next). */
+static void cq_delay(void)
+{
+    setup(64);
+    struct ibv_wc wc[2];
+    CHECK(post(IBV_WR_SEND, 1, true, 0, 1, 0) == 0, "send 1");
+    CHECK(ibv_poll_cq(&cq, 2, wc) == 0, "a delayed completion showed at once");
+    CHECK(ibv_req_notify_cq(&cq, 0) == 0, "arming");
+    CHECK(ibv_poll_cq(&cq, 2, wc) == 1 && wc[0].wr_id == 1, "arming did not show the completion");
+    CHECK(post(IBV_WR_SEND, 2, true, 0, 1, 0) == 0, "send 2");
+    CHECK(ibv_poll_cq(&cq, 2, wc) == 0, "a delayed completion showed at once");
+    usleep(600000);
+    CHECK(ibv_poll_cq(&cq, 2, wc) == 1 && wc[0].wr_id == 2, "no completion after the delay");
+}
+
 struct scenario {
     const char *name;
     void (*run)(void);
-    const char *env; /* extra NAME=VALUE, or NULL */
+    const char *env[2]; /* extra NAME=VALUE */
 };
 
 static const struct scenario scenarios[] = {
-    {"ordering_point", ordering_point, NULL},
-    {"batches_and_timer", batches_and_timer, NULL},
-    {"queue_full", queue_full, "GDR_VERBSIM_BATCH=8"},
-    {"data_read_when_placed", data_read_when_placed, NULL},
-    {"errors", errors, "GDR_VERBSIM_BATCH=8"},
+    {"ordering_point", ordering_point, {NULL}},
+    {"batches_and_timer", batches_and_timer, {"GDR_VERBSIM_HOLD_US=2000"}},
+    {"queue_full", queue_full, {"GDR_VERBSIM_BATCH=8", "GDR_VERBSIM_HOLD_US=2000"}},
+    {"data_read_when_placed", data_read_when_placed, {NULL}},
+    {"errors", errors, {"GDR_VERBSIM_BATCH=8"}},
+    {"cq_delay", cq_delay, {"GDR_VERBSIM_CQ_DELAY_US=500000"}},
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -296,11 +314,14 @@ static int run_child(const char *self, const struct scenario *sc, const char *se
         setenv("GDR_VERBSIM_REORDER", "1", 1);
         setenv("GDR_VERBSIM_SEED", seed, 1);
         setenv("GDR_VERBSIM_BATCH", "4", 1);
-        setenv("GDR_VERBSIM_HOLD_US", "2000", 1);
+        /* Only the timer scenarios let the timer place writes: a loaded
+         * machine must not change what the others see. */
+        setenv("GDR_VERBSIM_HOLD_US", "10000000", 1);
         setenv("GDR_VERBSIM_VERBOSE", "1", 1);
         setenv("GDR_VERBSIM_LOG", log, 1);
-        if (sc->env)
-            putenv((char *)sc->env);
+        for (size_t i = 0; i < 2; i++)
+            if (sc->env[i])
+                putenv((char *)sc->env[i]);
         execl(self, self, sc->name, (char *)NULL);
         _exit(127);
     }

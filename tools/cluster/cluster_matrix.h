@@ -11,50 +11,105 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum gdr_cell_state { GDR_CELL_NONE = 0, GDR_CELL_OK, GDR_CELL_FAILED };
 
+/* One measured (or failed) pair: 40 bytes, so that a matrix of thousands
+ * of nodes is numbers, not documents. */
 struct gdr_cell {
-    enum gdr_cell_state state;
-    double value;      /* bytes/s, or seconds for latency tests */
-    size_t round;      /* the plan's round (1-based); 0 unknown */
-    double rate_bytes; /* slower port of the two ends, bytes/s; 0 unknown */
+    uint32_t c, s;     /* client and server node */
+    uint32_t round;    /* the plan's round (1-based); 0 unknown */
+    uint8_t state;     /* enum gdr_cell_state */
+    int8_t clean;      /* 1, 0 (a NIC counted errors or retransmissions), -1 unknown */
     bool gdr_off[2];   /* [0] client, [1] server: GDR asked for, not in effect */
+    double value;      /* bytes/s, or seconds for latency tests */
+    double rate_bytes; /* slower port of the two ends, bytes/s; 0 unknown */
+    double limit;      /* the row's limit (what the path carries at best); 0 unknown */
 };
 
+/* Sparse: only the planned cells are stored (random:15 on 4,096 nodes
+ * plans 0.4 % of them), sorted by client then server once complete
+ * (gdr_matrix_finish), with an index by server. */
 struct gdr_matrix {
     struct gdr_test_mode test;
     int rail;
     uint64_t size;
     bool latency;
-    size_t n;
-    struct gdr_cell *cells; /* n * n, [client * n + server] */
+    size_t n; /* nodes */
+    size_t ncells, cap;
+    struct gdr_cell *cells;
+    size_t *row; /* n + 1: node i's cells as client are cells[row[i] .. row[i+1]) */
+    size_t *col; /* n + 1: as server, cells[byserver[col[i] .. col[i+1])] */
+    uint32_t *byserver;
+    bool sorted;
 };
 
 struct gdr_matrix_set {
     size_t n; /* nodes */
     char (*nodes)[GDR_NODE_NAME_LEN];
+    bool *left_out; /* per node: in no run (the plan's options.left_out) */
     size_t count;
     struct gdr_matrix *m;
 };
 
 /* An empty set over the plan's nodes. */
 int gdr_matrix_set_init(struct gdr_matrix_set *s, size_t n, const char (*nodes)[GDR_NODE_NAME_LEN]);
-/* The matrix for (test, rail, size), created (all cells NONE) when absent;
- * NULL on out of memory. */
+/* The matrix for (test, rail, size), created (no cells) when absent; NULL
+ * on out of memory. */
 struct gdr_matrix *gdr_matrix_get(struct gdr_matrix_set *s, const struct gdr_test_mode *t, int rail,
                                   uint64_t size, bool latency);
 void gdr_matrix_set_free(struct gdr_matrix_set *s);
 
-static inline struct gdr_cell *gdr_cell_at(const struct gdr_matrix *m, size_t c, size_t s)
+/* The cell (c, s), added (state NONE) when absent; NULL on out of memory.
+ * The matrix is unsorted again until gdr_matrix_finish. */
+struct gdr_cell *gdr_matrix_put(struct gdr_matrix *m, size_t c, size_t s);
+/* Sort the cells and index them (a cell put twice: the last one stays).
+ * Returns 0 or -1 (memory). Every reader below wants finished matrices. */
+int gdr_matrix_finish(struct gdr_matrix *m);
+int gdr_matrix_set_finish(struct gdr_matrix_set *s);
+
+/* The cell (c, s) of a finished matrix: NULL when not planned. */
+struct gdr_cell *gdr_cell_find(const struct gdr_matrix *m, size_t c, size_t s);
+/* The same, never NULL: a cell in state NONE stands for a cell not planned. */
+const struct gdr_cell *gdr_cell_at(const struct gdr_matrix *m, size_t c, size_t s);
+
+/* Node i's cells as client (d = 0) or server (d = 1): k-th of count. */
+static inline size_t gdr_matrix_node_count(const struct gdr_matrix *m, size_t i, int d)
 {
-    return &m->cells[c * m->n + s];
+    return d ? m->col[i + 1] - m->col[i] : m->row[i + 1] - m->row[i];
+}
+static inline const struct gdr_cell *gdr_matrix_node_cell(const struct gdr_matrix *m, size_t i,
+                                                          int d, size_t k)
+{
+    return d ? &m->cells[m->byserver[m->col[i] + k]] : &m->cells[m->row[i] + k];
 }
 
-/* Per run of the plan, read dir/<id>.client.json: each row fills its size's
+/* Where the cells come from: dir/<id>.client.json per run of the plan; or
+ * cells, a file of gdr_matrix_save_cells for this plan; or first agents,
+ * the agents' lines (agents/NODE.cells: gdr-cluster-core cell, run on the
+ * node that wrote the document), with status the run status lines (a
+ * failed run's cells are FAILED whatever its client measured), then the
+ * documents of the runs no agent line covers. */
+struct gdr_matrix_source {
+    const char *dir, *cells, *agents, *status;
+};
+
+/* Per run of the plan, its client's result: each row fills its size's
  * matrix; a missing, unreadable or failed document marks the run's cell
- * FAILED in every matrix of its test and rail. Returns 0 or -1 (memory). */
-int gdr_matrix_load(const struct gdr_plan *p, const char *dir, struct gdr_matrix_set *s);
+ * FAILED in every matrix of its test and rail. With analysed_only, only
+ * each test and rail's analysed size is kept (det_size: the given size,
+ * or 0: the largest, for latency the smallest): what suspects and report
+ * need. Documents are read a batch at a time on several threads.
+ * Returns 0 or -1 (memory, a bad cells file or agent line). */
+int gdr_matrix_load(const struct gdr_plan *p, const struct gdr_matrix_source *src,
+                    bool analysed_only, uint64_t det_size, struct gdr_matrix_set *s);
+
+/* Every cell of s to path: the documents read once for the commands
+ * after (suspects, report, the heatmaps): a binary file of fixed records,
+ * tied to the plan's nodes and tests. */
+int gdr_matrix_save_cells(const struct gdr_matrix_set *s, const struct gdr_plan *p,
+                          const char *path);
 
 /* What one client document says, for the matrix and for retests. */
 struct gdr_run_result {
@@ -63,6 +118,8 @@ struct gdr_run_result {
     size_t nrows;
     uint64_t sizes[64];
     double values[64];
+    double limits[64]; /* 0 unknown */
+    int clean[64];
     double rate_bytes;
     bool gdr_off[2];
     char error[256];
@@ -72,6 +129,10 @@ struct gdr_run_result {
 void gdr_run_result_read(const char *path, const struct gdr_test_mode *test,
                          struct gdr_run_result *r);
 
+/* The line gdr-cluster-core cell writes for a run's client result r:
+ * ID LATENCY RATE GDR_OFF SIZE:VALUE:LIMIT:CLEAN,... (tab-separated). */
+void gdr_matrix_cell_line(FILE *f, const char *id, const struct gdr_run_result *r);
+
 /* matrix-<test>-<size>-r<rail>.csv in dir for every matrix: a header row
  * of server nodes, one row per client node; empty = not planned, FAILED. */
 int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
@@ -80,10 +141,20 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
  * heat-NAME.dat "column row ratio value" for every cell, ratio = value /
  * reference (latency: reference / value, so low is bad either way), NaN
  * when not planned or failed; failed-NAME.dat "column row" of the failed
- * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells.
+ * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells;
+ * unreachable-NAME.dat "column row" of the cells of nodes left out.
+ * Above GDR_HEAT_FULL_MAX nodes a cell is a block of B x B nodes (B =
+ * nodes / GDR_HEAT_FULL_MAX, rounded up) holding its worst ratio, so
+ * that one slow link still shows; layout-NAME.dat says "blocks NB size B
+ * nodes N" (NB = 0: every node a cell); top-NAME.dat lists the
+ * GDR_HEAT_TOP worst nodes' (lowest median ratio) own cells at full
+ * resolution, "partner rank ratio" (rank 0 the worst), topnames-NAME.txt
+ * their names.
  * reference[k] is matrix k's reference in its own unit (the detector's:
  * with few nodes the median would be one of a slow node's links); 0 or a
  * NULL array means the matrix's median. */
+#define GDR_HEAT_FULL_MAX 256
+#define GDR_HEAT_TOP 16
 int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir);
 
 /* Median of the OK cells of m (0 when none). */

@@ -3,6 +3,7 @@
 
 #include "cluster_plan.h"
 #include "cluster_rails.h"
+#include "pairing.h"
 #include "error.h"
 #include "json.h"
 
@@ -21,27 +22,49 @@ __attribute__((format(printf, 2, 3))) static void warn(struct gdr_rail_map *m, c
     va_end(ap);
 }
 
-/* Classes in the order a GPU looks for its NIC: nearest first, software
- * and undeterminable last. */
-static const enum gdr_path_class search_order[] = {
-    GDR_PATH_LOC,  GDR_PATH_PIX, GDR_PATH_PXB,  GDR_PATH_PHB,
-    GDR_PATH_NODE, GDR_PATH_SYS, GDR_PATH_NONE, GDR_PATH_UNKNOWN,
-};
-#define NORDER (sizeof(search_order) / sizeof(search_order[0]))
-
-static size_t rank_of(enum gdr_path_class c)
+/* "GPU 0, 1" for the GPUs whose rail NIC is n. */
+static void gpus_of(const struct gdr_topo_pairing *pr, size_t n, char *out, size_t len)
 {
-    for (size_t i = 0; i < NORDER; i++)
-        if (search_order[i] == c)
-            return i;
-    return NORDER;
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t g = 0; g < pr->ngpus; g++) {
+        if (pr->nic_of[g] != (int)n)
+            continue;
+        int k = snprintf(out + used, len - used, "%s%zu", used ? ", " : "GPU ", g);
+        if (k < 0 || (size_t)k >= len - used)
+            break;
+        used += (size_t)k;
+    }
+}
+
+/* One warning per count of GPUs sharing a NIC: "2 GPUs per NIC: mlx5_0
+ * (GPU 0, 1), mlx5_3 (GPU 2, 3)". */
+static void warn_shared(struct gdr_rail_map *m, const struct gdr_topo_pairing *pr,
+                        const char (*nics)[64])
+{
+    for (size_t count = 2; count <= pr->ngpus; count++) {
+        char text[sizeof(m->warnings[0])], gl[96];
+        size_t used = 0;
+        for (size_t n = 0; n < pr->nnics; n++) {
+            if (pr->gpus_on[n] != count)
+                continue;
+            gpus_of(pr, n, gl, sizeof(gl));
+            int k = snprintf(text + used, sizeof(text) - used, "%s%s (%s)", used ? ", " : "",
+                             nics[n], gl);
+            if (k < 0 || (size_t)k >= sizeof(text) - used)
+                break;
+            used += (size_t)k;
+        }
+        if (used)
+            warn(m, "%zu GPUs per NIC: %s", count, text);
+    }
 }
 
 int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *m)
 {
     static char nics[GDR_RAILS_MAX][64];
     static char gpus[GDR_RAILS_MAX][GDR_BDF_LEN];
-    static enum gdr_path_class cls[GDR_RAILS_MAX][GDR_RAILS_MAX];
+    static struct gdr_topo_pairing pr;
     size_t nnic = 0, ngpu = 0;
     memset(m, 0, sizeof(*m));
     const char *root = sysfs_root ? sysfs_root : "/sys";
@@ -49,68 +72,41 @@ int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *m)
         return gdr_fail(GDR_EXIT_ENV, "%s: cannot list RDMA devices", root);
     if (gdr_topo_list_gpus(sysfs_root, gpus, GDR_RAILS_MAX, &ngpu))
         return gdr_fail(GDR_EXIT_ENV, "%s: cannot list GPUs", root);
-    if (ngpu == 0) {
-        /* A host-only node: each RDMA device is a rail of its own. */
-        for (size_t i = 0; i < nnic; i++) {
-            struct gdr_rail *r = &m->rails[m->nrails++];
-            r->gpu = -1;
-            snprintf(r->device, sizeof(r->device), "%s", nics[i]);
-            r->path = GDR_PATH_UNKNOWN;
-        }
-        return 0;
-    }
-    if (nnic == 0) {
+    if (ngpu > 0 && nnic == 0) {
         warn(m, "%zu GPUs but no RDMA device: no rail", ngpu);
         return 0;
     }
-    for (size_t g = 0; g < ngpu; g++)
-        for (size_t n = 0; n < nnic; n++) {
-            char err[256];
-            if (gdr_topo_path_class(sysfs_root, nics[n], gpus[g], &cls[g][n], err, sizeof(err)))
-                cls[g][n] = GDR_PATH_UNKNOWN;
+    gdr_topo_pair(sysfs_root, (const char(*)[64])nics, nnic, (const char(*)[GDR_BDF_LEN])gpus, ngpu,
+                  &pr);
+    for (size_t n = 0; n < nnic; n++) {
+        if (pr.role[n] == GDR_NIC_DOWN) {
+            snprintf(m->down[m->ndown++], sizeof(m->down[0]), "%.63s", nics[n]);
+            warn(m, "%s port %d is %s: not a rail", nics[n], pr.port[n], pr.port_state[n]);
+        } else if (pr.role[n] == GDR_NIC_UNUSED) {
+            snprintf(m->unused[m->nunused++], sizeof(m->unused[0]), "%.63s", nics[n]);
+        } else if (ngpu == 0) {
+            /* A host-only node: each active RDMA device is a rail of its own. */
+            struct gdr_rail *r = &m->rails[m->nrails++];
+            r->gpu = -1;
+            snprintf(r->device, sizeof(r->device), "%.63s", nics[n]);
+            r->path = GDR_PATH_UNKNOWN;
         }
-    /* Nearest class first: every GPU that has a free NIC at this class takes
-     * the first one (by name) before any GPU settles for a farther one. */
-    int nic_of[GDR_RAILS_MAX];
-    bool taken[GDR_RAILS_MAX] = {false};
-    for (size_t g = 0; g < ngpu; g++)
-        nic_of[g] = -1;
-    for (size_t k = 0; k < NORDER; k++)
-        for (size_t g = 0; g < ngpu; g++) {
-            if (nic_of[g] >= 0)
-                continue;
-            for (size_t n = 0; n < nnic; n++)
-                if (!taken[n] && cls[g][n] == search_order[k]) {
-                    nic_of[g] = (int)n;
-                    taken[n] = true;
-                    break;
-                }
-        }
-    /* More GPUs than NICs: the rest share the nearest NIC. */
-    for (size_t g = 0; g < ngpu; g++) {
-        if (nic_of[g] >= 0)
-            continue;
-        size_t best = 0;
-        for (size_t n = 1; n < nnic; n++)
-            if (rank_of(cls[g][n]) < rank_of(cls[g][best]))
-                best = n;
-        nic_of[g] = (int)best;
-        warn(m, "GPU %zu (%s) shares %s with another GPU: fewer NICs than GPUs", g, gpus[g],
-             nics[best]);
     }
     for (size_t g = 0; g < ngpu; g++) {
+        if (pr.nic_of[g] < 0) {
+            warn(m, "GPU %zu (%s): no RDMA device with an active port: no rail", g, gpus[g]);
+            continue;
+        }
         struct gdr_rail *r = &m->rails[m->nrails++];
         r->gpu = (int)g;
         snprintf(r->gpu_bdf, sizeof(r->gpu_bdf), "%s", gpus[g]);
-        snprintf(r->device, sizeof(r->device), "%s", nics[nic_of[g]]);
-        r->path = cls[g][nic_of[g]];
+        snprintf(r->device, sizeof(r->device), "%s", nics[pr.nic_of[g]]);
+        r->path = pr.path[g];
         if (r->path > GDR_PATH_PXB)
-            warn(m, "GPU %zu (%s): nearest free NIC %s is %s, not under a shared PCIe switch", g,
+            warn(m, "GPU %zu (%s): nearest NIC %s is %s, not under a shared PCIe switch", g,
                  gpus[g], r->device, gdr_path_class_name(r->path));
     }
-    for (size_t n = 0; n < nnic; n++)
-        if (!taken[n])
-            snprintf(m->unused[m->nunused++], sizeof(m->unused[0]), "%s", nics[n]);
+    warn_shared(m, &pr, (const char(*)[64])nics);
     return 0;
 }
 
@@ -132,6 +128,9 @@ cJSON *gdr_rails_to_json(const char *node, const struct gdr_rail_map *m)
     cJSON *u = cJSON_AddArrayToObject(o, "unused_devices");
     for (size_t i = 0; i < m->nunused; i++)
         cJSON_AddItemToArray(u, cJSON_CreateString(m->unused[i]));
+    cJSON *dn = cJSON_AddArrayToObject(o, "down_devices");
+    for (size_t i = 0; i < m->ndown; i++)
+        cJSON_AddItemToArray(dn, cJSON_CreateString(m->down[i]));
     cJSON *w = cJSON_AddArrayToObject(o, "warnings");
     for (size_t i = 0; i < m->nwarnings; i++)
         cJSON_AddItemToArray(w, cJSON_CreateString(m->warnings[i]));
@@ -164,6 +163,16 @@ int gdr_rails_from_json(const cJSON *doc, const char *what, struct gdr_rail_map 
             snprintf(r->gpu_bdf, sizeof(r->gpu_bdf), "%s", b->valuestring);
         r->path = GDR_PATH_UNKNOWN;
         m->nrails++;
+    }
+    /* Optional (older rails files have no down_devices). */
+    const char *lists[2] = {"unused_devices", "down_devices"};
+    for (int k = 0; k < 2; k++) {
+        size_t *n = k ? &m->ndown : &m->nunused;
+        char(*names)[64] = k ? m->down : m->unused;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, lists[k])) {
+            if (cJSON_IsString(it) && *n < GDR_RAILS_MAX)
+                snprintf(names[(*n)++], 64, "%s", it->valuestring);
+        }
     }
     return 0;
 }

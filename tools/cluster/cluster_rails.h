@@ -1,9 +1,12 @@
-/* cluster_rails.h - a node's rails: GPU i with its nearest RDMA device.
+/* cluster_rails.h - a node's rails: GPU i with its rail NIC.
  *
- * Rail i pairs the i-th GPU (in PCI address order) with the NIC nearest to
- * it by PCIe path class (common/topo: PIX, then PXB, then the rest), each
- * NIC taken once while a free one is left. A node without GPUs has one rail
- * per RDMA device. Rail i of one node runs against rail i of its partner. */
+ * Rail i pairs the i-th GPU (in PCI address order) with its rail NIC, the
+ * answer of common/topo's pairing (gdr_doctor's too): the nearest NIC with
+ * an ACTIVE port by PCIe distance; GPUs may share one (warned: "N GPUs per
+ * NIC"). NICs no GPU takes (storage, management) are listed as unused, NICs
+ * with no ACTIVE port as down; neither is a rail. A node without GPUs has
+ * one rail per active RDMA device. Rail i of one node runs against rail i
+ * of its partner. */
 #ifndef GDR_TOOLS_CLUSTER_RAILS_H
 #define GDR_TOOLS_CLUSTER_RAILS_H
 
@@ -25,10 +28,12 @@ struct gdr_rail {
 struct gdr_rail_map {
     size_t nrails;
     struct gdr_rail rails[GDR_RAILS_MAX];
-    size_t nunused; /* NICs no GPU took (storage, management) */
+    size_t nunused; /* active NICs no GPU took (storage, management) */
     char unused[GDR_RAILS_MAX][64];
+    size_t ndown; /* NICs with no ACTIVE port */
+    char down[GDR_RAILS_MAX][64];
     size_t nwarnings;
-    char warnings[GDR_RAILS_WARN_MAX][200];
+    char warnings[GDR_RAILS_WARN_MAX][256];
 };
 
 /* Read the rails of the machine whose sysfs is at sysfs_root (NULL: /sys).
@@ -37,10 +42,11 @@ struct gdr_rail_map {
 int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *map);
 
 /* {"node": NODE, "rails": [{"rail", "gpu", "gpu_bdf", "device", "path"}],
- *  "unused_devices": [...], "warnings": [...]} */
+ *  "unused_devices": [...], "down_devices": [...], "warnings": [...]} */
 cJSON *gdr_rails_to_json(const char *node, const struct gdr_rail_map *map);
 
-/* The inverse (rails only); `what` names the document in messages. */
+/* The inverse (rails, unused and down devices); `what` names the document
+ * in messages. */
 int gdr_rails_from_json(const cJSON *doc, const char *what, struct gdr_rail_map *map);
 
 #endif

@@ -16,6 +16,7 @@ struct gdr_report_input {
     const char *figures_dir; /* where heat/hist PNGs are, or NULL */
     const char *figures_rel; /* the same, relative to report.md */
     const char *rails_dir;   /* NODE.json from `rails` (software), or NULL */
+    size_t worst;            /* per matrix, the N worst nodes only (0: every node) */
 };
 
 /* Write the report to f. d holds the statistics of the analysed matrices. */

@@ -5,7 +5,9 @@
 #ifndef GDR_TOOLS_CLUSTER_SCHED_H
 #define GDR_TOOLS_CLUSTER_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct gdr_pair {
     size_t a, b;
@@ -40,5 +42,43 @@ int gdr_sched_from_pairs(size_t n, const struct gdr_pair *pairs, size_t npairs,
 int gdr_sched_split(struct gdr_schedule *s, size_t k);
 
 void gdr_sched_free(struct gdr_schedule *s);
+
+/* ---- computed on demand (a plan of thousands of nodes stores none of it) ---- */
+
+/* Rounds of the circle method over n nodes: n-1 for even n, n for odd n. */
+size_t gdr_sched_circle_rounds(size_t n);
+
+/* Slot i (0 .. (n+1)/2-1) of circle round r: its pair in *out (a < b), or
+ * false when it is the bye of an odd n. gdr_sched_full's round r holds the
+ * slots in order, byes left out. */
+bool gdr_sched_circle_slot(size_t n, size_t r, size_t i, struct gdr_pair *out);
+
+/* The partner of node v in circle round r, in O(1); (size_t)-1 when v sits
+ * the round out (odd n). */
+size_t gdr_sched_circle_partner(size_t n, size_t r, size_t v);
+
+/* The slot node v occupies in circle round r (its pair's, or the bye's). */
+size_t gdr_sched_circle_slot_of(size_t n, size_t r, size_t v);
+
+/* Pairing random:K over n nodes: K consecutive circle rounds, from a
+ * random start, over a random order of the nodes (both from seed): every
+ * node meets K different partners (odd n: K-1 in the round it sits out),
+ * no pair twice. perm gets the order (n entries: circle position ->
+ * node), *first the first circle round. In round q of the K, slot i is
+ * oriented so that a node is the first of its pair in alternate rounds:
+ * with one direction, every node is a client and a server about equally
+ * (gdr_sched_random_slot). Returns -1 with gdr_fail(USAGE) when K is 0 or
+ * more than the circle has rounds. */
+int gdr_sched_random_pick(size_t n, size_t k, uint64_t seed, size_t *perm, size_t *first);
+
+/* Slot i of round q (0 .. K-1) of a random:K pairing: the pair in node
+ * numbers through perm, first = the client of the forward direction;
+ * false for a bye. */
+bool gdr_sched_random_slot(size_t n, const size_t *perm, size_t first, size_t q, size_t i,
+                           struct gdr_pair *out);
+
+/* A seeded generator (splitmix64): the same seed gives the same pairing
+ * on every machine. */
+uint64_t gdr_sched_rand(uint64_t *state);
 
 #endif

@@ -60,6 +60,9 @@ bool gdr_cell_low(const struct gdr_matrix *m, const struct gdr_mstats *st,
         return false;
     if (score(m, c->value) < st->threshold_score)
         return true;
+    if (!m->latency && o->min_pct_of_limit > 0 && c->limit > 0 &&
+        c->value < o->min_pct_of_limit / 100 * c->limit)
+        return true;
     return !m->latency && o->min_link_frac > 0 && c->rate_bytes > 0 &&
            c->value < o->min_link_frac * c->rate_bytes;
 }
@@ -96,24 +99,33 @@ static bool analysed(const struct gdr_matrix_set *s, size_t k, const struct gdr_
     return true;
 }
 
+static int cmp_round(const void *x, const void *y)
+{
+    const struct gdr_cell *const *a = x, *const *b = y;
+    return (*a)->round < (*b)->round ? -1 : (*a)->round > (*b)->round;
+}
+
 static int matrix_stats(const struct gdr_matrix *m, const struct gdr_detect_opts *o,
                         struct gdr_mstats *st)
 {
     size_t n = m->n;
-    double *v = calloc(n * n + 1, sizeof(double));
+    double *v = calloc(m->ncells + 1, sizeof(double));
     double *best = calloc(n + 1, sizeof(double));
+    const struct gdr_cell **by_round = calloc(m->ncells + 1, sizeof(*by_round));
     st->node_flag = calloc(n + 1, sizeof(bool));
-    size_t maxround = 0;
-    for (size_t i = 0; i < n * n; i++)
+    size_t maxround = 0, nok = 0;
+    for (size_t i = 0; i < m->ncells; i++)
         if (m->cells[i].round > maxround)
             maxround = m->cells[i].round;
-    st->rounds = calloc(maxround + 1, sizeof(*st->rounds));
-    if (!v || !best || !st->node_flag || !st->rounds) {
+    /* rounds: as many as hold a cell (at most the cells) */
+    st->rounds = calloc((maxround < m->ncells ? maxround : m->ncells) + 1, sizeof(*st->rounds));
+    if (!v || !best || !by_round || !st->node_flag || !st->rounds) {
         free(v);
         free(best);
+        free(by_round);
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
     }
-    for (size_t i = 0; i < n * n; i++) {
+    for (size_t i = 0; i < m->ncells; i++) {
         const struct gdr_cell *c = &m->cells[i];
         if (c->state == GDR_CELL_FAILED)
             st->nfailed++;
@@ -121,11 +133,11 @@ static int matrix_stats(const struct gdr_matrix *m, const struct gdr_detect_opts
             continue;
         double sc = score(m, c->value);
         v[st->nvalid++] = sc;
-        size_t a = i / n, b = i % n;
-        if (sc > best[a])
-            best[a] = sc;
-        if (sc > best[b])
-            best[b] = sc;
+        by_round[nok++] = c;
+        if (sc > best[c->c])
+            best[c->c] = sc;
+        if (sc > best[c->s])
+            best[c->s] = sc;
     }
     st->median = median(v, st->nvalid);
     st->mad = mad(v, st->nvalid, st->median);
@@ -141,38 +153,49 @@ static int matrix_stats(const struct gdr_matrix *m, const struct gdr_detect_opts
         st->reference = median(best, nb);
         st->threshold_score = st->reference * (1 - o->tolerance);
     }
-    /* Per round: the same figures over that round's cells. */
-    for (size_t r = 1; r <= maxround; r++) {
-        size_t k = 0;
-        for (size_t i = 0; i < n * n; i++)
-            if (m->cells[i].state == GDR_CELL_OK && m->cells[i].round == r)
-                v[k++] = score(m, m->cells[i].value);
-        if (k == 0)
-            continue;
-        struct gdr_round_stats *rs = &st->rounds[st->nrounds++];
-        rs->round = r;
-        rs->n = k;
-        rs->median = median(v, k);
-        rs->mad = mad(v, k, rs->median);
+    /* Per round: the same figures over that round's cells, in one pass
+     * over the cells sorted by round (a full plan has thousands). */
+    qsort(by_round, nok, sizeof(*by_round), cmp_round);
+    for (size_t i = 0; i < nok;) {
+        size_t j = i, k = 0;
+        for (; j < nok && by_round[j]->round == by_round[i]->round; j++)
+            v[k++] = score(m, by_round[j]->value);
+        if (by_round[i]->round > 0) {
+            struct gdr_round_stats *rs = &st->rounds[st->nrounds++];
+            rs->round = by_round[i]->round;
+            rs->n = k;
+            rs->median = median(v, k);
+            rs->mad = mad(v, k, rs->median);
+        }
+        i = j;
     }
     free(v);
     free(best);
+    free(by_round);
     return 0;
 }
 
-/* Partners of node i in m (any OK cell either way) and those with a low one. */
+/* Partners of node i in m (any OK cell either way) and those with a low
+ * one: its row and its column, merged by partner (both sorted). */
 static void partners(const struct gdr_matrix *m, const struct gdr_mstats *st,
                      const struct gdr_detect_opts *o, size_t i, struct gdr_suspect *out)
 {
     out->npartners = out->nlow_partners = 0;
-    for (size_t p = 0; p < m->n; p++) {
-        if (p == i)
-            continue;
-        const struct gdr_cell *x = gdr_cell_at(m, i, p), *y = gdr_cell_at(m, p, i);
-        if (x->state != GDR_CELL_OK && y->state != GDR_CELL_OK)
+    size_t nr = gdr_matrix_node_count(m, i, 0), nc = gdr_matrix_node_count(m, i, 1);
+    for (size_t a = 0, b = 0; a < nr || b < nc;) {
+        const struct gdr_cell *x = a < nr ? gdr_matrix_node_cell(m, i, 0, a) : NULL;
+        const struct gdr_cell *y = b < nc ? gdr_matrix_node_cell(m, i, 1, b) : NULL;
+        size_t px = x ? x->s : SIZE_MAX, py = y ? y->c : SIZE_MAX, p = px < py ? px : py;
+        if (px != p)
+            x = NULL;
+        if (py != p)
+            y = NULL;
+        a += x != NULL;
+        b += y != NULL;
+        if (p == i || ((!x || x->state != GDR_CELL_OK) && (!y || y->state != GDR_CELL_OK)))
             continue;
         out->npartners++;
-        if (gdr_cell_low(m, st, o, x) || gdr_cell_low(m, st, o, y)) {
+        if ((x && gdr_cell_low(m, st, o, x)) || (y && gdr_cell_low(m, st, o, y))) {
             if (out->nlow_partners < GDR_SUSPECT_MAX_PARTNERS)
                 out->low_partners[out->nlow_partners] = p;
             out->nlow_partners++;
@@ -200,19 +223,21 @@ static bool gdr_missing(const struct gdr_matrix *m, size_t i)
 {
     if (!gdr_on(m))
         return false;
-    for (size_t p = 0; p < m->n; p++)
-        if ((gdr_cell_at(m, i, p)->state == GDR_CELL_OK && gdr_cell_at(m, i, p)->gdr_off[0]) ||
-            (gdr_cell_at(m, p, i)->state == GDR_CELL_OK && gdr_cell_at(m, p, i)->gdr_off[1]))
-            return true;
+    for (int d = 0; d < 2; d++)
+        for (size_t k = 0; k < gdr_matrix_node_count(m, i, d); k++) {
+            const struct gdr_cell *c = gdr_matrix_node_cell(m, i, d, k);
+            if (c->state == GDR_CELL_OK && c->gdr_off[d])
+                return true;
+        }
     return false;
 }
 
 static bool node_has_cells(const struct gdr_matrix *m, size_t i)
 {
-    for (size_t p = 0; p < m->n; p++)
-        if (gdr_cell_at(m, i, p)->state == GDR_CELL_OK ||
-            gdr_cell_at(m, p, i)->state == GDR_CELL_OK)
-            return true;
+    for (int d = 0; d < 2; d++)
+        for (size_t k = 0; k < gdr_matrix_node_count(m, i, d); k++)
+            if (gdr_matrix_node_cell(m, i, d, k)->state == GDR_CELL_OK)
+                return true;
     return false;
 }
 
@@ -312,7 +337,7 @@ int gdr_detect(const struct gdr_matrix_set *s, const struct gdr_detect_opts *o,
         st->matrix = k;
         if ((rc = matrix_stats(&s->m[k], o, st)))
             break;
-        for (size_t i = 0; i < s->n * s->n; i++)
+        for (size_t i = 0; i < s->m[k].ncells; i++)
             st->nlow += gdr_cell_low(&s->m[k], st, o, &s->m[k].cells[i]);
         for (size_t i = 0; i < s->n; i++) {
             struct gdr_suspect tmp;
@@ -326,26 +351,26 @@ int gdr_detect(const struct gdr_matrix_set *s, const struct gdr_detect_opts *o,
     for (size_t k = 0; k < d->nstats && !rc; k++) {
         const struct gdr_matrix *m = &s->m[d->stats[k].matrix];
         int rail = m->rail >= 0 && m->rail < GDR_RAILS_MAX ? m->rail : 0;
-        for (size_t a = 0; a < s->n && !rc; a++)
-            for (size_t b = 0; b < s->n && !rc; b++) {
-                if (!gdr_cell_low(m, &d->stats[k], o, gdr_cell_at(m, a, b)) ||
-                    suspect_rail[a * GDR_RAILS_MAX + (size_t)rail] ||
-                    suspect_rail[b * GDR_RAILS_MAX + (size_t)rail])
-                    continue;
-                size_t lo = a < b ? a : b, hi = a < b ? b : a;
-                if (link_known(d, s, lo, hi, m->rail))
-                    continue;
-                struct gdr_suspect sp;
-                memset(&sp, 0, sizeof(sp));
-                sp.kind = GDR_SUSPECT_LINK;
-                sp.a = lo;
-                sp.b = hi;
-                sp.stats = k;
-                sp.nlow_partners = 1;
-                sp.low_partners[0] = hi;
-                sp.npartners = 1;
-                rc = add_suspect(d, &sp);
-            }
+        for (size_t q = 0; q < m->ncells && !rc; q++) {
+            size_t a = m->cells[q].c, b = m->cells[q].s;
+            if (!gdr_cell_low(m, &d->stats[k], o, &m->cells[q]) ||
+                suspect_rail[a * GDR_RAILS_MAX + (size_t)rail] ||
+                suspect_rail[b * GDR_RAILS_MAX + (size_t)rail])
+                continue;
+            size_t lo = a < b ? a : b, hi = a < b ? b : a;
+            if (link_known(d, s, lo, hi, m->rail))
+                continue;
+            struct gdr_suspect sp;
+            memset(&sp, 0, sizeof(sp));
+            sp.kind = GDR_SUSPECT_LINK;
+            sp.a = lo;
+            sp.b = hi;
+            sp.stats = k;
+            sp.nlow_partners = 1;
+            sp.low_partners[0] = hi;
+            sp.npartners = 1;
+            rc = add_suspect(d, &sp);
+        }
     }
     free(suspect_rail);
     if (rc)
@@ -365,7 +390,8 @@ static const char *metric(const struct gdr_matrix *m)
     return m->latency ? "latency" : "bandwidth";
 }
 
-static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st)
+static cJSON *stats_json(const struct gdr_matrix_set *s, const struct gdr_matrix *m,
+                         const struct gdr_mstats *st)
 {
     cJSON *o = cJSON_CreateObject();
     char tn[64];
@@ -383,6 +409,17 @@ static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st
     cJSON_AddNumberToObject(o, "cells", (double)st->nvalid);
     cJSON_AddNumberToObject(o, "low_cells", (double)st->nlow);
     cJSON_AddNumberToObject(o, "failed_cells", (double)st->nfailed);
+    /* Cells whose NIC counted errors or retransmissions: suspect numbers. */
+    cJSON *nc = cJSON_AddArrayToObject(o, "not_clean");
+    for (size_t q = 0; q < m->ncells; q++) {
+        const struct gdr_cell *c = &m->cells[q];
+        if (c->c == c->s || c->state != GDR_CELL_OK || c->clean != 0)
+            continue;
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, cJSON_CreateString(s->nodes[c->c]));
+        cJSON_AddItemToArray(pair, cJSON_CreateString(s->nodes[c->s]));
+        cJSON_AddItemToArray(nc, pair);
+    }
     cJSON *rs = cJSON_AddArrayToObject(o, "rounds");
     for (size_t r = 0; r < st->nrounds; r++) {
         cJSON *x = cJSON_CreateObject();
@@ -396,43 +433,24 @@ static cJSON *stats_json(const struct gdr_matrix *m, const struct gdr_mstats *st
     return o;
 }
 
-/* The device and GPU node uses on rail in the plan (default: none). */
-static void end_for(const struct gdr_plan *p, size_t node, int rail, struct gdr_plan_end *e)
-{
-    e->node = node;
-    e->device[0] = '\0';
-    e->gpu = -1;
-    for (size_t i = 0; i < p->nruns; i++) {
-        const struct gdr_plan_run *r = &p->runs[i];
-        if (r->rail != rail)
-            continue;
-        const struct gdr_plan_end *x = r->client.node == node   ? &r->client
-                                       : r->server.node == node ? &r->server
-                                                                : NULL;
-        if (x) {
-            *e = *x;
-            return;
-        }
-    }
-}
-
-static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, size_t k, size_t j,
-                         size_t c, size_t sv, const char *role, unsigned port)
+cJSON *gdr_retest_run_json(const struct gdr_plan *p, const struct gdr_test_mode *t, int rail,
+                           const char *id_prefix, size_t k, size_t j, size_t c, size_t sv,
+                           const char *role, unsigned port)
 {
     cJSON *o = cJSON_CreateObject();
-    char tn[64], id[3 * GDR_NODE_NAME_LEN + 32];
-    gdr_test_mode_name(&m->test, tn, sizeof(tn));
-    snprintf(id, sizeof(id), "retest%zu.%zu.%s.r%d.%s_%s", k + 1, j + 1, tn, m->rail, p->nodes[c],
-             p->nodes[sv]);
+    char tn[64], id[3 * GDR_NODE_NAME_LEN + 48];
+    gdr_test_mode_name(t, tn, sizeof(tn));
+    snprintf(id, sizeof(id), "%s%zu.%zu.%s.r%d.%s_%s", id_prefix, k + 1, j + 1, tn, rail,
+             p->nodes[c], p->nodes[sv]);
     struct gdr_plan_end ce, se;
-    end_for(p, c, m->rail, &ce);
-    end_for(p, sv, m->rail, &se);
+    gdr_plan_rail_end(p, c, rail, &ce);
+    gdr_plan_rail_end(p, sv, rail, &se);
     cJSON_AddStringToObject(o, "id", id);
     cJSON_AddStringToObject(o, "role", role);
-    cJSON_AddStringToObject(o, "tool", m->test.tool);
-    cJSON_AddStringToObject(o, "placement", m->test.placement);
-    cJSON_AddStringToObject(o, "gdr", m->test.gdr);
-    cJSON_AddNumberToObject(o, "rail", m->rail);
+    cJSON_AddStringToObject(o, "tool", t->tool);
+    cJSON_AddStringToObject(o, "placement", t->placement);
+    cJSON_AddStringToObject(o, "gdr", t->gdr);
+    cJSON_AddNumberToObject(o, "rail", rail);
     cJSON_AddNumberToObject(o, "port", port);
     cJSON *ends[2] = {cJSON_CreateObject(), cJSON_CreateObject()};
     const struct gdr_plan_end *e[2] = {&ce, &se};
@@ -440,10 +458,17 @@ static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, s
         cJSON_AddStringToObject(ends[x], "node", p->nodes[e[x]->node]);
         cJSON_AddStringToObject(ends[x], "device", e[x]->device);
         cJSON_AddNumberToObject(ends[x], "gpu", e[x]->gpu);
+        cJSON_AddStringToObject(ends[x], "gpu_bdf", e[x]->gpu_bdf);
     }
     cJSON_AddItemToObject(o, "client", ends[0]);
     cJSON_AddItemToObject(o, "server", ends[1]);
     return o;
+}
+
+static cJSON *retest_run(const struct gdr_plan *p, const struct gdr_matrix *m, size_t k, size_t j,
+                         size_t c, size_t sv, const char *role, unsigned port)
+{
+    return gdr_retest_run_json(p, &m->test, m->rail, "retest", k, j, c, sv, role, port);
 }
 
 /* A node that is no suspect, other than a, b and the first nskip low
@@ -457,7 +482,7 @@ static long third_node(const struct gdr_detection *d, size_t n, size_t a, size_t
             skip |= sp->low_partners[q] == t;
         if (skip)
             continue;
-        bool clean = true;
+        bool clean = !d->avoid || !d->avoid[t];
         for (size_t k = 0; k < d->nsuspects && clean; k++)
             clean = d->suspects[k].a != t && d->suspects[k].b != t;
         if (clean)
@@ -490,6 +515,7 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
     char tn[64];
     gdr_test_mode_name(&m->test, tn, sizeof(tn));
     cJSON_AddStringToObject(j, "kind", gdr_suspect_kind_name(sp->kind));
+    cJSON_AddStringToObject(j, "finding", "slow");
     cJSON *nodes = cJSON_AddArrayToObject(j, "nodes");
     cJSON_AddItemToArray(nodes, cJSON_CreateString(s->nodes[sp->a]));
     if (sp->b != sp->a)
@@ -507,15 +533,19 @@ static cJSON *suspect_json(const struct gdr_detection *d, const struct gdr_matri
     cJSON_AddNumberToObject(ev, "low_partners", (double)sp->nlow_partners);
     cJSON_AddBoolToObject(ev, "gdr_not_in_effect", sp->gdr_not_in_effect);
     cJSON *cells = cJSON_AddArrayToObject(ev, "cells");
-    for (size_t a = 0; a < s->n; a++)
-        for (size_t b = 0; b < s->n; b++) {
-            bool mine = sp->kind == GDR_SUSPECT_LINK
-                            ? (a == sp->a && b == sp->b) || (a == sp->b && b == sp->a)
-                            : a == sp->a || b == sp->a;
-            if (mine && gdr_cell_at(m, a, b)->state == GDR_CELL_OK)
-                cJSON_AddItemToArray(
-                    cells, cell_json(s, m, a, b, gdr_cell_low(m, st, o, gdr_cell_at(m, a, b))));
-        }
+    /* In the order of the cells (client, then server): the node's row and
+     * column; a link's two cells. */
+    for (size_t q = 0; q < m->ncells; q++) {
+        const struct gdr_cell *x = &m->cells[q];
+        size_t a = x->c, b = x->s;
+        bool mine = sp->kind == GDR_SUSPECT_LINK
+                        ? (a == sp->a && b == sp->b) || (a == sp->b && b == sp->a)
+                        : a == sp->a || b == sp->a;
+        if (mine && x->state == GDR_CELL_OK)
+            cJSON_AddItemToArray(cells, cell_json(s, m, a, b, gdr_cell_low(m, st, o, x)));
+        if (a > sp->a && a > sp->b && sp->kind == GDR_SUSPECT_LINK)
+            break;
+    }
     /* Retest: the suspect's low pairs (at most two), serially, and a third
      * node that is no suspect (its link to the suspect for a node, rail or
      * GDR path; its links to both ends, as controls, for a link). */
@@ -559,10 +589,11 @@ cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_mat
     cJSON_AddNumberToObject(op, "tolerance", o->tolerance);
     cJSON_AddNumberToObject(op, "mad_k", o->mad_k);
     cJSON_AddNumberToObject(op, "min_link_frac", o->min_link_frac);
+    cJSON_AddNumberToObject(op, "min_pct_of_limit", o->min_pct_of_limit);
     cJSON_AddNumberToObject(op, "size", (double)o->size);
     cJSON *ms = cJSON_AddArrayToObject(j, "matrices");
     for (size_t k = 0; k < d->nstats; k++)
-        cJSON_AddItemToArray(ms, stats_json(&s->m[d->stats[k].matrix], &d->stats[k]));
+        cJSON_AddItemToArray(ms, stats_json(s, &s->m[d->stats[k].matrix], &d->stats[k]));
     cJSON *ss = cJSON_AddArrayToObject(j, "suspects");
     for (size_t k = 0; k < d->nsuspects; k++)
         cJSON_AddItemToArray(ss, suspect_json(d, s, p, o, k, base_port));
@@ -596,6 +627,47 @@ static void set_item(cJSON *o, const char *key, cJSON *v)
         cJSON_AddItemToObject(o, key, v);
 }
 
+/* A dead node: its retest run against a healthy partner failed again
+ * (confirmed), ran (cleared), or did not run (unresolved). */
+static void confirm_dead(cJSON *sp, const char *finding, gdr_retest_lookup lookup, void *ctx,
+                         struct gdr_confirm_counts *counts)
+{
+    size_t ran = 0, failed = 0;
+    char why[400] = "", partner[GDR_NODE_NAME_LEN] = "";
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(sp, "retest")) {
+        struct gdr_retest_value v;
+        memset(&v, 0, sizeof(v));
+        lookup(r, 0, &v, ctx);
+        ran += v.ran;
+        failed += v.ran && v.run_failed;
+        set_item(r, "failed", v.ran ? cJSON_CreateBool(v.run_failed) : cJSON_CreateNull());
+        snprintf(partner, sizeof(partner), "%s",
+                 str(cJSON_GetObjectItemCaseSensitive(r, "server"), "node"));
+        if (v.ran && v.run_failed && !why[0])
+            snprintf(why, sizeof(why), "%s", v.reason);
+    }
+    const char *status;
+    char verdict[600];
+    if (!ran) {
+        status = "unresolved";
+        snprintf(verdict, sizeof(verdict), "%s; no retest against a healthy partner ran", finding);
+        counts->unresolved++;
+    } else if (failed) {
+        status = "confirmed";
+        snprintf(verdict, sizeof(verdict), "%s; the retest against %s failed too (%s)", finding,
+                 partner, why);
+        counts->confirmed++;
+    } else {
+        status = "cleared";
+        snprintf(verdict, sizeof(verdict), "%s in the rounds, but ran against %s on the retest",
+                 finding, partner);
+        counts->cleared++;
+    }
+    set_item(sp, "status", cJSON_CreateString(status));
+    set_item(sp, "verdict", cJSON_CreateString(verdict));
+}
+
 int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
                          struct gdr_confirm_counts *counts)
 {
@@ -610,6 +682,11 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
         k++;
         if (!cJSON_IsObject(sp))
             return gdr_fail(GDR_EXIT_USAGE, "suspects[%zu]: not an object", k - 1);
+        const char *finding = str(sp, "finding");
+        if (!strcmp(finding, "failed") || !strcmp(finding, "unreachable")) {
+            confirm_dead(sp, finding, lookup, ctx, counts);
+            continue;
+        }
         bool latency = !strcmp(str(sp, "metric"), "latency");
         bool link = !strcmp(str(sp, "kind"), "link");
         double thr = num(sp, "threshold"), floor_frac = num(sp, "min_link_frac");

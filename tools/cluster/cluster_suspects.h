@@ -12,7 +12,11 @@
  *     threshold = reference * (1 - tolerance).
  * Latency is compared as its inverse (a rate), so "low" always means bad.
  * A bandwidth cell under min_link_frac of the slower port's rate
- * (ends.*.speed_bps) is low too. Median and MAD are also kept per round.
+ * (ends.*.speed_bps) is low too, and so is one under min_pct_of_limit %
+ * of its row's limit (what the path carries at best: an absolute rule, as
+ * ngc_multinode_perf's 90 % of port rate). A cell whose NIC counted errors
+ * or retransmissions (clean: false) is listed as not clean in its matrix's
+ * statistics. Median and MAD are also kept per round.
  *
  * Suspects (a node "flagged" in a matrix: low against more than half of its
  * partners, at least two of them):
@@ -34,10 +38,11 @@
 #define GDR_SUSPECT_MAX_PARTNERS 8
 
 struct gdr_detect_opts {
-    double tolerance;     /* fraction of the reference; default 0.10 */
-    double mad_k;         /* default 4 */
-    double min_link_frac; /* default 0.90; 0 = no absolute floor */
-    uint64_t size;        /* 0 = largest (bandwidth) / smallest (latency) */
+    double tolerance;        /* fraction of the reference; default 0.10 */
+    double mad_k;            /* default 4 */
+    double min_link_frac;    /* default 0.90; 0 = no absolute floor */
+    double min_pct_of_limit; /* 0 = off */
+    uint64_t size;           /* 0 = largest (bandwidth) / smallest (latency) */
 };
 void gdr_detect_opts_default(struct gdr_detect_opts *o);
 
@@ -73,6 +78,7 @@ struct gdr_detection {
     struct gdr_mstats *stats;
     size_t nsuspects;
     struct gdr_suspect *suspects;
+    const bool *avoid; /* per node, or NULL: never a retest's third node (not owned) */
 };
 
 /* Is this cell low under stats? (A FAILED or NONE cell is not.) */
@@ -85,17 +91,26 @@ void gdr_detection_free(struct gdr_detection *d);
 
 /* suspects.json: options, per-matrix statistics, suspects with evidence and
  * their retest list (status "pending"). Retest runs take devices and GPUs
- * from the plan's runs; ports from base_port. */
+ * (by bus id) from the plan's rail ends; ports from base_port. */
 cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_matrix_set *s,
                              const struct gdr_plan *p, const struct gdr_detect_opts *o,
                              unsigned base_port);
+
+/* One retest run object of suspects.json: id PREFIX<k+1>.<j+1>.TEST.rRAIL.
+ * CLIENT_SERVER, the ends' devices and GPUs as the plan has them on rail. */
+cJSON *gdr_retest_run_json(const struct gdr_plan *p, const struct gdr_test_mode *t, int rail,
+                           const char *id_prefix, size_t k, size_t j, size_t c, size_t sv,
+                           const char *role, unsigned port);
 
 /* What a retest run gave at one size: found = a complete document with
  * that size; value as in the matrix. */
 struct gdr_retest_value {
     bool found;
     double value, rate_bytes;
-    bool gdr_off; /* GDR asked for, not in effect on an end */
+    bool gdr_off;    /* GDR asked for, not in effect on an end */
+    bool ran;        /* the script recorded the run (its status line) */
+    bool run_failed; /* ... as failed */
+    char reason[200];
 };
 typedef void (*gdr_retest_lookup)(const cJSON *run, uint64_t size, struct gdr_retest_value *v,
                                   void *ctx);
@@ -111,7 +126,10 @@ struct gdr_confirm_counts {
  *   link: confirmed when the link's own retest is low (a control through a
  *     third node that is low too is noted: the node may be the cause),
  *     cleared when it is not;
- *   unresolved: no retest result for the suspect's own runs. */
+ *   unresolved: no retest result for the suspect's own runs.
+ * A dead node (finding "failed" or "unreachable", cluster_health.h) is
+ * confirmed when its retest run failed too, cleared when it ran, and
+ * unresolved when it did not run. */
 int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
                          struct gdr_confirm_counts *counts);
 

@@ -2,7 +2,9 @@
  * the driver loads from the same dlopen path the benchmarks use, device
  * memory allocates (with SYNC_MEMOPS, as the benchmarks set it), a dma-buf
  * handle exports (the GDR-on path of --gdr=auto), the GPUDirect RDMA
- * write-ordering attributes and flush answer, and per slot size: plain
+ * write-ordering attributes and flush answer, what NCCL's allocations and
+ * GB200 need (the VMM attributes, a VMM allocation's dma-buf export, the
+ * PCIe dma-buf mapping flag, the C2C attributes), and per slot size: plain
  * pinned cuMemcpy, the staged path's copies (--gdr=off) through a pipelined
  * ring of pinned bounce slots, D2H and H2D, and (--staged=FILE) the
  * benchmarks' staged bandwidth measured over soft-RoCE by ci/gpu-check.
@@ -11,7 +13,8 @@
 
 #include "cuda_api.h"
 #include "error.h"
-#include "options.h"
+#include "gpu_alloc.h"
+#include "parse.h"
 #include "sizes.h"
 #include "clock.h"
 #include "stats.h"
@@ -210,6 +213,12 @@ static int write_ordering(struct gpu *g)
                              g->dev);
     cu->cuDeviceGetAttribute(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
                              g->dev);
+    if (!cu->cuFlushGPUDirectRDMAWrites) {
+        printf("rdma writes   ORDERING=%d FLUSH_OPTIONS=0x%x; cuFlushGPUDirectRDMAWrites: not in "
+               "this driver (CUDA 11.3)\n",
+               ordering, (unsigned)options);
+        return 0;
+    }
     CUresult rc = cu->cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
                                                  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
     const char *msg = "";
@@ -226,6 +235,66 @@ static int write_ordering(struct gpu *g)
                         "0x%x",
                         (int)rc, (unsigned)options);
     return 0;
+}
+
+/* "exported" or the driver's refusal, for one dma-buf export of [p, p+len). */
+static const char *export_answer(const struct gdr_cuda_api *cu, CUdeviceptr p, size_t len,
+                                 unsigned long long flags, char *buf, size_t buflen)
+{
+    if (!cu->cuMemGetHandleForAddressRange)
+        return "no cuMemGetHandleForAddressRange in this driver (CUDA 11.7)";
+    int fd = -1;
+    CUresult rc =
+        cu->cuMemGetHandleForAddressRange(&fd, p, len, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, flags);
+    if (fd >= 0)
+        close(fd);
+    if (rc == CUDA_SUCCESS)
+        return "exported";
+    const char *msg = NULL;
+    if (cu->cuGetErrorString(rc, &msg) != CUDA_SUCCESS || !msg)
+        msg = "unknown error";
+    snprintf(buf, buflen, "refused: %s (CUDA error %d)", msg, (int)rc);
+    return buf;
+}
+
+static int attribute(struct gpu *g, CUdevice_attribute a)
+{
+    int v = -1;
+    return g->cu->cuDeviceGetAttribute(&v, a, g->dev) == CUDA_SUCCESS ? v : -1;
+}
+
+/* What NCCL's allocations and a GB200 rely on: the VMM attributes, whether
+ * a VMM allocation (as --gpu-alloc=vmm makes it) exports a dma-buf, whether
+ * the driver takes the PCIe mapping flag, and the C2C attributes. Facts,
+ * not failures: a GPU without them still runs the rest. */
+static void gb200_facts(struct gpu *g, size_t dev_len)
+{
+    const struct gdr_cuda_api *cu = g->cu;
+    char buf[160], bus[32] = "";
+    int vmm = attribute(g, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
+    int vmm_rdma = attribute(g, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED);
+    printf("vmm           VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED=%d "
+           "GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED=%d\n",
+           vmm, vmm_rdma);
+    cu->cuDeviceGetPCIBusId(bus, sizeof(bus), g->dev);
+    struct gdr_gpu_mem m;
+    if (gdr_gpu_mem_alloc(cu, g->dev, bus, GDR_ALLOC_VMM, vmm_rdma == 1, 4u << 20, &m) == 0) {
+        printf("vmm alloc     %zu bytes at 0x%llx%s; dma-buf: %s\n", m.size,
+               (unsigned long long)m.ptr, m.rdma ? ", gpuDirectRDMACapable" : "",
+               export_answer(cu, m.ptr, m.size, 0, buf, sizeof(buf)));
+    } else {
+        printf("vmm alloc     failed: %s\n", gdr_error_message());
+        gdr_error_clear();
+    }
+    gdr_gpu_mem_free(cu, &m);
+    printf("pcie mapping  CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE: %s\n",
+           export_answer(cu, g->dptr, dev_len, CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE, buf,
+                         sizeof(buf)));
+    printf("c2c           HOST_NATIVE_ATOMIC_SUPPORTED=%d NUMA_CONFIG=%d (1: GPU memory is a "
+           "NUMA node) -> %s\n",
+           attribute(g, CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED),
+           attribute(g, CU_DEVICE_ATTRIBUTE_NUMA_CONFIG),
+           gdr_gpu_c2c(cu, g->dev) ? "C2C (Grace)" : "PCIe");
 }
 
 static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_t ring_len)
@@ -262,8 +331,10 @@ static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_
         write_ordering(g))
         return -1;
     int fd = -1;
-    CUresult rc = cu->cuMemGetHandleForAddressRange(&fd, g->dptr, dev_len,
-                                                    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+    CUresult rc = cu->cuMemGetHandleForAddressRange
+                      ? cu->cuMemGetHandleForAddressRange(&fd, g->dptr, dev_len,
+                                                          CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0)
+                      : CUDA_ERROR_NOT_SUPPORTED;
     const char *msg = "";
     if (rc != CUDA_SUCCESS)
         cu->cuGetErrorString(rc, &msg);
@@ -272,6 +343,7 @@ static int setup(struct gpu *g, const struct check_cfg *c, size_t dev_len, size_
            rc == CUDA_SUCCESS ? "" : msg);
     if (fd >= 0)
         close(fd);
+    gb200_facts(g, dev_len);
     void *ring;
     if (gdr_cuda_check(cu->cuMemHostAlloc(&ring, ring_len, CU_MEMHOSTALLOC_PORTABLE),
                        "cuMemHostAlloc") ||

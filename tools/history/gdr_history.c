@@ -4,11 +4,13 @@
  *   gdr-history [--db FILE] check [options]
  *   gdr-history [--db FILE] annotate [--testbed T] --from DATE TEXT
  *   gdr-history [--db FILE] trend [options] [-o DIR]
- *   gdr-history [--db FILE] export --csv [--testbed T] [-o FILE]
+ *   gdr-history [--db FILE] export --csv|--openmetrics [--testbed T] [-o FILE]
+ *   gdr-history [--db FILE] publish -o DIR [--testbed T] [--runs-url URL] [--force]
  *   gdr-history [--db FILE] list
  *
  * The statistics are in history_stats.c, the database in history_db.c, the
- * reports in history_report.c and history_trend.c; this file parses the
+ * reports in history_report.c, history_trend.c, history_metrics.c and
+ * history_publish.c (the dashboard); this file parses the
  * command line. Exit: 0 ok, 1 regression or failed run, 2 bad usage or
  * input, 3 environment missing (gnuplot). */
 #include "config.h"
@@ -16,6 +18,8 @@
 #include "error.h"
 #include "history_db.h"
 #include "history_ingest.h"
+#include "history_metrics.h"
+#include "history_publish.h"
 #include "history_report.h"
 #include "history_stats.h"
 #include "history_trend.h"
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DEFAULT_DB "results/history.sqlite"
 
@@ -41,7 +46,9 @@ static const char usage_text[] =
     "      Ingesting a run again adds nothing.\n"
     "  check [--testbed T] [--run ID] [STATS] [--markdown FILE] [--junit FILE] [--json]\n"
     "      judge a run (default: the newest) series by series against the history:\n"
-    "      regression / improvement / noise / ok / new series / missing series.\n"
+    "      regression / improvement / noise / ok / new series / missing series /\n"
+    "      suspect (the NIC counted errors or retransmissions: clean false; never\n"
+    "      judged nor in a baseline). Each value with its % of the path's limit.\n"
     "      Text on stdout (--json: JSON instead); also Markdown and JUnit XML files.\n"
     "  annotate [--testbed T] --from DATE TEXT\n"
     "      an intended change (DATE: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC): the\n"
@@ -51,6 +58,15 @@ static const char usage_text[] =
     "      testbed (default: that of the newest run); LIST: up to 8 sizes (4K, 65536)\n"
     "  export --csv [--testbed T] [-o FILE]\n"
     "      every point with its baseline and verdict, as CSV (default stdout)\n"
+    "  export --openmetrics [--testbed T] [-o FILE]\n"
+    "      each series' latest value, baseline and verdict and the verdict counts as\n"
+    "      labelled gauges, for node_exporter's textfile collector (written atomically)\n"
+    "  publish -o DIR [--testbed T] [--runs-url URL] [--force] [STATS]\n"
+    "      a static HTML dashboard: DIR/index.html (testbeds and series, regressions\n"
+    "      first) and a trend page per series whose points link to each night's\n"
+    "      gdr-report page (RUN_DIR/report.html, or URL/RUN_ID/report.html; {run} in\n"
+    "      URL is replaced instead). Only the series that changed are rewritten\n"
+    "      (--force: all)\n"
     "  list\n"
     "      testbeds, their runs and series\n"
     "  check-db\n"
@@ -108,8 +124,8 @@ static int parse_double(const char *s, double min, double max, double *out)
 
 /* Options every judging command shares. */
 struct common {
-    const char *db, *testbed, *run, *out, *markdown, *junit, *from, *sizes;
-    bool json, csv;
+    const char *db, *testbed, *run, *out, *markdown, *junit, *from, *sizes, *runs_url;
+    bool json, csv, openmetrics, force;
     struct hist_opts stats;
 };
 
@@ -126,7 +142,10 @@ enum {
     O_FROM,
     O_SIZES,
     O_CSV,
-    O_DB
+    O_DB,
+    O_OPENMETRICS,
+    O_RUNS_URL,
+    O_FORCE
 };
 
 static const struct option long_opts[] = {
@@ -143,6 +162,9 @@ static const struct option long_opts[] = {
     {"from", required_argument, NULL, O_FROM},
     {"sizes", required_argument, NULL, O_SIZES},
     {"csv", no_argument, NULL, O_CSV},
+    {"openmetrics", no_argument, NULL, O_OPENMETRICS},
+    {"runs-url", required_argument, NULL, O_RUNS_URL},
+    {"force", no_argument, NULL, O_FORCE},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -176,6 +198,9 @@ static int parse(const char *cmd, int argc, char **argv, const int *allowed, str
         case O_FROM: c->from = a; break;
         case O_SIZES: c->sizes = a; break;
         case O_CSV: c->csv = true; break;
+        case O_OPENMETRICS: c->openmetrics = true; break;
+        case O_RUNS_URL: c->runs_url = a; break;
+        case O_FORCE: c->force = true; break;
         case O_WINDOW:
             if (parse_size(a, 3, &c->stats.window)) {
                 usage_error("--window '%s': want an integer of 3 or more", a);
@@ -443,10 +468,12 @@ static int cmd_trend(struct common *c, int argc, char **argv)
 
 /* ---- export ---- */
 
+static int export_openmetrics(struct common *c, struct hdb *h, char (*names)[256], size_t n);
+
 static int cmd_export(struct common *c, int argc, char **argv)
 {
-    if (!c->csv)
-        return usage_error("export: %s", "say the format: --csv");
+    if (c->csv == c->openmetrics)
+        return usage_error("export: %s", "say the format: --csv or --openmetrics");
     if (argc > 0)
         return usage_error("export: unexpected argument '%s'", argv[0]);
     struct hdb *h = hdb_open(c->db, false);
@@ -463,6 +490,12 @@ static int cmd_export(struct common *c, int argc, char **argv)
         }
     } else {
         rc = hdb_testbeds(h, &names, &n);
+    }
+    if (c->openmetrics) {
+        rc = rc ? rc : export_openmetrics(c, h, names, n);
+        free(names);
+        hdb_close(h);
+        return rc ? report_error() : GDR_EXIT_OK;
     }
     FILE *f = c->out ? fopen(c->out, "w") : stdout;
     if (!f)
@@ -483,6 +516,71 @@ static int cmd_export(struct common *c, int argc, char **argv)
     free(names);
     hdb_close(h);
     return rc ? report_error() : GDR_EXIT_OK;
+}
+
+/* Every testbed judged, all families written; to -o through a temporary
+ * file and a rename (the textfile collector must never read half a file). */
+static int export_openmetrics(struct common *c, struct hdb *h, char (*names)[256], size_t n)
+{
+    struct hdb_testbed *tbs = calloc(n + 1, sizeof(*tbs));
+    if (!tbs)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    int rc = 0;
+    size_t loaded = 0;
+    for (; rc == 0 && loaded < n; loaded++) {
+        rc = hdb_load(h, names[loaded], &tbs[loaded]);
+        if (rc == 0 && tbs[loaded].nruns == 0)
+            rc = gdr_fail(GDR_EXIT_USAGE, "%s: no testbed '%s'", c->db, names[loaded]);
+    }
+    char tmp[4200] = "";
+    FILE *f = stdout;
+    if (rc == 0 && c->out) {
+        snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", c->out, (long)getpid());
+        if (!(f = fopen(tmp, "w")))
+            rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s", tmp, strerror(errno));
+    }
+    if (rc == 0)
+        rc = hist_metrics_write(f, tbs, n, &c->stats);
+    if (f && f != stdout) {
+        if (fclose(f) && rc == 0)
+            rc = gdr_fail(GDR_EXIT_USAGE, "%s: write error", c->out);
+        if (rc == 0 && rename(tmp, c->out))
+            rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s", c->out, strerror(errno));
+        if (rc)
+            unlink(tmp);
+    }
+    for (size_t i = 0; i < loaded; i++)
+        hdb_testbed_free(&tbs[i]);
+    free(tbs);
+    return rc;
+}
+
+/* ---- publish ---- */
+
+static int cmd_publish(struct common *c, int argc, char **argv)
+{
+    if (argc > 0)
+        return usage_error("publish: unexpected argument '%s'", argv[0]);
+    if (!c->out)
+        return usage_error("publish: %s", "-o DIR is required");
+    struct hdb *h = hdb_open(c->db, false);
+    if (!h)
+        return report_error();
+    struct hist_publish_opts o = {.outdir = c->out,
+                                  .testbed = c->testbed,
+                                  .runs_url = c->runs_url,
+                                  .force = c->force,
+                                  .stats = c->stats};
+    struct hist_publish_result r;
+    int rc = hist_publish(h, &o, &r);
+    hdb_close(h);
+    if (rc)
+        return report_error();
+    printf("gdr-history: published %zu series of %zu testbed%s in %s/index.html: %zu pages "
+           "written, %zu unchanged, %zu removed\n",
+           r.series, r.testbeds, r.testbeds == 1 ? "" : "s", c->out, r.written, r.unchanged,
+           r.removed);
+    return GDR_EXIT_OK;
 }
 
 /* ---- list ---- */
@@ -551,7 +649,10 @@ int main(int argc, char **argv)
     static const int annotate_opts[] = {O_TESTBED, O_FROM, 0};
     static const int trend_opts[] = {O_TESTBED, O_RUN,   O_WINDOW, O_Z, O_REL,
                                      O_MINSEG,  O_SIZES, 'o',      0};
-    static const int export_opts[] = {O_TESTBED, O_CSV, O_WINDOW, O_Z, O_REL, O_MINSEG, 'o', 0};
+    static const int export_opts[] = {O_TESTBED, O_CSV,    O_OPENMETRICS, O_WINDOW, O_Z,
+                                      O_REL,     O_MINSEG, 'o',           0};
+    static const int publish_opts[] = {O_TESTBED, O_RUNS_URL, O_FORCE, O_WINDOW, O_Z,
+                                       O_REL,     O_MINSEG,   'o',     0};
     static const int list_opts[] = {0};
     static const struct {
         const char *name;
@@ -562,6 +663,7 @@ int main(int argc, char **argv)
         {"annotate", annotate_opts, cmd_annotate}, {"trend", trend_opts, cmd_trend},
         {"export", export_opts, cmd_export},       {"list", list_opts, cmd_list},
         {"check-db", list_opts, cmd_check_db},
+        {"publish", publish_opts, cmd_publish},
     };
     const char *cmd = argv[i];
     for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {

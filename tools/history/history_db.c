@@ -52,6 +52,11 @@ static const char *const migrations[] = {
     "CREATE TABLE annotations ("
     "  id INTEGER PRIMARY KEY, testbed TEXT NOT NULL, date TEXT NOT NULL, text TEXT NOT NULL,"
     "  UNIQUE (testbed, date, text));",
+    /* 1 -> 2: what the NIC counted during the point's size (clean 1, 0; NULL
+     * not known: documents before the counters) and its % of the path's
+     * limit (NULL unknown). Older points stay NULL: unknown, not dirty. */
+    "ALTER TABLE points ADD COLUMN clean INTEGER;"
+    "ALTER TABLE points ADD COLUMN pct_of_limit REAL;",
 };
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(NMIGRATIONS == HDB_SCHEMA_VERSION, "one migration per schema version");
@@ -148,17 +153,30 @@ static int inspect(const char *path, bool *fresh)
     return 0;
 }
 
+/* The busy timeout: HDB_BUSY_TIMEOUT_MS, or GDR_HISTORY_BUSY_MS (tests). */
+static int busy_ms(void)
+{
+    const char *e = getenv("GDR_HISTORY_BUSY_MS");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v > 0 && v <= 600000 ? (int)v : HDB_BUSY_TIMEOUT_MS;
+}
+
 /* Corruption past the header shows here, before anything is written. */
 static int sound(struct hdb *h)
 {
     sqlite3_stmt *q = NULL;
     char check[256];
-    if (sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
+    int rc = sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &q, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
         snprintf(check, sizeof(check), "%s", (const char *)sqlite3_column_text(q, 0));
     else
         snprintf(check, sizeof(check), "%s", sqlite3_errmsg(h->db));
     sqlite3_finalize(q);
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: locked by another process for more than %d s; try again when "
+                        "it is done",
+                        h->path, busy_ms() / 1000);
     if (strcmp(check, "ok"))
         return gdr_fail(GDR_EXIT_USAGE, "%s: corrupt database: %s", h->path, check);
     return 0;
@@ -206,7 +224,7 @@ static int wal(struct hdb *h)
                             h->path, sqlite3_errmsg(h->db));
         if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
             return db_fail(h, "switching to WAL");
-        if (waited_ms >= HDB_BUSY_TIMEOUT_MS)
+        if (waited_ms >= busy_ms())
             return db_fail(h, "switching to WAL");
         sqlite3_sleep(20);
     }
@@ -238,7 +256,7 @@ struct hdb *hdb_open(const char *path, bool create)
         gdr_fail(GDR_EXIT_USAGE, "%s: cannot open it: %s", path, sqlite3_errmsg(h->db));
         goto fail;
     }
-    sqlite3_busy_timeout(h->db, HDB_BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(h->db, busy_ms());
     sqlite3_extended_result_codes(h->db, 1);
     if (!fresh && sound(h))
         goto fail;
@@ -451,8 +469,9 @@ int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const str
     int64_t sid;
     if (series_id(h, k, &sid))
         return -1;
-    sqlite3_stmt *st = prepare(h, "INSERT OR IGNORE INTO points (series, run, value, spread, "
-                                  "simulated, soft_roce, document) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st =
+        prepare(h, "INSERT OR IGNORE INTO points (series, run, value, spread, simulated, "
+                   "soft_roce, document, clean, pct_of_limit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, sid);
@@ -465,6 +484,14 @@ int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const str
     sqlite3_bind_int(st, 5, p->simulated);
     sqlite3_bind_int(st, 6, p->soft_roce);
     bind_text(st, 7, p->document);
+    if (p->clean < 0)
+        sqlite3_bind_null(st, 8);
+    else
+        sqlite3_bind_int(st, 8, p->clean > 0);
+    if (isnan(p->pct_of_limit))
+        sqlite3_bind_null(st, 9);
+    else
+        sqlite3_bind_double(st, 9, p->pct_of_limit);
     return insert(h, st, "adding a point", added);
 }
 
@@ -602,13 +629,14 @@ static void fill_run(sqlite3_stmt *st, void *row, const struct hdb_testbed *t)
     p->planned = col_count(st, 5);
     p->ok = col_count(st, 6);
     p->failed = col_count(st, 7);
+    col_text(st, 8, p->source, sizeof(p->source));
 }
 
 static int load_runs(struct hdb *h, struct hdb_testbed *t)
 {
     void *rows = NULL;
     int rc = load_rows(h,
-                       "SELECT id, run_id, date, version, mode, planned, ok, failed "
+                       "SELECT id, run_id, date, version, mode, planned, ok, failed, source "
                        "FROM runs WHERE testbed = ? ORDER BY date, run_id",
                        t, &rows, &t->nruns, sizeof(*t->runs), fill_run, "reading the runs");
     t->runs = rows;
@@ -638,12 +666,13 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
     for (size_t i = 0; i < t->nruns; i++)
         idx[t->runs[i].id] = i;
     sqlite3_stmt *st = prepare(
-        h, "SELECT s.id, s.test, s.client_placement, s.client_registration, s.server_placement, "
-           "s.server_registration, s.bidirectional, s.size, s.metric, p.run, p.value, p.spread, "
-           "p.simulated, p.soft_roce FROM series s JOIN points p ON p.series = s.id "
-           "JOIN runs r ON r.id = p.run WHERE s.testbed = ? "
-           "ORDER BY s.test, s.client_placement, s.client_registration, s.server_placement, "
-           "s.server_registration, s.bidirectional, s.metric, s.size, r.date, r.run_id");
+        h,
+        "SELECT s.id, s.test, s.client_placement, s.client_registration, s.server_placement, "
+        "s.server_registration, s.bidirectional, s.size, s.metric, p.run, p.value, p.spread, "
+        "p.simulated, p.soft_roce, p.clean, p.pct_of_limit FROM series s JOIN points p ON p.series = s.id "
+        "JOIN runs r ON r.id = p.run WHERE s.testbed = ? "
+        "ORDER BY s.test, s.client_placement, s.client_registration, s.server_placement, "
+        "s.server_registration, s.bidirectional, s.metric, s.size, r.date, r.run_id");
     if (!st) {
         free(idx);
         return -1;
@@ -685,6 +714,9 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
             sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 11);
         p->simulated = sqlite3_column_int(st, 12);
         p->soft_roce = sqlite3_column_int(st, 13);
+        p->clean = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 14);
+        p->pct_of_limit =
+            sqlite3_column_type(st, 15) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 15);
     }
     sqlite3_finalize(st);
     free(idx);

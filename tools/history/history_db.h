@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #define HDB_APPLICATION_ID 0x47445248 /* "GDRH" */
-#define HDB_SCHEMA_VERSION 1
+#define HDB_SCHEMA_VERSION 2
 #define HDB_BUSY_TIMEOUT_MS 30000
 
 struct hdb;
@@ -56,6 +56,8 @@ struct hdb_key {
 struct hdb_point_in {
     double value, spread; /* spread: NAN when the run has none */
     bool simulated, soft_roce;
+    int clean;           /* 1 the NIC counted no error or retransmission, 0 it did, -1 unknown */
+    double pct_of_limit; /* % of the path's limit; NAN unknown */
     const char *document;
 };
 int hdb_add_point(struct hdb *h, const struct hdb_key *k, int64_t run, const struct hdb_point_in *p,
@@ -70,11 +72,14 @@ struct hdb_run_row {
     int64_t id;
     char run_id[128], date[40], version[64], mode[16];
     long planned, ok, failed;
+    char source[1024]; /* the run directory as ingested */
 };
 struct hdb_point {
     size_t run; /* index into hdb_testbed.runs */
     double value, spread;
     bool simulated, soft_roce;
+    int clean;           /* 1, 0 (not clean: never a good measurement), -1 unknown */
+    double pct_of_limit; /* NAN unknown */
 };
 struct hdb_series {
     struct hdb_key key;

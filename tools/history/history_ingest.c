@@ -323,6 +323,8 @@ static int write_doc(struct hdb *h, const struct gdr_doc *d, bool bidir, const c
             .spread = d->latency ? row->lat[LAT_STDEV] : NAN,
             .simulated = d->simulated,
             .soft_roce = is_rxe(d->client.device) && is_rxe(d->server.device),
+            .clean = row->clean,
+            .pct_of_limit = d->latency ? NAN : row->pct_of_limit,
             .document = doc ? doc + 1 : d->path,
         };
         bool added;
@@ -344,6 +346,7 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
 {
     memset(res, 0, sizeof(*res));
     struct run_in r = {0};
+    char *abs = NULL;
     char manifest[2048];
     snprintf(manifest, sizeof(manifest), "%s/manifest.json", dir);
     FILE *f = fopen(manifest, "r");
@@ -368,12 +371,14 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
     }
     snprintf(res->run_id, sizeof(res->run_id), "%s", r.run_id);
     res->unfinished = r.unfinished;
+    /* The directory's absolute path, so the dashboard can link its report. */
+    abs = realpath(dir, NULL);
     struct hdb_run run = {.testbed = res->testbed,
                           .run_id = r.run_id,
                           .date = r.date,
                           .version = r.version,
                           .mode = r.mode,
-                          .source = dir,
+                          .source = abs ? abs : dir,
                           .planned = r.planned,
                           .ok = r.ok,
                           .failed = r.failed};
@@ -398,6 +403,7 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
 rollback:
     hdb_rollback(h);
 out:
+    free(abs);
     run_free(&r);
     return rc;
 }

@@ -52,18 +52,40 @@ int hist_analyse(const struct hdb_testbed *t, const struct hdb_series *s, size_t
         hist_view_free(out);
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
     }
+    /* Not-clean nights are no measurement to judge by: the steps are
+     * searched over the good nights alone (good[], at their indices idx[]). */
+    bool *suspect = calloc(out->n + 1, sizeof(*suspect));
+    double *good = malloc((out->n + 1) * sizeof(*good));
+    size_t *idx = malloc((out->n + 1) * sizeof(*idx));
+    if (!suspect || !good || !idx) {
+        free(suspect);
+        free(good);
+        free(idx);
+        hist_view_free(out);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    }
     struct hist_opts so = *o;
     so.higher_better = hist_higher_better(&s->key);
-    for (size_t i = 0; i < out->n; i++)
+    for (size_t i = 0; i < out->n; i++) {
         out->v[i] = s->points[i].value;
+        suspect[i] = s->points[i].clean == 0;
+    }
     /* Each stretch between annotations is a history of its own. */
     for (size_t a = 0; a < out->n;) {
         size_t seg = notes_before(t, t->runs[s->points[a].run].date), b = a + 1;
         while (b < out->n && notes_before(t, t->runs[s->points[b].run].date) == seg)
             b++;
+        size_t ng = 0;
+        for (size_t i = a; i < b; i++)
+            if (!suspect[i]) {
+                good[ng] = out->v[i];
+                idx[ng++] = i - a;
+            }
         struct hist_step st[HIST_MAX_STEPS];
-        size_t ns = hist_steps(out->v + a, b - a, &so, st, HIST_MAX_STEPS);
-        hist_judge_series(out->v + a, b - a, &so, st, ns, out->pts + a);
+        size_t ns = hist_steps(good, ng, &so, st, HIST_MAX_STEPS);
+        for (size_t i = 0; i < ns; i++)
+            st[i].at = idx[st[i].at];
+        hist_judge_series_masked(out->v + a, b - a, &so, st, ns, suspect + a, out->pts + a);
         for (size_t i = 0; i < ns && out->nsteps < HIST_MAX_STEPS; i++) {
             st[i].at += a;
             out->steps[out->nsteps++] = st[i];
@@ -71,6 +93,9 @@ int hist_analyse(const struct hdb_testbed *t, const struct hdb_series *s, size_t
         out->seg = a;
         a = b;
     }
+    free(suspect);
+    free(good);
+    free(idx);
     return 0;
 }
 
@@ -88,7 +113,7 @@ static void run_date(const struct hdb_testbed *t, const struct hist_view *v, siz
     snprintf(buf, len, "%s", t->runs[v->s->points[i].run].date);
 }
 
-static void fill_row(const struct hdb_testbed *t, const struct hist_view *v, struct check_row *row)
+void hist_check_row(const struct hdb_testbed *t, const struct hist_view *v, struct check_row *row)
 {
     const struct hist_point *p = &v->pts[v->n - 1];
     row->verdict = p->verdict;
@@ -96,6 +121,8 @@ static void fill_row(const struct hdb_testbed *t, const struct hist_view *v, str
     row->center = p->center;
     row->z = p->z;
     row->rel = p->rel;
+    row->clean = v->s->points[v->n - 1].clean;
+    row->pct_of_limit = v->s->points[v->n - 1].pct_of_limit;
     for (size_t i = v->nsteps; i-- > 0;)
         if (v->steps[i].at >= v->seg) {
             row->has_step = true;
@@ -103,11 +130,16 @@ static void fill_row(const struct hdb_testbed *t, const struct hist_view *v, str
             run_date(t, v, row->step.at, row->step_date, sizeof(row->step_date));
             break;
         }
-    for (size_t i = v->seg; i + 1 < v->n; i++)
+    for (size_t i = v->seg; i + 1 < v->n; i++) {
         if (v->pts[i].outlier) {
             row->outliers++;
             run_date(t, v, i, row->outlier_date, sizeof(row->outlier_date));
         }
+        if (v->pts[i].verdict == HV_SUSPECT) {
+            row->unclean++;
+            run_date(t, v, i, row->unclean_date, sizeof(row->unclean_date));
+        }
+    }
     size_t k = notes_before(t, t->runs[v->s->points[v->n - 1].run].date);
     if (k > 0)
         snprintf(row->since, sizeof(row->since), "%s", t->notes[k - 1].date);
@@ -133,13 +165,14 @@ int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *
         struct check_row *row = &r->rows[r->nrows];
         row->s = s;
         if (v.n > 0 && s->points[v.n - 1].run == run) {
-            fill_row(t, &v, row);
+            hist_check_row(t, &v, row);
             r->counts[row->verdict]++;
             r->nrows++;
         } else if (v.n > 0 && s->points[v.n - 1].run >= recent) {
             row->missing = true;
-            row->value = row->center = row->z = row->rel = NAN;
-            r->counts[HV_NEW + 1]++;
+            row->value = row->center = row->z = row->rel = row->pct_of_limit = NAN;
+            row->clean = -1;
+            r->counts[HIST_MISSING]++;
             r->nrows++;
         }
         hist_view_free(&v);
@@ -189,10 +222,14 @@ static void num(char *buf, size_t len, enum num_style style, double v)
         snprintf(buf, len, "%+.1f", v);
 }
 
-/* The notes of a row: step, outliers, annotation, "; "-separated. */
+/* The notes of a row: not clean, step, outliers, not-clean nights,
+ * annotation, "; "-separated. */
 static void notes(const struct check_row *row, char *buf, size_t len)
 {
-    char step[128] = "", out[128] = "", since[96] = "";
+    char step[128] = "", out[128] = "", since[96] = "", unclean[128] = "";
+    const char *dirty = row->clean == 0 && !row->missing
+                            ? "not clean: the NIC counted errors or retransmissions, not judged"
+                            : "";
     /* The change of a step is shown as measured (+ faster / lower latency). */
     if (row->has_step)
         snprintf(step, sizeof(step), "step at %s (%+.1f%%)", row->step_date,
@@ -200,10 +237,19 @@ static void notes(const struct check_row *row, char *buf, size_t len)
     if (row->outliers)
         snprintf(out, sizeof(out), "%zu outlier night%s (last %s)", row->outliers,
                  row->outliers == 1 ? "" : "s", row->outlier_date);
+    if (row->unclean)
+        snprintf(unclean, sizeof(unclean), "%zu not-clean night%s left out (last %s)", row->unclean,
+                 row->unclean == 1 ? "" : "s", row->unclean_date);
     if (row->since[0])
         snprintf(since, sizeof(since), "baseline from annotation %s", row->since);
-    snprintf(buf, len, "%s%s%s%s%s", step, step[0] && (out[0] || since[0]) ? "; " : "", out,
-             out[0] && since[0] ? "; " : "", since);
+    const char *parts[] = {dirty, step, out, unclean, since};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && used < len; i++)
+        if (parts[i][0]) {
+            int k = snprintf(buf + used, len - used, "%s%s", used ? "; " : "", parts[i]);
+            used = k < 0 ? len : used + (size_t)k;
+        }
 }
 
 /* z as measured (the rows keep z with > 0 worse). */
@@ -223,17 +269,18 @@ static void summary_line(FILE *f, const struct check_report *r, const char *lead
     const struct hdb_run_row *run = &r->t->runs[r->run];
     fprintf(f,
             "%stestbed %s, run %s (%s, gdrbench %s): %zu series: %zu regression%s, "
-            "%zu improvement%s, %zu noise, %zu ok, %zu new, %zu missing; %zu failed run%s\n",
+            "%zu improvement%s, %zu noise, %zu ok, %zu new, %zu missing, %zu suspect (not "
+            "clean); %zu failed run%s\n",
             lead, r->t->name, run->run_id, run->date, run->version, r->nrows,
             r->counts[HV_REGRESSION], r->counts[HV_REGRESSION] == 1 ? "" : "s",
             r->counts[HV_IMPROVEMENT], r->counts[HV_IMPROVEMENT] == 1 ? "" : "s",
-            r->counts[HV_NOISE], r->counts[HV_OK], r->counts[HV_NEW], r->counts[HV_NEW + 1],
-            r->nfailed, r->nfailed == 1 ? "" : "s");
+            r->counts[HV_NOISE], r->counts[HV_OK], r->counts[HV_NEW], r->counts[HIST_MISSING],
+            r->counts[HV_SUSPECT], r->nfailed, r->nfailed == 1 ? "" : "s");
 }
 
 /* One check row's cells, formatted the same for the text and markdown tables. */
 struct row_cells {
-    char pair[48], reg[40], value[32], base[32], change[32], z[32], notes[512];
+    char pair[48], reg[40], value[32], pct[32], base[32], change[32], z[32], notes[512];
 };
 
 static void row_cells(const struct check_row *row, struct row_cells *c)
@@ -242,6 +289,10 @@ static void row_cells(const struct check_row *row, struct row_cells *c)
     pair(k, c->pair, sizeof(c->pair));
     reg(k, c->reg, sizeof(c->reg));
     num(c->value, sizeof(c->value), N_VALUE, hist_shown(k, row->value));
+    if (isnan(row->pct_of_limit))
+        snprintf(c->pct, sizeof(c->pct), "-");
+    else
+        snprintf(c->pct, sizeof(c->pct), "%.1f%%", row->pct_of_limit);
     num(c->base, sizeof(c->base), N_VALUE, hist_shown(k, row->center));
     num(c->change, sizeof(c->change), N_PCT, change_pct(row));
     num(c->z, sizeof(c->z), N_Z, z_shown(row));
@@ -250,17 +301,17 @@ static void row_cells(const struct check_row *row, struct row_cells *c)
 
 void hist_report_text(FILE *f, const struct check_report *r)
 {
-    fprintf(f, "%-10s %-16s %-16s %10s %-10s %12s %12s %8s %7s  %-14s %s\n", "test", "placement",
-            "registration", "size", "metric", "value", "baseline", "change", "z", "verdict",
-            "notes");
+    fprintf(f, "%-10s %-16s %-16s %10s %-10s %12s %7s %12s %8s %7s  %-14s %s\n", "test",
+            "placement", "registration", "size", "metric", "value", "%limit", "baseline", "change",
+            "z", "verdict", "notes");
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
         row_cells(row, &c);
-        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %12s %8s %7s  %-14s %s\n", k->test, c.pair,
-                c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.base, c.change,
-                c.z,
+        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %7s %12s %8s %7s  %-14s %s\n", k->test,
+                c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.pct,
+                c.base, c.change, c.z,
                 row->verdict == HV_REGRESSION && !row->missing ? "REGRESSION" : verdict_text(row),
                 c.notes);
     }
@@ -280,33 +331,52 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
 {
     const struct hist_opts *o = &r->opts;
     summary_line(f, r, "");
+    char suspect[96] = "";
+    if (r->counts[HV_SUSPECT])
+        snprintf(suspect, sizeof(suspect), " (%zu series **suspect**: not judged)",
+                 r->counts[HV_SUSPECT]);
     fprintf(f,
-            "\nVerdict: %s. Baseline: median of the last %zu good nights; a regression is "
+            "\nVerdict: %s%s. Baseline: median of the last %zu good nights; a regression is "
             "at least %.1f%% worse and %.1f noise sigmas (robust z) away, or a step of that "
             "size in the last %zu nights.\n\n",
-            hist_check_status(r) ? "**FAIL**" : "pass", o->window, o->rel_min * 100, o->z_min,
-            o->window);
-    size_t shown = 0;
+            hist_check_status(r) ? "**FAIL**" : "pass", suspect, o->window, o->rel_min * 100,
+            o->z_min, o->window);
+    size_t shown = 0, unclean = 0;
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
+        unclean += row->unclean > 0;
         if (!row->missing && (row->verdict == HV_OK || row->verdict == HV_NEW) && !row->has_step)
             continue;
         if (shown++ == 0)
             fprintf(f, "| test | placement | registration | size [B] | metric | value | "
-                       "baseline | change | z | verdict | notes |\n"
-                       "|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
+                       "%% of limit | baseline | change | z | verdict | notes |\n"
+                       "|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
         row_cells(row, &c);
-        const char *bold = row->verdict == HV_REGRESSION && !row->missing ? "**" : "";
-        fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s%s%s | ", k->test, c.pair,
-                c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.base, c.change,
-                c.z, bold, verdict_text(row), bold);
+        const char *bold =
+            (row->verdict == HV_REGRESSION || row->verdict == HV_SUSPECT) && !row->missing ? "**"
+                                                                                           : "";
+        fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s | %s%s%s | ", k->test,
+                c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.pct,
+                c.base, c.change, c.z, bold, verdict_text(row), bold);
         md_cell(f, c.notes);
         fprintf(f, " |\n");
     }
     if (shown == 0)
         fprintf(f, "Every series ok or new; no step since the last annotation.\n");
+    if (r->counts[HV_SUSPECT])
+        fprintf(f,
+                "\n%zu series **suspect**: the NIC counted errors or retransmissions during "
+                "this night's point (clean: false); not judged, and left out of every "
+                "baseline.\n",
+                r->counts[HV_SUSPECT]);
+    if (unclean)
+        fprintf(f,
+                "\n%zu series had not-clean nights before this one since the last "
+                "annotation: left out of their baselines and steps (gdr-history check: the "
+                "notes).\n",
+                unclean);
     for (size_t i = 0; i < r->t->nfailures; i++)
         if (r->t->failures[i].run == r->run) {
             fprintf(f, "\n- failed run `%s`: ", r->t->failures[i].name);
@@ -340,11 +410,11 @@ void hist_report_junit(FILE *f, const struct check_report *r)
     const struct hdb_run_row *run = &r->t->runs[r->run];
     size_t tests = r->nrows + r->nfailed;
     size_t failures = r->counts[HV_REGRESSION] + r->nfailed;
-    size_t skipped = r->counts[HV_NEW + 1];
+    size_t skipped = r->counts[HIST_MISSING] + r->counts[HV_SUSPECT];
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gdr-history\" "
-            "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
-            tests, failures, skipped);
+            "tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"0\">\n",
+            tests, failures);
     fprintf(f, "  <testsuite name=\"");
     xml(f, r->t->name);
     fprintf(f,
@@ -379,6 +449,13 @@ void hist_report_junit(FILE *f, const struct check_report *r)
         if (row->missing) {
             fprintf(f, ">\n      <skipped message=\"missing series: no point in this run\"/>\n"
                        "    </testcase>\n");
+        } else if (row->verdict == HV_SUSPECT) {
+            /* Not judged, and not hidden: CI reporters show skipped cases. */
+            snprintf(msg, sizeof(msg), "suspect: %.4g %s; %s", hist_shown(k, row->value),
+                     hist_unit(k), nt);
+            fprintf(f, ">\n      <skipped message=\"");
+            xml(f, msg);
+            fprintf(f, "\"/>\n    </testcase>\n");
         } else if (row->verdict == HV_REGRESSION) {
             snprintf(msg, sizeof(msg),
                      "regression: %.4g %s against a baseline of %.4g %s "
@@ -431,10 +508,10 @@ char *hist_report_json(const struct check_report *r)
     cJSON_AddStringToObject(root, "version", run->version);
     cJSON_AddStringToObject(root, "verdict", hist_check_status(r) ? "fail" : "pass");
     cJSON *counts = cJSON_AddObjectToObject(root, "counts");
-    for (int v = HV_OK; v <= HV_NEW; v++)
+    for (int v = HV_OK; v <= HV_SUSPECT; v++)
         cJSON_AddNumberToObject(counts, hist_verdict_name((enum hist_verdict)v),
                                 (double)r->counts[v]);
-    cJSON_AddNumberToObject(counts, "missing series", (double)r->counts[HV_NEW + 1]);
+    cJSON_AddNumberToObject(counts, "missing series", (double)r->counts[HIST_MISSING]);
     cJSON_AddNumberToObject(counts, "failed runs", (double)r->nfailed);
     rows = cJSON_AddArrayToObject(root, "series");
     for (size_t i = 0; rows && i < r->nrows; i++) {
@@ -457,6 +534,11 @@ char *hist_report_json(const struct check_report *r)
         add_num(o, "baseline", row->center);
         add_num(o, "z", row->z);
         add_num(o, "rel", row->rel);
+        if (row->clean >= 0)
+            cJSON_AddBoolToObject(o, "clean", row->clean);
+        else
+            cJSON_AddNullToObject(o, "clean");
+        add_num(o, "pct_of_limit", row->pct_of_limit);
         if (row->has_step) {
             cJSON *s = cJSON_AddObjectToObject(o, "step");
             cJSON_AddStringToObject(s, "date", row->step_date);
@@ -465,6 +547,7 @@ char *hist_report_json(const struct check_report *r)
             add_num(s, "rel", row->step.rel);
         }
         cJSON_AddNumberToObject(o, "outliers", (double)row->outliers);
+        cJSON_AddNumberToObject(o, "unclean_nights", (double)row->unclean);
         if (row->since[0])
             cJSON_AddStringToObject(o, "baseline_since", row->since);
     }
@@ -488,7 +571,8 @@ void hist_export_csv_header(FILE *f)
 {
     fprintf(f, "testbed,test,client_placement,client_registration,server_placement,"
                "server_registration,bidirectional,size,metric,unit,run_id,date,version,value,"
-               "spread,baseline,sigma,z,rel,verdict,outlier,step,simulated,soft_roce\n");
+               "spread,baseline,sigma,z,rel,verdict,outlier,step,simulated,soft_roce,clean,"
+               "pct_of_limit\n");
 }
 
 static void csv_field(FILE *f, const char *s)
@@ -549,8 +633,13 @@ int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts
             csv_num(f, h->z);
             fputc(',', f);
             csv_num(f, h->rel);
-            fprintf(f, ",%s,%d,%d,%d,%d\n", hist_verdict_name(h->verdict), h->outlier, step,
+            fprintf(f, ",%s,%d,%d,%d,%d,", hist_verdict_name(h->verdict), h->outlier, step,
                     p->simulated, p->soft_roce);
+            if (p->clean >= 0)
+                fprintf(f, "%d", p->clean);
+            fputc(',', f);
+            csv_num(f, p->pct_of_limit);
+            fputc('\n', f);
         }
         hist_view_free(&v);
     }

@@ -38,7 +38,14 @@ struct check_row {
     size_t outliers;       /* earlier outlier nights since the annotation */
     char outlier_date[40]; /* the newest of them */
     char since[40];        /* the annotation the baseline starts at, or "" */
+    int clean;             /* the point's: 1, 0 (verdict HV_SUSPECT), -1 unknown */
+    double pct_of_limit;   /* the point's % of the path's limit; NAN unknown */
+    size_t unclean;        /* earlier not-clean nights since the annotation (left out) */
+    char unclean_date[40]; /* the newest of them */
 };
+
+/* check_report.counts: one per verdict, then the missing series. */
+#define HIST_MISSING (HV_SUSPECT + 1)
 
 struct check_report {
     const struct hdb_testbed *t;
@@ -46,14 +53,18 @@ struct check_report {
     struct hist_opts opts;
     size_t nrows;
     struct check_row *rows;
-    size_t counts[HV_NEW + 2]; /* per verdict, and [HV_NEW + 1]: missing */
-    size_t nfailed;            /* failed runs of this run */
+    size_t counts[HIST_MISSING + 1]; /* per verdict, and [HIST_MISSING] */
+    size_t nfailed;                  /* failed runs of this run */
 };
 
 int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *o,
                struct check_report *r);
+/* One series' row of the check of its newest analysed point (v from
+ * hist_analyse, v->n > 0): verdict, value, baseline, step, outliers. */
+void hist_check_row(const struct hdb_testbed *t, const struct hist_view *v, struct check_row *row);
 void hist_check_free(struct check_report *r);
-/* Exit status of the check: 1 on a regression or a failed run, else 0. */
+/* Exit status of the check: 1 on a regression or a failed run, else 0 (a
+ * suspect series is flagged in every report, but is no regression). */
 int hist_check_status(const struct check_report *r);
 
 void hist_report_text(FILE *f, const struct check_report *r);

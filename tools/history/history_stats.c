@@ -29,7 +29,8 @@ void hist_opts_default(struct hist_opts *o)
 
 const char *hist_verdict_name(enum hist_verdict v)
 {
-    static const char *const names[] = {"ok", "noise", "improvement", "regression", "new series"};
+    static const char *const names[] = {"ok",         "noise",      "improvement",
+                                        "regression", "new series", "suspect"};
     return names[v];
 }
 
@@ -248,6 +249,13 @@ static enum hist_verdict classify(double z, double rel, const struct hist_opts *
 void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
                        const struct hist_step *steps, size_t nsteps, struct hist_point *out)
 {
+    hist_judge_series_masked(v, n, o, steps, nsteps, NULL, out);
+}
+
+void hist_judge_series_masked(const double *v, size_t n, const struct hist_opts *o,
+                              const struct hist_step *steps, size_t nsteps, const bool *suspect,
+                              struct hist_point *out)
+{
     double *base = malloc((2 * n + 1) * sizeof(*base)); /* good nights, then scratch */
     if (!base) {
         for (size_t i = 0; i < n; i++)
@@ -274,6 +282,11 @@ void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
             p->verdict = classify(p->z, p->rel, o);
             p->outlier = p->verdict == HV_REGRESSION || p->verdict == HV_IMPROVEMENT;
         }
+        if (suspect && suspect[i]) { /* shown against the baseline, never judged */
+            p->verdict = HV_SUSPECT;
+            p->outlier = false;
+            continue;
+        }
         if (!p->outlier)
             base[nbase++] = v[i];
     }
@@ -283,7 +296,7 @@ void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
     /* A recent step that still holds decides the newest night. */
     const struct hist_step *s = &steps[nsteps - 1];
     struct hist_point *last = &out[n - 1];
-    if (s->at + o->window < n || s->before == 0)
+    if (s->at + o->window < n || s->before == 0 || last->verdict == HV_SUSPECT)
         return;
     double held = sign * (v[n - 1] - s->before) / fabs(s->before);
     if ((s->rel > 0 && held >= o->rel_min) || (s->rel < 0 && held <= -o->rel_min)) {

@@ -62,7 +62,8 @@ enum hist_verdict {
     HV_NOISE, /* beyond one threshold only */
     HV_IMPROVEMENT,
     HV_REGRESSION,
-    HV_NEW, /* too few good nights for a baseline */
+    HV_NEW,     /* too few good nights for a baseline */
+    HV_SUSPECT, /* the NIC counted errors or retransmissions: not judged */
 };
 const char *hist_verdict_name(enum hist_verdict v);
 
@@ -90,5 +91,15 @@ size_t hist_steps(const double *v, size_t n, const struct hist_opts *o, struct h
  * regression (improvement) even when the baseline has caught up. */
 void hist_judge_series(const double *v, size_t n, const struct hist_opts *o,
                        const struct hist_step *steps, size_t nsteps, struct hist_point *out);
+
+/* The same, where suspect[i] (NULL: none) marks a night that is no good
+ * measurement (not clean: the NIC counted errors or retransmissions). Such
+ * a night is shown against the baseline of the good nights before it
+ * (center, sigma, z, rel) but judged HV_SUSPECT, never an outlier, and it
+ * joins no later baseline. Steps must be found over the good nights alone
+ * (hist_steps on them), their `at` mapped back to indices into v. */
+void hist_judge_series_masked(const double *v, size_t n, const struct hist_opts *o,
+                              const struct hist_step *steps, size_t nsteps, const bool *suspect,
+                              struct hist_point *out);
 
 #endif

@@ -4,6 +4,7 @@
 #include "history_trend.h"
 #include "history_report.h"
 #include "error.h"
+#include "svg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,7 +80,7 @@ static size_t pick(const struct hdb_testbed *t, size_t first, size_t last, const
 }
 
 struct fig_facts {
-    bool simulated, soft_roce_only;
+    bool simulated, soft_roce_only, unclean;
     size_t first_run, last_run;
 };
 
@@ -106,8 +107,8 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             fclose(dat);
             return -1;
         }
-        fprintf(dat, "# %s %llu B: date value baseline band_low band_high outlier\n", name,
-                (unsigned long long)s->key.size);
+        fprintf(dat, "# %s %llu B: date value baseline band_low band_high outlier not_clean\n",
+                name, (unsigned long long)s->key.size);
         for (size_t i = 0; i < views[j].n; i++) {
             const struct hdb_point *p = &s->points[i];
             const struct hist_point *h = &views[j].pts[i];
@@ -118,7 +119,9 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             dat_num(dat, hist_shown(&s->key, c - w));
             dat_num(dat, hist_shown(&s->key, c + w));
             dat_num(dat, h->outlier ? hist_shown(&s->key, p->value) : NAN);
+            dat_num(dat, p->clean == 0 ? hist_shown(&s->key, p->value) : NAN);
             fputc('\n', dat);
+            ff.unclean |= p->clean == 0;
             ff.simulated |= p->simulated;
             ff.soft_roce_only &= p->soft_roce;
             if (p->run < ff.first_run)
@@ -163,7 +166,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     snprintf(cap, sizeof(cap),
              "band: baseline (median of the last %zu good nights) +/- the "
              "wider of %.1f sigma and %.1f%%; red: steps; grey dashed: annotations; circled: "
-             "outlier nights",
+             "outlier nights; y: at least +/-10%% around the baseline",
              o->window, o->z_min, o->rel_min * 100);
     fprintf(gp, "  set label 103 ");
     gq(gp, cap);
@@ -213,6 +216,26 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                     "font ',9' tc rgb '#c00000'\n",
                     400 + (int)i, (st->after - st->before) / st->before * 100, d);
         }
+        /* Honest axis: at least +-10 % around the newest baseline, so two
+         * nights 1 % apart do not fill the panel as a cliff. */
+        double lo = INFINITY, hi = -INFINITY, ref = NAN;
+        for (size_t i = 0; i < views[j].n; i++) {
+            const struct hist_point *h = &views[j].pts[i];
+            double v = hist_shown(&s->key, s->points[i].value);
+            double w = fmax(o->z_min * h->sigma, o->rel_min * fabs(h->center));
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+            if (!isnan(h->center)) {
+                lo = fmin(lo, hist_shown(&s->key, h->center - w));
+                hi = fmax(hi, hist_shown(&s->key, h->center + w));
+                ref = hist_shown(&s->key, h->center);
+            }
+        }
+        if (isnan(ref))
+            ref = hist_shown(&s->key, hist_median(views[j].v, views[j].n));
+        double y0, y1;
+        gdr_y_range(GDR_Y_AROUND, lo, hi, ref, 0.10, &y0, &y1);
+        fprintf(gp, "  set yrange [%.9g:%.9g]\n", y0, y1);
         fprintf(gp, "  set ylabel '%llu B: %s'\n", (unsigned long long)s->key.size, ylabel);
         fprintf(gp, "  set xlabel %s\n", j + 1 == n ? "'night (UTC)'" : "''");
         fprintf(gp,
@@ -223,8 +246,14 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                 "       '' index %zu using 1:2 with linespoints pt 7 ps 0.5 lw 1.2 "
                 "lc rgb '#202020' title 'measured', \\\n"
                 "       '' index %zu using 1:6 with points pt 6 ps 1.8 lw 1.5 lc rgb '#c00000' "
-                "title 'outlier'\n",
-                name, j, j, j, j);
+                "title 'outlier'%s",
+                name, j, j, j, j, ff.unclean ? ", \\\n" : "\n");
+        /* Not-clean nights crossed, in every panel of a figure that has one. */
+        if (ff.unclean)
+            fprintf(gp,
+                    "       '' index %zu using 1:7 with points pt 2 ps 1.8 lw 2 lc rgb '#000000' "
+                    "title 'not clean (left out)'\n",
+                    j);
         for (size_t i = 0; i < views[j].nsteps; i++)
             fprintf(gp, "  unset label %d\n", 400 + (int)i);
         /* The caption and warnings are drawn once, with the first panel. */
@@ -234,7 +263,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     }
     for (size_t i = 0; i < t->nnotes; i++)
         fprintf(gp, "  unset label %d\n", 300 + (int)i);
-    fprintf(gp, "  unset multiplot\n  set key default\n}\n");
+    fprintf(gp, "  unset multiplot\n  set key default\n  set autoscale y\n}\n");
     fprintf(index, "%s\t%s\t%s-%s%s\t%s/%s\t%s.dat\n", name, k->test, k->cplace, k->splace,
             k->bidir ? " bidir" : "", k->creg, k->sreg, name);
     for (size_t j = 0; j < n; j++)

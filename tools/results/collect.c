@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -122,7 +123,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-#define NFIELDS (5 + LAT_N)
+#define NFIELDS (7 + LAT_N)
 
 static double *field_of(struct gdr_row *r, int f)
 {
@@ -132,7 +133,9 @@ static double *field_of(struct gdr_row *r, int f)
     case 2: return &r->msg_rate;
     case 3: return &r->cpu_client;
     case 4: return &r->cpu_server;
-    default: return &r->lat[f - 5];
+    case 5: return &r->limit;
+    case 6: return &r->pct_of_limit;
+    default: return &r->lat[f - 7];
     }
 }
 
@@ -161,17 +164,23 @@ static int merge_rows(struct gdr_series *s)
             continue;
         struct gdr_row *out = &s->rows[s->nsizes++];
         out->size = sizes[k];
+        out->clean = -1;
         for (int f = 0; f < NFIELDS; f++) {
             size_t m = 0;
             for (size_t i = 0; i < s->ndocs; i++) {
                 const struct gdr_row *r = gdr_doc_row(s->docs[i], sizes[k]);
-                if (r) {
+                if (!r)
+                    continue;
+                if (!isnan(*field_of((struct gdr_row *)r, f))) /* an unknown limit */
                     vals[m++] = *field_of((struct gdr_row *)r, f);
-                    if (f == 0)
-                        out->iterations += r->iterations;
+                if (f == 0) {
+                    out->iterations += r->iterations;
+                    /* one repeat that counted errors makes the size suspect */
+                    if (r->clean == 0 || (r->clean == 1 && out->clean == -1))
+                        out->clean = r->clean;
                 }
             }
-            *field_of(out, f) = median(vals, m);
+            *field_of(out, f) = m ? median(vals, m) : NAN;
         }
     }
     free(sizes);

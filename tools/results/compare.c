@@ -10,14 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum verdict { V_OK, V_BETTER, V_NOISE, V_REGRESSION };
-static const char *const verdict_name[] = {"ok", "better", "noise", "REGRESSION"};
+enum verdict { V_OK, V_BETTER, V_NOISE, V_REGRESSION, V_SUSPECT, V_NO_LIMIT };
+_Static_assert(V_REGRESSION == (int)GDR_CMP_REGRESSION && V_NOISE == (int)GDR_CMP_NOISE &&
+                   V_BETTER == (int)GDR_CMP_BETTER && V_SUSPECT == (int)GDR_CMP_SUSPECT &&
+                   V_NO_LIMIT == (int)GDR_CMP_NO_LIMIT,
+               "compare.h's verdicts are these");
+static const char *const verdict_name[] = {"ok",         "better",  "noise",
+                                           "REGRESSION", "suspect", "no-limit"};
 
 struct line {
     const struct gdr_series *s;
     uint64_t size;
     double base, run, change; /* change: (run - base) / base */
     double worse;             /* change signed so that > 0 is worse */
+    bool suspect;             /* a NIC counted errors or retransmissions */
     enum verdict v;
 };
 
@@ -65,9 +71,15 @@ static int match(const struct gdr_set *base, const struct gdr_set *run)
     return 0;
 }
 
-static double value(const struct gdr_series *s, const struct gdr_row *r)
+static bool by_limit(const struct gdr_series *s, const struct gdr_compare_opts *o)
 {
-    return s->latency ? r->lat[LAT_MEDIAN] : r->bw_avg;
+    return o->by_limit && !s->latency;
+}
+
+static double value(const struct gdr_series *s, const struct gdr_row *r,
+                    const struct gdr_compare_opts *o)
+{
+    return s->latency ? r->lat[LAT_MEDIAN] : by_limit(s, o) ? r->pct_of_limit : r->bw_avg;
 }
 
 static void judge(struct line *l, size_t n, double tol)
@@ -81,74 +93,101 @@ static void judge(struct line *l, size_t n, double tol)
         if (l[i].base <= 0 && l[i].run > 0 && !l[i].s->latency)
             l[i].worse = -INFINITY;
     }
+    /* Suspect sizes and unknown limits are not judged, nor neighbours. */
+#define BEYOND(k) (!l[k].suspect && !isnan(l[k].run) && !isnan(l[k].base) && l[k].worse > tol)
     for (size_t i = 0; i < n; i++) {
-        bool beyond = l[i].worse > tol;
-        bool prev = i > 0 && l[i - 1].worse > tol;
-        bool next = i + 1 < n && l[i + 1].worse > tol;
+        bool beyond = BEYOND(i);
+        bool prev = i > 0 && BEYOND(i - 1);
+        bool next = i + 1 < n && BEYOND(i + 1);
         l[i].v = !beyond                                  ? (l[i].worse < -tol ? V_BETTER : V_OK)
                  : (l[i].worse > 2 * tol || prev || next) ? V_REGRESSION
                                                           : V_NOISE;
+        if (isnan(l[i].run) || isnan(l[i].base))
+            l[i].v = V_NO_LIMIT;
+        if (l[i].suspect)
+            l[i].v = V_SUSPECT;
     }
+#undef BEYOND
 }
 
 static void human(const struct gdr_series *s, double v, char *buf, size_t len)
 {
-    if (s->latency)
+    if (isnan(v))
+        snprintf(buf, len, "?");
+    else if (s->latency)
         snprintf(buf, len, "%.2f", v * 1e6);
     else
         snprintf(buf, len, "%.2f", v * 1e-6);
 }
 
-static void print_line(FILE *f, const struct line *l, bool md)
+static void print_line(FILE *f, const struct line *l, bool md, const struct gdr_compare_opts *o)
 {
     char b[32], r[32], c[32];
     human(l->s, l->base, b, sizeof(b));
     human(l->s, l->run, r, sizeof(r));
-    if (isinf(l->change))
+    if (isnan(l->change))
+        snprintf(c, sizeof(c), "?");
+    else if (isinf(l->change))
         snprintf(c, sizeof(c), "inf");
     else
         snprintf(c, sizeof(c), "%+.1f%%", l->change * 100);
-    const char *metric = l->s->latency ? "median_us" : "bw_avg_MB/s";
+    const char *metric = l->s->latency       ? "median_us"
+                         : by_limit(l->s, o) ? "pct_of_limit"
+                                             : "bw_avg_MB/s";
+    if (by_limit(l->s, o) && !isnan(l->base) && !isnan(l->run)) {
+        snprintf(b, sizeof(b), "%.1f", l->base);
+        snprintf(r, sizeof(r), "%.1f", l->run);
+    }
     if (md)
         fprintf(f, "| %s | %s | %s | %s | %llu | %s | %s | %s | %s | %s |\n", l->s->test,
                 l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
-                l->v == V_REGRESSION ? "**REGRESSION**" : verdict_name[l->v]);
+                l->v == V_REGRESSION ? "**REGRESSION**"
+                : l->v == V_SUSPECT  ? "**suspect**"
+                                     : verdict_name[l->v]);
     else
         fprintf(f, "%-10s %-10s %-4s %-16s %10llu %-12s %12s %12s %8s  %s\n", l->s->test,
                 l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
                 verdict_name[l->v]);
 }
 
-static void summary(FILE *f, const struct line *l, size_t n, const struct gdr_compare_opts *o,
-                    bool md)
+/* One line per series with sizes of verdict v, naming them. */
+static void list_sizes(FILE *f, const struct line *l, size_t n, enum verdict v, const char *label,
+                       const char *why, bool md)
 {
-    size_t count[4] = {0};
-    for (size_t i = 0; i < n; i++)
-        count[l[i].v]++;
-    /* One line per series with regressions, naming its sizes. */
     for (size_t i = 0; i < n; i++) {
-        if (l[i].v != V_REGRESSION || (i && l[i - 1].s == l[i].s && l[i - 1].v == V_REGRESSION))
-            continue;
-        bool first_of_series = true;
-        for (size_t j = 0; j < i; j++)
-            if (l[j].s == l[i].s && l[j].v == V_REGRESSION)
-                first_of_series = false;
-        if (!first_of_series)
+        bool first = l[i].v == v;
+        for (size_t j = 0; j < i && first; j++)
+            first = !(l[j].s == l[i].s && l[j].v == v);
+        if (!first)
             continue;
         char name[256];
         gdr_series_name(l[i].s, name, sizeof(name));
-        fprintf(f, "%sregression: %s sizes", md ? "- " : "gdr-compare: ", name);
+        fprintf(f, "%s%s: %s sizes", md ? "- " : "gdr-compare: ", label, name);
         for (size_t j = i; j < n; j++)
-            if (l[j].s == l[i].s && l[j].v == V_REGRESSION)
+            if (l[j].s == l[i].s && l[j].v == v)
                 fprintf(f, " %llu", (unsigned long long)l[j].size);
-        fprintf(f, "\n");
+        fprintf(f, "%s\n", why);
     }
+}
+
+static void summary(FILE *f, const struct line *l, size_t n, const struct gdr_compare_opts *o,
+                    bool md)
+{
+    size_t count[6] = {0};
+    for (size_t i = 0; i < n; i++)
+        count[l[i].v]++;
+    list_sizes(f, l, n, V_REGRESSION, "regression", "", md);
+    list_sizes(f, l, n, V_SUSPECT, "suspect",
+               " (a NIC counted errors or retransmissions: not judged)", md);
+    list_sizes(f, l, n, V_NO_LIMIT, "no limit", " (the path's limit is unknown: not judged)", md);
     fprintf(f,
-            "%s%s: %zu regression%s, %zu noise, %zu better, %zu ok (tolerance: bandwidth "
-            "%g%%, latency %g%%)\n",
+            "%s%s: %zu regression%s, %zu noise, %zu better, %zu ok, %zu suspect%s (tolerance: "
+            "bandwidth %g%%%s, latency %g%%)\n",
             md ? "\n" : "gdr-compare: ", count[V_REGRESSION] ? "REGRESSION" : "clean",
             count[V_REGRESSION], count[V_REGRESSION] == 1 ? "" : "s", count[V_NOISE],
-            count[V_BETTER], count[V_OK], o->bw_tol * 100, o->lat_tol * 100);
+            count[V_BETTER], count[V_OK], count[V_SUSPECT],
+            count[V_NO_LIMIT] ? ", some without a limit" : "", o->bw_tol * 100,
+            o->by_limit ? " of % of limit" : "", o->lat_tol * 100);
 }
 
 static int write_markdown(const char *path, const struct line *l, size_t n,
@@ -160,7 +199,7 @@ static int write_markdown(const char *path, const struct line *l, size_t n,
     fprintf(f, "| test | placement | GDR | registration | size [B] | metric | baseline | run "
                "| change | verdict |\n|---|---|---|---|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < n; i++)
-        print_line(f, &l[i], true);
+        print_line(f, &l[i], true, o);
     summary(f, l, n, o, true);
     if (fclose(f))
         return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(errno));
@@ -189,10 +228,13 @@ int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
             struct line *l = &lines[n++];
             l->s = r;
             l->size = r->rows[i].size;
-            l->run = value(r, &r->rows[i]);
+            l->run = value(r, &r->rows[i], o);
+            l->suspect = r->rows[i].clean == 0;
             for (size_t j = 0; j < b->nsizes; j++)
-                if (b->rows[j].size == l->size)
-                    l->base = value(b, &b->rows[j]);
+                if (b->rows[j].size == l->size) {
+                    l->base = value(b, &b->rows[j], o);
+                    l->suspect |= b->rows[j].clean == 0;
+                }
         }
         judge(first, r->nsizes, r->latency ? o->lat_tol : o->bw_tol);
         for (size_t i = 0; i < r->nsizes; i++)
@@ -201,11 +243,42 @@ int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
     printf("%-10s %-10s %-4s %-16s %10s %-12s %12s %12s %8s  %s\n", "test", "placement", "gdr",
            "registration", "size[B]", "metric", "baseline", "run", "change", "verdict");
     for (size_t i = 0; i < n; i++)
-        print_line(stdout, &lines[i], false);
+        print_line(stdout, &lines[i], false, o);
     summary(stdout, lines, n, o, false);
     int rc = regression ? 1 : 0;
     if (o->markdown && write_markdown(o->markdown, lines, n, o))
         rc = 2;
     free(lines);
     return rc;
+}
+
+const char *gdr_cmp_verdict_name(enum gdr_cmp_verdict v)
+{
+    return verdict_name[v];
+}
+
+void gdr_compare_judge(const struct gdr_series *s, const double *base, const double *run,
+                       const bool *suspect, size_t n, double tol, double *change,
+                       enum gdr_cmp_verdict *v)
+{
+    struct line *l = calloc(n + 1, sizeof(*l));
+    if (!l) {
+        for (size_t i = 0; i < n; i++) {
+            change[i] = NAN;
+            v[i] = GDR_CMP_OK;
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        l[i].s = s;
+        l[i].base = base[i];
+        l[i].run = run[i];
+        l[i].suspect = suspect && suspect[i];
+    }
+    judge(l, n, tol);
+    for (size_t i = 0; i < n; i++) {
+        change[i] = l[i].change;
+        v[i] = (enum gdr_cmp_verdict)l[i].v;
+    }
+    free(l);
 }

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* Name a part of the document in messages ("x.json: results[2].cpu"). */
@@ -178,6 +179,40 @@ static int latency_block(const cJSON *row, struct gdr_row *r, const char *what)
     return 0;
 }
 
+/* The optional context of a row (absent in older documents): clean,
+ * limit.bytes_per_s and pct_of_limit, null when unknown. */
+static int optional_number(const cJSON *obj, const char *key, double *out, const char *what)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NAN;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: field '%s' is not a number >= 0 or null", what, key);
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int row_context(const cJSON *row, struct gdr_row *r, const char *what)
+{
+    const cJSON *clean = cJSON_GetObjectItemCaseSensitive(row, "clean");
+    if (clean && !cJSON_IsBool(clean))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'clean' is not true or false", what);
+    r->clean = clean ? cJSON_IsTrue(clean) : -1;
+    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(row, "limit");
+    if (limit && !cJSON_IsObject(limit))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'limit' is not an object", what);
+    if (optional_number(row, "pct_of_limit", &r->pct_of_limit, what) ||
+        optional_number(limit, "bytes_per_s", &r->limit, what))
+        return -1;
+    if (isnan(r->limit) != isnan(r->pct_of_limit))
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: pct_of_limit and limit.bytes_per_s disagree on "
+                        "whether the limit is known",
+                        what);
+    return 0;
+}
+
 static int row_from_json(const cJSON *row, bool latency, bool complete, struct gdr_row *r,
                          const char *what)
 {
@@ -215,7 +250,7 @@ static int row_from_json(const cJSON *row, bool latency, bool complete, struct g
     if (!cpu || cpu_side(cpu, "client", &r->cpu_client, what) ||
         cpu_side(cpu, "server", &r->cpu_server, what))
         return -1;
-    return 0;
+    return row_context(row, r, what);
 }
 
 static int parameters(const cJSON *root, const char *what, uint64_t **sizes, size_t *nsizes)

@@ -25,6 +25,8 @@ struct gdr_row {
     double bw_avg, bw_peak, msg_rate; /* bytes/s, bytes/s, messages/s */
     double lat[LAT_N];                /* seconds (latency tests only) */
     double cpu_client, cpu_server;    /* user + system, fractions of one CPU */
+    double limit, pct_of_limit;       /* bytes/s, %; NAN unknown (or an older document) */
+    int clean; /* 1 no error or retransmission counted, 0 some, -1 not known */
 };
 
 struct gdr_end_info {

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "json.h"
 #include "manifest.h"
+#include "text.h"
 #include "troubleshoot.h"
 
 #include <errno.h>
@@ -34,10 +35,13 @@ static const char usage_text[] =
     "  get FILE PATH             print the value at PATH (e.g. ends.client.host,\n"
     "                            results[0].latency_s.median); objects as compact JSON\n"
     "  table FILE                rows of one document as a whitespace table (SI units)\n"
+    "  brief FILE                the document's result in one line: bandwidth at the\n"
+    "                            largest size and its % of the path's limit, or the\n"
+    "                            smallest size's median latency; sizes not clean\n"
     "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
     "                            (test, placements, registrations), write DIR/<n>.dat\n"
     "                            per series and print a tab-separated index\n"
-    "  compare [--bw-tol PCT] [--lat-tol PCT] [--markdown FILE] BASELINE... -- RUN...\n"
+    "  compare [--bw-tol PCT] [--lat-tol PCT] [--by-limit] [--markdown FILE] BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
     "  manifest init MANIFEST [--run-id ID] [--git-version V] [--mode MODE] [--resume]\n"
     "           [-- COMMAND LINE...]\n"
@@ -182,7 +186,8 @@ static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t
     if (latency)
         fprintf(f, "# size_B min_s median_s mean_s p99_s p999_s max_s cpu_client cpu_server\n");
     else
-        fprintf(f, "# size_B bw_avg_Bps bw_peak_Bps msg_rate_per_s cpu_client cpu_server\n");
+        fprintf(f, "# size_B bw_avg_Bps bw_peak_Bps msg_rate_per_s cpu_client cpu_server "
+                   "limit_Bps pct_of_limit clean\n");
     for (size_t i = 0; i < n; i++) {
         const struct gdr_row *r = &rows[i];
         if (latency)
@@ -191,19 +196,34 @@ static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t
                     r->lat[LAT_MEAN], r->lat[LAT_P99], r->lat[LAT_P999], r->lat[LAT_MAX],
                     r->cpu_client, r->cpu_server);
         else
-            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g\n", (unsigned long long)r->size,
-                    r->bw_avg, r->bw_peak, r->msg_rate, r->cpu_client, r->cpu_server);
+            /* unknown: NaN, which gnuplot leaves out; clean: 1, 0 or -1 (not known) */
+            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g %.10g %.10g %d\n",
+                    (unsigned long long)r->size, r->bw_avg, r->bw_peak, r->msg_rate, r->cpu_client,
+                    r->cpu_server, r->limit, r->pct_of_limit, r->clean);
     }
 }
 
-static int cmd_table(int argc, char **argv)
+static void print_table(const struct gdr_doc *d)
+{
+    write_rows(stdout, d->latency, d->rows, d->nrows);
+}
+
+static void print_brief(const struct gdr_doc *d)
+{
+    char line[256];
+    gdr_fmt_brief(d->rows, d->nrows, d->latency, line, sizeof(line));
+    printf("%s\n", line);
+}
+
+/* table and brief: one document loaded, checked and printed by show. */
+static int cmd_one_doc(const char *cmd, void (*show)(const struct gdr_doc *), int argc, char **argv)
 {
     if (argc != 1)
-        return usage_error("table: %s", "needs one FILE");
+        return usage_error("%s: %s", cmd, "needs one FILE");
     struct gdr_doc d;
     if (gdr_doc_load(argv[0], &d))
         return report_error(GDR_EXIT_USAGE);
-    write_rows(stdout, d.latency, d.rows, d.nrows);
+    show(&d);
     gdr_doc_free(&d);
     return GDR_EXIT_OK;
 }
@@ -337,6 +357,10 @@ static int cmd_compare(int argc, char **argv)
     int i = 0;
     for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
         const char *opt = argv[i];
+        if (!strcmp(opt, "--by-limit")) {
+            o.by_limit = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return usage_error("compare: %s needs a value", opt);
         const char *val = argv[++i];
@@ -581,7 +605,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "get"))
         return cmd_get(argc, argv);
     if (!strcmp(cmd, "table"))
-        return cmd_table(argc, argv);
+        return cmd_one_doc("table", print_table, argc, argv);
+    if (!strcmp(cmd, "brief"))
+        return cmd_one_doc("brief", print_brief, argc, argv);
     if (!strcmp(cmd, "series"))
         return cmd_series(argc, argv);
     if (!strcmp(cmd, "compare"))

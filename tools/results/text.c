@@ -3,6 +3,7 @@
 
 #include "text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,40 @@ void gdr_fmt_size(uint64_t bytes, char *buf, size_t len)
 void gdr_fmt_gbps(double bytes_per_s, char *buf, size_t len)
 {
     snprintf(buf, len, "%.3g GB/s", bytes_per_s / 1e9);
+}
+
+void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf, size_t len)
+{
+    if (n == 0 || len == 0) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    /* Rows are in sweep order: find the largest and smallest sizes. */
+    const struct gdr_row *big = &rows[0], *small = &rows[0];
+    size_t dirty = 0;
+    for (size_t i = 0; i < n; i++) {
+        big = rows[i].size > big->size ? &rows[i] : big;
+        small = rows[i].size < small->size ? &rows[i] : small;
+        dirty += rows[i].clean == 0;
+    }
+    const struct gdr_row *r = latency ? small : big;
+    char size[32], tail[64] = "";
+    gdr_fmt_size(r->size, size, sizeof(size));
+    if (dirty)
+        snprintf(tail, sizeof(tail), "; %zu of %zu sizes not clean", dirty, n);
+    if (latency) {
+        snprintf(buf, len, "%s: %.3g us median%s", size, r->lat[LAT_MEDIAN] * 1e6, tail);
+        return;
+    }
+    char pct[48];
+    if (isnan(r->pct_of_limit))
+        snprintf(pct, sizeof(pct), "limit unknown");
+    else
+        snprintf(pct, sizeof(pct), "%.1f %% of limit", r->pct_of_limit);
+    bool giga = r->bw_avg >= 1e9;
+    snprintf(buf, len, "%s: %.3g %s, %s%s", size, r->bw_avg / (giga ? 1e9 : 1e6),
+             giga ? "GB/s" : "MB/s", pct, tail);
 }
 
 void gdr_fmt_ratio(double a, double b, char *buf, size_t len)

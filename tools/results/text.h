@@ -4,8 +4,11 @@
 #ifndef GDR_TOOLS_TEXT_H
 #define GDR_TOOLS_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "doc.h"
 
 /* A malloc'ed copy of s with every byte that does not begin a valid UTF-8
  * sequence (stray continuation bytes, overlong forms, surrogates, code
@@ -22,5 +25,13 @@ void gdr_fmt_gbps(double bytes_per_s, char *buf, size_t len);
 
 /* a / b with two decimals ("1.07"), or "n/a" when b is not above 0. */
 void gdr_fmt_ratio(double a, double b, char *buf, size_t len);
+
+/* A document's result in one line, for the sweep's and the nightly's
+ * summaries: bandwidth at the largest size with its % of the path's limit
+ * ("64 KiB: 42.7 MB/s, 62.5 % of limit"; "..., limit unknown"), latency
+ * as the smallest size's median ("2 B: 3.1 us median"); then "; N of M
+ * sizes not clean" when a NIC counted errors or retransmissions. "" for
+ * no rows. */
+void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf, size_t len);
 
 #endif

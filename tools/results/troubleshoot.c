@@ -473,6 +473,46 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
                           "findings of step 1");
 }
 
+/* Step 4 too: GDR's headline number, GPU-to-GPU write latency, on and off
+ * (gdr_write_lat D-D, median, half a round trip). Optional: a sweep of an
+ * older gdr-troubleshoot has no such runs. */
+static void step_latency(const struct run *on, const struct run *off, struct step *st)
+{
+    if (!strcmp(on->status, "absent") && !strcmp(off->status, "absent"))
+        return;
+    bprintf(&st->md, "\n\nWrite latency (gdr_write_lat D-D, median of half round trips):");
+    if (!ok(on) || !ok(off)) {
+        const struct run *bad = ok(on) ? off : on;
+        bprintf(&st->md, " the GDR %s run failed: %s", bad == on ? "on" : "off", bad->error);
+        return;
+    }
+    bprintf(&st->md,
+            "\n\n| size | GDR on | GDR off (staged) | staged / on |\n|---:|---:|---:|---:|");
+    const struct gdr_row *first_on = NULL, *first_off = NULL;
+    for (size_t i = 0; i < off->doc.nrows; i++) {
+        const struct gdr_row *y = &off->doc.rows[i];
+        const struct gdr_row *x = gdr_doc_row(&on->doc, y->size);
+        if (!x)
+            continue;
+        char size[32], ratio[32];
+        gdr_fmt_size(y->size, size, sizeof(size));
+        gdr_fmt_ratio(y->lat[LAT_MEDIAN], x->lat[LAT_MEDIAN], ratio, sizeof(ratio));
+        bprintf(&st->md, "\n| %s | %.2f us | %.2f us | %sx |", size, x->lat[LAT_MEDIAN] * 1e6,
+                y->lat[LAT_MEDIAN] * 1e6, ratio);
+        if (!first_on) {
+            first_on = x;
+            first_off = y;
+        }
+    }
+    if (!first_on)
+        return;
+    char size[32], ratio[32];
+    gdr_fmt_size(first_on->size, size, sizeof(size));
+    gdr_fmt_ratio(first_off->lat[LAT_MEDIAN], first_on->lat[LAT_MEDIAN], ratio, sizeof(ratio));
+    bprintf(&st->txt, "%sits write latency at %s is %.2f us, the staged path's %sx that",
+            st->txt.len ? "; " : "", size, first_on->lat[LAT_MEDIAN] * 1e6, ratio);
+}
+
 /* ---- the verdict and the report ---- */
 
 static void doctor_clause(const struct doctor_notes *n, struct buf *out)
@@ -527,7 +567,8 @@ static void report(const struct gdr_ts_opts *o, const char *verdict, const struc
     bprintf(r, "## Step 2: raw host-host bandwidth (gdr_write_bw H-H)\n\n%s\n\n", bstr(&hh->md));
     bprintf(r, "## Step 3: GPU memory registration (gdr_write_bw D-D, GDR on)\n\n%s\n\n",
             bstr(&reg->md));
-    bprintf(r, "## Step 4: GDR on vs off (gdr_write_bw D-D)\n\n%s\n", bstr(&cmp->md));
+    bprintf(r, "## Step 4: GDR on vs off (gdr_write_bw and gdr_write_lat D-D)\n\n%s\n",
+            bstr(&cmp->md));
 }
 
 static void doctor_notes_free(struct doctor_notes *n)
@@ -577,10 +618,13 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     }
 
     struct run hh = {.name = "write_bw.H-H.na"}, on = {.name = "write_bw.D-D.on"},
-               off = {.name = "write_bw.D-D.off"};
+               off = {.name = "write_bw.D-D.off"}, lat_on = {.name = "write_lat.D-D.on"},
+               lat_off = {.name = "write_lat.D-D.off"};
     run_load(&s, &hh);
     run_load(&s, &on);
     run_load(&s, &off);
+    run_load(&s, &lat_on);
+    run_load(&s, &lat_off);
     bool simulated = o->local || cJSON_IsTrue(field(on.client, "simulated")) ||
                      cJSON_IsTrue(field(off.client, "simulated"));
 
@@ -588,6 +632,8 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     step_host_host(&hh, &st[0]);
     bool in_effect = step_registration(&on, &st[1]);
     step_compare(&on, &off, &st[2]);
+    if (ok(&on))
+        step_latency(&lat_on, &lat_off, &st[2]);
 
     struct buf verdict = {0}, doctxt = {0}, rep = {0};
     doctor_clause(&n, &doctxt);
@@ -620,6 +666,8 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     run_free(&hh);
     run_free(&on);
     run_free(&off);
+    run_free(&lat_on);
+    run_free(&lat_off);
     cJSON_Delete(s.manifest);
     doctor_notes_free(&n);
     free(verdict.s);

@@ -1,0 +1,73 @@
+/* flush.c - a read through the local NIC; see flush.h. */
+#include "config.h"
+
+#include "clock.h"
+#include "error.h"
+#include "flush.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int setup(struct gdr_verbs *v, struct gdr_nic_flush *f)
+{
+    f->cq = ibv_create_cq(v->ctx, 2, NULL, NULL, 0);
+    if (!f->cq)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_cq for the NIC flush failed: %s", v->dev_name,
+                        strerror(errno));
+    f->mr = ibv_reg_mr(v->pd, &f->sink, sizeof(f->sink), IBV_ACCESS_LOCAL_WRITE);
+    if (!f->mr)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_reg_mr of the NIC flush's word failed: %s",
+                        v->dev_name, strerror(errno));
+    struct ibv_qp_init_attr ia = {
+        .send_cq = f->cq,
+        .recv_cq = f->cq,
+        .qp_type = IBV_QPT_RC,
+        .cap = {.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1},
+    };
+    f->qp = ibv_create_qp(v->pd, &ia);
+    if (!f->qp)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_qp for the NIC flush failed: %s", v->dev_name,
+                        strerror(errno));
+    return gdr_verbs_loopback(v, f->qp);
+}
+
+int gdr_nic_flush_read(struct gdr_verbs *v, struct gdr_nic_flush *f, uint64_t addr, uint32_t rkey,
+                       double timeout_s)
+{
+    if (!f->qp && setup(v, f))
+        return -1;
+    struct gdr_wr wr = {.op = IBV_WR_RDMA_READ,
+                        .laddr = (uintptr_t)&f->sink,
+                        .lkey = f->mr->lkey,
+                        .len = 4,
+                        .raddr = addr,
+                        .rkey = rkey,
+                        .flags = IBV_SEND_SIGNALED,
+                        .wr_id = f->reads};
+    if (gdr_post_send(f->qp, &wr))
+        return -1;
+    uint64_t deadline = gdr_now_ns() + (uint64_t)(timeout_s * 1e9);
+    struct ibv_wc wc;
+    int n;
+    while ((n = ibv_poll_cq(f->cq, 1, &wc)) == 0)
+        if (gdr_now_ns() > deadline)
+            return gdr_fail(GDR_EXIT_RUN, "%s: the NIC flush read did not complete within %g s",
+                            v->dev_name, timeout_s);
+    if (n < 0)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_poll_cq (NIC flush) failed", v->dev_name);
+    if (wc.status != IBV_WC_SUCCESS)
+        return gdr_wc_fail(v, &wc, "NIC flush read", 4, GDR_ERROR_UNKNOWN);
+    f->reads++;
+    return 0;
+}
+
+void gdr_nic_flush_release(struct gdr_nic_flush *f)
+{
+    if (f->qp)
+        ibv_destroy_qp(f->qp);
+    if (f->mr)
+        ibv_dereg_mr(f->mr);
+    if (f->cq)
+        ibv_destroy_cq(f->cq);
+    memset(f, 0, sizeof(*f));
+}

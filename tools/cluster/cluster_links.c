@@ -1,0 +1,242 @@
+/* cluster_links.c - a node's PCIe links on its rails (see cluster_links.h). */
+#include "config.h"
+
+#include "cluster_links.h"
+#include "topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WALK_MAX 33
+
+/* Add hop h unless a link of that BDF is there already. */
+static void add_hop(struct gdr_node_links *l, const struct gdr_pcie_hop *h, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->link[i].bdf, h->link.bdf))
+            return;
+    if (l->n == GDR_NODE_LINKS_MAX)
+        return;
+    struct gdr_node_link *k = &l->link[l->n++];
+    memset(k, 0, sizeof(*k));
+    k->role = h->role;
+    snprintf(k->name, sizeof(k->name), "%s", name ? name : h->link.bdf);
+    snprintf(k->bdf, sizeof(k->bdf), "%s", h->link.bdf);
+    k->cur_gts = h->link.cur_gts;
+    k->cur_width = h->link.cur_width;
+    k->expect_gts = h->expect_gts;
+    k->expect_width = h->expect_width;
+    k->below_max = h->below_max;
+}
+
+/* bdf and the judged switch links above it. */
+static void walk(const char *sysfs_root, const char *bdf, enum gdr_pcie_role role, const char *name,
+                 struct gdr_node_links *l)
+{
+    struct gdr_pcie_hop hops[WALK_MAX];
+    size_t n = 0;
+    if (!bdf[0] || gdr_topo_pcie_walk(sysfs_root, bdf, role, hops, WALK_MAX, &n) || n == 0)
+        return;
+    add_hop(l, &hops[0], name);
+    for (size_t i = 1; i < n; i++)
+        if (hops[i].judged)
+            add_hop(l, &hops[i], NULL);
+}
+
+void gdr_node_links_detect(const char *sysfs_root, const struct gdr_rail_map *map,
+                           struct gdr_node_links *out)
+{
+    out->n = 0;
+    for (size_t i = 0; i < map->nrails; i++) {
+        const struct gdr_rail *r = &map->rails[i];
+        struct gdr_ibdev_info info;
+        if (r->device[0] && gdr_topo_ibdev_info(sysfs_root, r->device, &info, NULL, 0) == 0 &&
+            !info.software)
+            walk(sysfs_root, info.pci_bdf, GDR_PCIE_NIC, r->device, out);
+        if (r->gpu >= 0) {
+            char name[32];
+            snprintf(name, sizeof(name), "GPU %d", r->gpu);
+            walk(sysfs_root, r->gpu_bdf, GDR_PCIE_GPU, name, out);
+        }
+    }
+}
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (v > 0)
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+cJSON *gdr_node_links_to_json(const struct gdr_node_links *l)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < l->n; i++) {
+        const struct gdr_node_link *k = &l->link[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "role", gdr_pcie_role_name(k->role));
+        cJSON_AddStringToObject(o, "name", k->name);
+        cJSON_AddStringToObject(o, "bdf", k->bdf);
+        add_num(o, "current_gts", k->cur_gts);
+        add_num(o, "current_width", k->cur_width);
+        add_num(o, "expect_gts", k->expect_gts);
+        add_num(o, "expect_width", k->expect_width);
+        cJSON_AddBoolToObject(o, "below_max", k->below_max);
+    }
+    return arr;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
+}
+
+static void str(const cJSON *o, const char *key, char *out, size_t len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    snprintf(out, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+int gdr_node_links_from_json(const cJSON *arr, struct gdr_node_links *out)
+{
+    out->n = 0;
+    if (!cJSON_IsArray(arr))
+        return -1;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, arr) {
+        if (!cJSON_IsObject(o) || out->n == GDR_NODE_LINKS_MAX)
+            continue;
+        struct gdr_node_link *k = &out->link[out->n++];
+        memset(k, 0, sizeof(*k));
+        char role[16];
+        str(o, "role", role, sizeof(role));
+        k->role = !strcmp(role, "nic")   ? GDR_PCIE_NIC
+                  : !strcmp(role, "gpu") ? GDR_PCIE_GPU
+                                         : GDR_PCIE_BRIDGE;
+        str(o, "name", k->name, sizeof(k->name));
+        str(o, "bdf", k->bdf, sizeof(k->bdf));
+        k->cur_gts = num(o, "current_gts");
+        k->cur_width = (unsigned)num(o, "current_width");
+        k->expect_gts = num(o, "expect_gts");
+        k->expect_width = (unsigned)num(o, "expect_width");
+        k->below_max = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "below_max"));
+    }
+    return 0;
+}
+
+bool gdr_node_link_short(const struct gdr_node_link *k)
+{
+    if (k->role != GDR_PCIE_GPU)
+        return k->below_max;
+    return k->cur_width && k->expect_width && k->cur_width < k->expect_width;
+}
+
+static void gen_width(double gts, unsigned width, char *out, size_t len)
+{
+    char w[16];
+    snprintf(w, sizeof(w), width ? "x%u" : "x?", width);
+    snprintf(out, len, "%s %s", gts > 0 ? gdr_pcie_gen_name(gts) : "Gen?", w);
+}
+
+/* What a link is compared by: a NIC its current link, a GPU its width and
+ * the speed it can reach (its current speed is an idle one). */
+static void link_key(const struct gdr_node_link *k, char *out, size_t len)
+{
+    if (k->role == GDR_PCIE_GPU) {
+        char w[16];
+        snprintf(w, sizeof(w), k->cur_width ? "x%u" : "x?", k->cur_width);
+        snprintf(out, len, "%s, up to %s", w,
+                 k->expect_gts > 0 ? gdr_pcie_gen_name(k->expect_gts) : "Gen?");
+    } else {
+        gen_width(k->cur_gts, k->cur_width, out, len);
+    }
+}
+
+struct group {
+    char key[48];
+    size_t count;
+};
+
+static int by_count(const void *a, const void *b)
+{
+    const struct group *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* "Gen5 x16 (7), Gen5 x8 (1)": role's links grouped, most common first. */
+static size_t groups(const struct gdr_node_links *l, enum gdr_pcie_role role, char *out, size_t len)
+{
+    struct group *g = calloc(l->n + 1, sizeof(*g));
+    size_t ng = 0, used = 0;
+    out[0] = '\0';
+    if (!g)
+        return 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->link[i].role != role)
+            continue;
+        char key[48];
+        link_key(&l->link[i], key, sizeof(key));
+        size_t j = 0;
+        while (j < ng && strcmp(g[j].key, key))
+            j++;
+        if (j == ng)
+            snprintf(g[ng++].key, sizeof(g->key), "%s", key);
+        g[j].count++;
+    }
+    qsort(g, ng, sizeof(*g), by_count);
+    for (size_t j = 0; j < ng && used < len; j++) {
+        int k = snprintf(out + used, len - used, "%s%s (%zu)", j ? ", " : "", g[j].key, g[j].count);
+        used = k < 0 ? len : used + (size_t)k;
+    }
+    free(g);
+    return ng;
+}
+
+void gdr_node_links_summary(const struct gdr_node_links *l, char *out, size_t len)
+{
+    char nic[256], gpu[256];
+    size_t nn = groups(l, GDR_PCIE_NIC, nic, sizeof(nic));
+    size_t ngpu = groups(l, GDR_PCIE_GPU, gpu, sizeof(gpu));
+    size_t bridges = 0;
+    for (size_t i = 0; i < l->n; i++)
+        bridges += l->link[i].role == GDR_PCIE_BRIDGE && gdr_node_link_short(&l->link[i]);
+    char sw[48] = "";
+    if (bridges)
+        snprintf(sw, sizeof(sw), "%s%zu switch link%s short", nn || ngpu ? "; " : "", bridges,
+                 bridges == 1 ? "" : "s");
+    if (!nn && !ngpu && !bridges)
+        snprintf(out, len, "-");
+    else
+        snprintf(out, len, "%s%s%s%s%s%s", nn ? "NIC " : "", nic, nn && ngpu ? "; " : "",
+                 ngpu ? "GPU " : "", gpu, sw);
+}
+
+void gdr_node_links_short(const struct gdr_node_links *l, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < l->n && used < len; i++) {
+        const struct gdr_node_link *k = &l->link[i];
+        if (!gdr_node_link_short(k))
+            continue;
+        char cur[32], can[32];
+        if (k->role == GDR_PCIE_GPU) {
+            snprintf(cur, sizeof(cur), "x%u", k->cur_width);
+            snprintf(can, sizeof(can), "x%u", k->expect_width);
+        } else {
+            gen_width(k->cur_gts, k->cur_width, cur, sizeof(cur));
+            gen_width(k->expect_gts, k->expect_width, can, sizeof(can));
+        }
+        int n = snprintf(out + used, len - used, "%s%s%s %s (can %s)", used ? ", " : "",
+                         k->role == GDR_PCIE_BRIDGE ? "switch " : "", k->name, cur, can);
+        used = n < 0 ? len : used + (size_t)n;
+    }
+}

@@ -1,0 +1,273 @@
+/* core_agent.c - gdr-cluster-core agent-runs and collect: the agent mode's
+ * share of the plan for one node, and the agents' end lines back to run
+ * status lines (cluster_agent.h). */
+#include "config.h"
+
+#include "core_cli.h"
+#include "cluster_agent.h"
+#include "cluster_matrix.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- agent-runs ---- */
+
+struct node_ctx {
+    const struct gdr_plan *p;
+    size_t node;
+    char **skip; /* sorted ids not to run again (--skip) */
+    size_t nskip;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void print_end(const struct gdr_plan_end *e)
+{
+    char gpu[GDR_BDF_LEN];
+    printf("\t%s\t%s", e->device[0] ? e->device : "-", gdr_plan_end_gpu(e, gpu, sizeof(gpu)));
+}
+
+static int node_line(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    (void)ordinal;
+    const struct node_ctx *nc = ctx;
+    const char *id = r->id;
+    if (nc->nskip && bsearch(&id, nc->skip, nc->nskip, sizeof(char *), cmp_str))
+        return 0;
+    bool client = r->client.node == nc->node;
+    const struct gdr_plan_end *me = client ? &r->client : &r->server;
+    const struct gdr_plan_end *peer = client ? &r->server : &r->client;
+    printf("%zu\t%zu\t%s\t%s\t%s\t%s\t%d\t%u\t%s\t%s", r->round, r->step, r->id, r->test.tool,
+           r->test.placement, r->test.gdr, r->rail, r->port, client ? "client" : "server",
+           nc->p->nodes[peer->node]);
+    print_end(me);
+    printf("\n");
+    return 0;
+}
+
+/* --skip FILE: run ids, one a line. */
+static int read_skip(const char *path, struct node_ctx *nc)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gdr_core_usage_error("agent-runs: %s: %s", path, strerror(errno));
+    char line[1024];
+    size_t cap = 0;
+    int rc = 0;
+    while (!rc && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\t\n")] = '\0';
+        if (!*line)
+            continue;
+        if (nc->nskip == cap) {
+            cap = cap ? 2 * cap : 1024;
+            char **g = realloc(nc->skip, cap * sizeof(*g));
+            if (!g) {
+                rc = gdr_core_usage_error("out of memory");
+                break;
+            }
+            nc->skip = g;
+        }
+        if (!(nc->skip[nc->nskip] = strdup(line)))
+            rc = gdr_core_usage_error("out of memory");
+        else
+            nc->nskip++;
+    }
+    fclose(f);
+    if (nc->nskip)
+        qsort(nc->skip, nc->nskip, sizeof(char *), cmp_str);
+    return rc;
+}
+
+int gdr_core_cmd_agent_runs(int argc, char **argv)
+{
+    const char *plan = NULL, *node = NULL, *skip = NULL, *v;
+    for (int i = 0; i < argc; i++) {
+        if (gdr_core_opt(argc, argv, &i, "--skip", &v))
+            skip = v;
+        else if (argv[i][0] != '-' && !plan)
+            plan = argv[i];
+        else if (argv[i][0] != '-' && !node)
+            node = argv[i];
+        else
+            return gdr_core_usage_error("agent-runs: unknown argument '%s'", argv[i]);
+        if (gdr_core_missing_value)
+            return gdr_core_usage_error("agent-runs: %s needs a value", gdr_core_missing_value);
+    }
+    if (!plan || !node)
+        return gdr_core_usage_error("agent-runs: needs PLAN and NODE");
+    struct gdr_plan p;
+    if (gdr_plan_load(plan, &p))
+        return gdr_core_report_error();
+    long i = gdr_plan_node_index(&p, node);
+    struct node_ctx nc = {&p, (size_t)i, NULL, 0};
+    int rc = 0;
+    if (i < 0)
+        rc = gdr_core_usage_error("agent-runs: node '%s' is not in %s", node, plan);
+    else if (skip)
+        rc = read_skip(skip, &nc);
+    if (!rc && gdr_plan_foreach_node(&p, (size_t)i, node_line, &nc))
+        rc = gdr_core_report_error();
+    for (size_t k = 0; k < nc.nskip; k++)
+        free(nc.skip[k]);
+    free(nc.skip);
+    gdr_plan_free(&p);
+    return rc;
+}
+
+/* ---- cell ---- */
+
+/* cell DOC [--gdr on|off|na]: the client document of a run as one line of
+ * numbers (gdr_matrix_cell_line), for the agent to append to
+ * agents/NODE.cells: the documents are read where they were written.
+ * Exit 2 with the reason when the document is not a complete run's. */
+int gdr_core_cmd_cell(int argc, char **argv)
+{
+    const char *doc = NULL, *gdr = "na", *v;
+    for (int i = 0; i < argc; i++) {
+        if (gdr_core_opt(argc, argv, &i, "--gdr", &v))
+            gdr = v;
+        else if (argv[i][0] != '-' && !doc)
+            doc = argv[i];
+        else
+            return gdr_core_usage_error("cell: unknown argument '%s'", argv[i]);
+        if (gdr_core_missing_value)
+            return gdr_core_usage_error("cell: %s needs a value", gdr_core_missing_value);
+    }
+    const char *base = doc ? strrchr(doc, '/') : NULL, *suffix = ".client.json";
+    base = base ? base + 1 : doc;
+    size_t n = base ? strlen(base) : 0, sl = strlen(suffix);
+    if (!doc || n <= sl || strcmp(base + n - sl, suffix))
+        return gdr_core_usage_error("cell: needs a client document, ID.client.json");
+    struct gdr_test_mode t;
+    memset(&t, 0, sizeof(t));
+    snprintf(t.gdr, sizeof(t.gdr), "%s", gdr);
+    struct gdr_run_result r;
+    gdr_run_result_read(doc, &t, &r);
+    if (!r.ok) {
+        fprintf(stderr, "gdr-cluster-core: %s\n", r.error);
+        return GDR_EXIT_USAGE;
+    }
+    char id[3 * GDR_NODE_NAME_LEN];
+    snprintf(id, sizeof(id), "%.*s", (int)(n - sl), base);
+    gdr_matrix_cell_line(stdout, id, &r);
+    return 0;
+}
+
+/* ---- collect ---- */
+
+struct collect_ctx {
+    const struct gdr_plan *p;
+    const struct gdr_agents *a;
+    const char *dir;
+    bool interrupted;
+    FILE *out;
+    size_t ok, failed, missing;
+};
+
+static int collect_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
+{
+    struct collect_ctx *cc = ctx;
+    bool failed;
+    if (!gdr_agent_status_line(cc->a, cc->p, r, ordinal, cc->interrupted, cc->out, &failed)) {
+        cc->missing++;
+        return 0;
+    }
+    if (!failed) {
+        cc->ok++;
+        return 0;
+    }
+    cc->failed++;
+    /* A failed run's client document must count neither in the matrix
+     * nor for --resume. */
+    char from[4200], to[4200];
+    snprintf(from, sizeof(from), "%s/%s.client.json", cc->dir, r->id);
+    snprintf(to, sizeof(to), "%s/%s.failed-client.json", cc->dir, r->id);
+    if (rename(from, to) && errno != ENOENT)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", from, strerror(errno));
+    return 0;
+}
+
+/* --agent-errors FILE: "NODE<TAB>REASON" for agents that never started. */
+static int read_why(const char *path, const struct gdr_plan *p, struct gdr_agents *a)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gdr_core_usage_error("collect: %s: %s", path, strerror(errno));
+    char line[1024];
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            continue;
+        *tab = '\0';
+        long i = gdr_plan_node_index(p, line);
+        if (i >= 0)
+            snprintf(a->why[i], sizeof(a->why[i]), "%s", tab + 1);
+    }
+    fclose(f);
+    return 0;
+}
+
+int gdr_core_cmd_collect(int argc, char **argv)
+{
+    const char *plan = NULL, *dir = NULL, *out = NULL, *why = NULL, *v;
+    bool interrupted = false;
+    for (int i = 0; i < argc; i++) {
+        if (gdr_core_opt(argc, argv, &i, "--plan", &v))
+            plan = v;
+        else if (gdr_core_opt(argc, argv, &i, "--dir", &v))
+            dir = v;
+        else if (gdr_core_opt(argc, argv, &i, "-o", &v))
+            out = v;
+        else if (gdr_core_opt(argc, argv, &i, "--agent-errors", &v))
+            why = v;
+        else if (!strcmp(argv[i], "--interrupted"))
+            interrupted = true;
+        else
+            return gdr_core_usage_error("collect: unknown argument '%s'", argv[i]);
+        if (gdr_core_missing_value)
+            return gdr_core_usage_error("collect: %s needs a value", gdr_core_missing_value);
+    }
+    if (!plan || !dir || !out)
+        return gdr_core_usage_error("collect: --plan, --dir and -o are required");
+    struct gdr_plan p;
+    struct gdr_agents a;
+    char agents[4200];
+    snprintf(agents, sizeof(agents), "%s/agents", dir);
+    if (gdr_plan_load(plan, &p))
+        return gdr_core_report_error();
+    if (gdr_agents_read(&p, agents, &a)) {
+        gdr_plan_free(&p);
+        return gdr_core_report_error();
+    }
+    int rc = why ? read_why(why, &p, &a) : 0;
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+    struct collect_ctx cc = {&p, &a, dir, interrupted, rc ? NULL : fopen(tmp, "w"), 0, 0, 0};
+    if (!rc && !cc.out)
+        rc = gdr_core_usage_error("collect: %s: %s", tmp, strerror(errno));
+    if (!rc && gdr_plan_foreach(&p, 0, collect_run, &cc))
+        rc = gdr_core_report_error();
+    if (cc.out && fclose(cc.out) && !rc)
+        rc = gdr_core_usage_error("collect: %s: write failed", tmp);
+    if (!rc && rename(tmp, out))
+        rc = gdr_core_usage_error("collect: %s: %s", out, strerror(errno));
+    if (!rc) {
+        size_t started = 0, done = 0;
+        for (size_t i = 0; i < p.nnodes; i++) {
+            started += a.agent[i] != GDR_AGENT_NONE;
+            done += a.agent[i] == GDR_AGENT_DONE;
+        }
+        printf("ok %zu failed %zu missing %zu agents_started %zu agents_done %zu\n", cc.ok,
+               cc.failed, cc.missing, started, done);
+    }
+    gdr_agents_free(&a);
+    gdr_plan_free(&p);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* core_aggregate.c - gdr-cluster-core aggregate: the node-pair bandwidth
+ * summed over each pair's rails, as JSON. */
+#include "config.h"
+
+#include "core_cli.h"
+#include "cluster_aggregate.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* To path (NULL or "-": stdout), through path.tmp renamed: a reader never
+ * sees half of it. */
+static int write_out(const struct gdr_aggregate_set *g, const struct gdr_matrix_set *s,
+                     const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return gdr_aggregate_write(stdout, g, s) || fflush(stdout)
+                   ? gdr_core_usage_error("aggregate: stdout: write failed")
+                   : 0;
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return gdr_core_usage_error("aggregate: %s: %s", tmp, strerror(errno));
+    int bad = gdr_aggregate_write(f, g, s);
+    if (fclose(f) || bad || rename(tmp, path)) {
+        int e = errno;
+        remove(tmp);
+        return gdr_core_usage_error("aggregate: %s: %s", path, bad ? "write failed" : strerror(e));
+    }
+    return 0;
+}
+
+int gdr_core_cmd_aggregate(int argc, char **argv)
+{
+    struct gdr_core_args a = {0};
+    int rc = gdr_core_parse_common(argc, argv, "aggregate", false, &a);
+    if (rc)
+        return rc;
+    if (!a.dir)
+        return gdr_core_usage_error("aggregate: --dir RESULTS is required");
+    struct gdr_plan p;
+    struct gdr_matrix_set s;
+    struct gdr_aggregate_set g;
+    if (gdr_plan_load(a.plan, &p))
+        return gdr_core_report_error();
+    /* --cells: the documents as gdr-cluster read them once (matrix
+     * --save-cells); else the documents (and the agents' lines). */
+    struct gdr_matrix_source src = {a.dir, a.cells, a.agents, a.status};
+    if (gdr_matrix_load(&p, &src, false, 0, &s)) {
+        gdr_plan_free(&p);
+        return gdr_core_report_error();
+    }
+    if (gdr_aggregate_compute(&p, &s, &g)) {
+        gdr_matrix_set_free(&s);
+        gdr_plan_free(&p);
+        return gdr_core_report_error();
+    }
+    rc = write_out(&g, &s, a.out);
+    gdr_aggregate_free(&g);
+    gdr_matrix_set_free(&s);
+    gdr_plan_free(&p);
+    return rc;
+}

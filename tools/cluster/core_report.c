@@ -1,0 +1,60 @@
+/* core_report.c - gdr-cluster-core report: report.md. */
+#include "config.h"
+
+#include "core_cli.h"
+#include "cluster_report.h"
+#include "cluster_stream.h"
+#include "doc.h"
+#include "json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int gdr_core_cmd_report(int argc, char **argv)
+{
+    struct gdr_core_args a = {0};
+    int rc = gdr_core_parse_common(argc, argv, "report", false, &a);
+    if (rc)
+        return rc;
+    if (!a.dir)
+        return gdr_core_usage_error("report: --dir RESULTS is required");
+    struct gdr_plan p;
+    struct gdr_matrix_set s;
+    struct gdr_detection d;
+    cJSON *sus = NULL, *man = NULL;
+    if (gdr_plan_load(a.plan, &p))
+        return gdr_core_report_error();
+    if ((a.suspects && !(sus = gdr_core_load_suspects(a.suspects))) ||
+        (a.manifest && gdr_json_stream(a.manifest, "runs", NULL, NULL, &man)) ||
+        gdr_matrix_load(&p, &(struct gdr_matrix_source){a.dir, a.cells, NULL, NULL}, true,
+                        a.det.size, &s)) {
+        cJSON_Delete(sus);
+        gdr_plan_free(&p);
+        return gdr_core_report_error();
+    }
+    if (gdr_detect(&s, &a.det, &d)) {
+        rc = gdr_core_report_error();
+    } else {
+        FILE *f = a.out && strcmp(a.out, "-") ? fopen(a.out, "w") : stdout;
+        if (!f) {
+            rc = gdr_core_usage_error("report: %s: %s", a.out, strerror(errno));
+        } else {
+            /* Figures are linked relative to the report's directory. */
+            const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
+            char rails_dir[4096];
+            snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
+            struct gdr_report_input in = {a.title ? a.title : "",    man,       sus,    a.figures,
+                                          rel ? rel + 1 : a.figures, rails_dir, a.worst};
+            gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
+            if (f != stdout && fclose(f))
+                rc = gdr_core_usage_error("report: %s: write failed", a.out);
+        }
+        gdr_detection_free(&d);
+    }
+    cJSON_Delete(sus);
+    cJSON_Delete(man);
+    gdr_matrix_set_free(&s);
+    gdr_plan_free(&p);
+    return rc;
+}

@@ -1,0 +1,310 @@
+/* gdr-report - one self-contained HTML page per results directory.
+ *
+ *   gdr-report [-o FILE] [--title TEXT] [--doctor FILE]... [--pdf FILE] DIR
+ *   gdr-report --compare [-o FILE] [--bw-tol PCT] [--lat-tol PCT] [--pdf FILE] BASE RUN
+ *
+ * DIR is a sweep's or a nightly's run directory, any directory of result
+ * documents, or a gdr-cluster results directory (plan.json). The page has
+ * no external request of any kind: figures are inline SVG, the style sheet
+ * is inline, there is no script, and its Content-Security-Policy says so.
+ * --pdf prints the same page with headless Chromium. Exit: 0 ok, 2 bad
+ * usage or input (one line, no page written), 3 Chromium missing for --pdf. */
+#include "config.h"
+
+#include "report.h"
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char usage_text[] =
+    "usage: gdr-report [-o FILE] [--title TEXT] [--doctor FILE]... [--pdf FILE] DIR\n"
+    "       gdr-report --compare [-o FILE] [--bw-tol PCT] [--lat-tol PCT] [--pdf FILE] BASE RUN\n"
+    "\n"
+    "One self-contained HTML page (inline SVG figures, no script, no external request,\n"
+    "a Content-Security-Policy that forbids any) for a results directory:\n"
+    "  a sweep or a nightly run (gdr-sweep, ci/nightly): what was measured on what,\n"
+    "    the doctor's verdict (DIR/doctor/*.json or --doctor), the runs, and per test\n"
+    "    the GDR on/off curves (bandwidth or latency, speed-up, % of the path's limit\n"
+    "    when the documents have it, CPU) each with a table of its numbers;\n"
+    "  a gdr-cluster run (DIR/plan.json): heatmaps, the suspects and their retest\n"
+    "    verdicts, the nodes' software and rails, the per-rail panel, and the aggregate\n"
+    "    node-pair bandwidth over all rails (gdr-cluster-core aggregate);\n"
+    "  --compare BASE RUN: each series of RUN against BASE (directories or files):\n"
+    "    both curves on one figure, the change per size and gdr-compare's verdict.\n"
+    "Rows that were not clean, simulated or failed are marked in figures and tables.\n"
+    "\n"
+    "  -o, --output FILE  the page (default DIR/report.html; --compare: RUN/compare.html,\n"
+    "                     or compare.html when RUN is a file); written atomically\n"
+    "  --title TEXT       the page title (default: from the run)\n"
+    "  --doctor FILE      a gdr_doctor --json document to show (repeatable)\n"
+    "  --bw-tol PCT, --lat-tol PCT   comparison tolerances (default 5 and 10)\n"
+    "  --pdf FILE         also print the page to FILE with headless Chromium\n"
+    "                     (chromium, chromium-browser or google-chrome on PATH, or\n"
+    "                     GDR_CHROMIUM); exit 3 when there is none; one that has not\n"
+    "                     finished within GDR_REPORT_PDF_TIMEOUT s (default 120) is\n"
+    "                     ended, exit 1\n"
+    "  -h, --help         this text;  --version  print the version\n"
+    "exit: 0 ok, 2 bad usage or input (nothing written), 3 no Chromium for --pdf\n";
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "gdr-report: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (gdr-report --help)\n");
+    va_end(ap);
+    return GDR_EXIT_USAGE;
+}
+
+static int fail(void)
+{
+    fprintf(stderr, "gdr-report: %s\n", gdr_error_message());
+    int c = gdr_error_code();
+    return c == GDR_EXIT_ENV ? GDR_EXIT_ENV : c == GDR_EXIT_RUN ? GDR_EXIT_RUN : GDR_EXIT_USAGE;
+}
+
+static bool executable(const char *path)
+{
+    return access(path, X_OK) == 0;
+}
+
+/* Chromium: GDR_CHROMIUM, else the usual names on PATH. */
+static int find_chromium(char *out, size_t len)
+{
+    const char *env = getenv("GDR_CHROMIUM");
+    if (env && env[0]) {
+        if (!executable(env))
+            return gdr_fail(GDR_EXIT_ENV, "GDR_CHROMIUM=%s is not an executable", env);
+        snprintf(out, len, "%s", env);
+        return 0;
+    }
+    static const char *const names[] = {"chromium", "chromium-browser", "google-chrome",
+                                        "google-chrome-stable"};
+    const char *path = getenv("PATH");
+    for (size_t i = 0; path && i < sizeof(names) / sizeof(names[0]); i++) {
+        for (const char *p = path; *p;) {
+            const char *e = strchr(p, ':');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", names[i]);
+            if (executable(out))
+                return 0;
+            p += n + (e ? 1 : 0);
+        }
+    }
+    return gdr_fail(GDR_EXIT_ENV, "--pdf needs headless Chromium and none was found "
+                                  "(apt-get install chromium, or set GDR_CHROMIUM)");
+}
+
+/* How long Chromium may take to print: GDR_REPORT_PDF_TIMEOUT seconds,
+ * default 120 (headless printing is known to hang now and then). */
+static double pdf_timeout_s(void)
+{
+    const char *e = getenv("GDR_REPORT_PDF_TIMEOUT");
+    double v = e ? strtod(e, NULL) : 0;
+    return v > 0 && v <= 86400 ? v : 120;
+}
+
+/* Wait for pid until limit_s; past it, kill its process group and reap
+ * it. True when it had to be killed. */
+static bool wait_deadline(pid_t pid, int *status, double limit_s)
+{
+    struct timespec tick = {0, 50 * 1000 * 1000};
+    for (double waited = 0;; waited += 0.05) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return false;
+        if (waited >= limit_s)
+            break;
+        nanosleep(&tick, NULL);
+    }
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+        ;
+    return true;
+}
+
+/* chromium --headless --print-to-pdf=PDF.tmp file://HTML, then rename. */
+static int print_pdf(const char *chromium, const char *html, const char *pdf)
+{
+    char *abs = realpath(html, NULL);
+    if (!abs)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", html, strerror(errno));
+    char url[4200], out[4300], tmp[4200], profile[] = "/tmp/gdr-report-chromium.XXXXXX",
+                                          dataarg[200];
+    snprintf(url, sizeof(url), "file://%s", abs);
+    free(abs);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", pdf, (long)getpid());
+    snprintf(out, sizeof(out), "--print-to-pdf=%s", tmp);
+    if (!mkdtemp(profile))
+        return gdr_fail(GDR_EXIT_RUN, "a temporary profile directory: %s", strerror(errno));
+    snprintf(dataarg, sizeof(dataarg), "--user-data-dir=%s", profile);
+    char *argv[] = {(char *)chromium,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-pdf-header-footer",
+                    "--disable-extensions",
+                    "--no-first-run",
+                    dataarg,
+                    out,
+                    url,
+                    NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* A group of its own, so that a deadline ends its renderers too. */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
+    pid_t pid;
+    int err = posix_spawn(&pid, chromium, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    int status = 0;
+    bool hung = !err && wait_deadline(pid, &status, pdf_timeout_s());
+    if (hung)
+        err = ETIMEDOUT;
+    char rm[4300];
+    snprintf(rm, sizeof(rm), "%s", profile);
+    /* The profile is ours alone: remove it with its contents. */
+    pid_t rp;
+    char *rmargv[] = {"rm", "-rf", rm, NULL};
+    if (posix_spawnp(&rp, "rm", NULL, NULL, rmargv, environ) == 0)
+        waitpid(rp, NULL, 0);
+    struct stat st;
+    if (hung) {
+        unlink(tmp);
+        return gdr_fail(GDR_EXIT_RUN, "%s did not print %s to PDF within %g s (ended it)", chromium,
+                        html, pdf_timeout_s());
+    }
+    if (err || !WIFEXITED(status) || WEXITSTATUS(status) || stat(tmp, &st) || st.st_size == 0) {
+        unlink(tmp);
+        return gdr_fail(GDR_EXIT_RUN, "%s could not print %s to PDF", chromium, html);
+    }
+    if (rename(tmp, pdf)) {
+        int e = errno;
+        unlink(tmp);
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", pdf, strerror(e));
+    }
+    return 0;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int parse_pct(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0 && v <= 1000))
+        return -1;
+    *out = v / 100;
+    return 0;
+}
+
+enum { O_TITLE = 256, O_DOCTOR, O_PDF, O_COMPARE, O_BWTOL, O_LATTOL, O_VERSION };
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"title", required_argument, NULL, O_TITLE},
+                                         {"doctor", required_argument, NULL, O_DOCTOR},
+                                         {"pdf", required_argument, NULL, O_PDF},
+                                         {"compare", no_argument, NULL, O_COMPARE},
+                                         {"bw-tol", required_argument, NULL, O_BWTOL},
+                                         {"lat-tol", required_argument, NULL, O_LATTOL},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, O_VERSION},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL, *pdf = NULL;
+    bool compare = false;
+    char *doctors[32];
+    struct gdr_report_opts o = {.bw_tol = 0.05,
+                                .lat_tol = 0.10,
+                                .doctor = doctors,
+                                .generator = "made by gdr-report (gdrbench " PACKAGE_VERSION ")"};
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case O_TITLE: o.title = optarg; break;
+        case O_DOCTOR:
+            if (o.ndoctor == sizeof(doctors) / sizeof(doctors[0]))
+                return usage_error("too many --doctor files (at most %zu)",
+                                   sizeof(doctors) / sizeof(doctors[0]));
+            doctors[o.ndoctor++] = optarg;
+            break;
+        case O_PDF: pdf = optarg; break;
+        case O_COMPARE: compare = true; break;
+        case O_BWTOL:
+            if (parse_pct(optarg, &o.bw_tol))
+                return usage_error("--bw-tol '%s': want a percentage", optarg);
+            break;
+        case O_LATTOL:
+            if (parse_pct(optarg, &o.lat_tol))
+                return usage_error("--lat-tol '%s': want a percentage", optarg);
+            break;
+        case 'h': fputs(usage_text, stdout); return GDR_EXIT_OK;
+        case O_VERSION: printf("gdr-report (gdrbench) %s\n", PACKAGE_VERSION); return GDR_EXIT_OK;
+        default: return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+        }
+    }
+    int nargs = argc - optind;
+    if (compare ? nargs != 2 : nargs != 1)
+        return usage_error("%s", compare ? "--compare wants BASE and RUN" : "want one DIR");
+    char chromium[4096];
+    if (pdf && find_chromium(chromium, sizeof(chromium)))
+        return fail();
+    const char *dir = argv[optind];
+    char def[4200];
+    if (!out) {
+        const char *where = compare ? argv[optind + 1] : dir;
+        if (is_dir(where))
+            snprintf(def, sizeof(def), "%s/%s", where, compare ? "compare.html" : "report.html");
+        else
+            snprintf(def, sizeof(def), "%s", compare ? "compare.html" : "report.html");
+        out = def;
+    }
+    struct gdr_buf b = {0};
+    int rc;
+    char plan[4200];
+    snprintf(plan, sizeof(plan), "%s/plan.json", dir);
+    if (compare)
+        rc = gdr_report_compare(&b, dir, argv[optind + 1], &o);
+    else if (is_dir(dir) && access(plan, F_OK) == 0)
+        rc = gdr_report_cluster(&b, dir, &o);
+    else
+        rc = gdr_report_sweep(&b, dir, &o);
+    if (rc == 0)
+        rc = gdr_buf_write_atomic(&b, out, true);
+    gdr_buf_free(&b);
+    if (rc)
+        return fail();
+    if (pdf && print_pdf(chromium, out, pdf))
+        return fail();
+    printf("gdr-report: %s%s%s\n", out, pdf ? ", " : "", pdf ? pdf : "");
+    return GDR_EXIT_OK;
+}

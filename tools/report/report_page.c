@@ -1,0 +1,124 @@
+/* report_page.c - what every gdr-report page shares: series labels and
+ * styles, units, number cells, sections, badges, the lab's warnings. */
+#include "config.h"
+
+#include "report.h"
+#include "svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *gdr_pair_short(const char *pair)
+{
+    static const char *const map[][2] = {
+        {"host-host", "H-H"}, {"host-cuda", "H-D"}, {"cuda-host", "D-H"}, {"cuda-cuda", "D-D"}};
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(pair, map[i][0]))
+            return map[i][1];
+    return pair;
+}
+
+void gdr_series_label(const struct gdr_series *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s GDR %s (%s)%s", gdr_pair_short(s->pair), s->gdr, s->reg,
+             s->simulated ? " simulated" : "");
+}
+
+void gdr_series_style(const struct gdr_series *s, const char **color, int *marker, bool *dashed)
+{
+    /* Colour = placement pair (client-server), as gdr-plot's figures. */
+    if (!strcmp(s->pair, "host-cuda"))
+        *color = GDR_C_BLUE;
+    else if (!strcmp(s->pair, "cuda-host"))
+        *color = GDR_C_VERMILLION;
+    else if (!strcmp(s->pair, "cuda-cuda"))
+        *color = GDR_C_GREEN;
+    else
+        *color = GDR_C_BLACK;
+    bool off = !strcmp(s->gdr, "off");
+    *marker = off ? GDR_MK_SQUARE : GDR_MK_CIRCLE;
+    *dashed = off;
+}
+
+void gdr_bw_unit(double max, double *scale, const char **unit)
+{
+    if (max >= 1e9) {
+        *scale = 1e-9;
+        *unit = "GB/s";
+    } else {
+        *scale = 1e-6;
+        *unit = "MB/s";
+    }
+}
+
+void gdr_lat_unit(double max, double *scale, const char **unit)
+{
+    if (max >= 1e-3) {
+        *scale = 1e3;
+        *unit = "ms";
+    } else {
+        *scale = 1e6;
+        *unit = "\xc2\xb5s";
+    }
+}
+
+void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title)
+{
+    char num[32];
+    gdr_fmt_num(si * scale, num, sizeof(num));
+    if (isnan(si)) {
+        gdr_buf_puts(b, "<td class=\"n\">-</td>");
+        return;
+    }
+    gdr_buf_printf(b, "<td class=\"n\" data-si=\"%.9g\"", si);
+    if (title) {
+        gdr_buf_puts(b, " title=\"");
+        gdr_buf_esc(b, title);
+        gdr_buf_puts(b, "\"");
+    }
+    gdr_buf_printf(b, ">%s", num);
+    if (mark && mark[0]) {
+        gdr_buf_puts(b, "<sup>");
+        gdr_buf_esc(b, mark);
+        gdr_buf_puts(b, "</sup>");
+    }
+    gdr_buf_puts(b, "</td>");
+}
+
+void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce)
+{
+    if (simulated)
+        gdr_buf_puts(b, "<p class=\"warn\">GPU rows ran on the CUDA driver test double "
+                        "(simulated): they check the code path, not performance.</p>\n");
+    if (soft_roce)
+        gdr_buf_puts(b, "<p class=\"warn\">Every end is a soft-RoCE (rxe) device, here under "
+                        "emulation: read ratios and shapes only, never absolute numbers.</p>\n");
+}
+
+const char *gdr_jstr(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double gdr_jnum(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A JSON array of strings joined by spaces into the buffer, escaped. */
+void gdr_argv_text(struct gdr_buf *b, const cJSON *arr)
+{
+    const cJSON *it;
+    bool first = true;
+    cJSON_ArrayForEach(it, arr) {
+        if (!cJSON_IsString(it))
+            continue;
+        if (!first)
+            gdr_buf_puts(b, " ");
+        gdr_buf_esc(b, it->valuestring);
+        first = false;
+    }
+}
