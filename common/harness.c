@@ -409,8 +409,10 @@ static int connect_cm(struct gdr_session *s)
     s->verbs.traffic_class = s->cfg->traffic_class;
     s->verbs.qp_timeout = s->cfg->qp_timeout;
     s->verbs.retry_count = s->cfg->retry_count;
-    return place(s) || gdr_cm_establish(s->cm, &s->verbs, &q) ||
-                   gdr_events_watch(&s->verbs) || setup_buffer(s) ? -1 : 0;
+    return place(s) || gdr_cm_establish(s->cm, &s->verbs, &q) || gdr_events_watch(&s->verbs) ||
+                   setup_buffer(s)
+               ? -1
+               : 0;
 }
 
 static int connect_peer(struct gdr_session *s)

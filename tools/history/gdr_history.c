@@ -662,8 +662,7 @@ int main(int argc, char **argv)
         {"ingest", ingest_opts, cmd_ingest},       {"check", check_opts, cmd_check},
         {"annotate", annotate_opts, cmd_annotate}, {"trend", trend_opts, cmd_trend},
         {"export", export_opts, cmd_export},       {"list", list_opts, cmd_list},
-        {"check-db", list_opts, cmd_check_db},
-        {"publish", publish_opts, cmd_publish},
+        {"check-db", list_opts, cmd_check_db},     {"publish", publish_opts, cmd_publish},
     };
     const char *cmd = argv[i];
     for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
