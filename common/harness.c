@@ -409,10 +409,9 @@ static int connect_cm(struct gdr_session *s)
     s->verbs.traffic_class = s->cfg->traffic_class;
     s->verbs.qp_timeout = s->cfg->qp_timeout;
     s->verbs.retry_count = s->cfg->retry_count;
-    return place(s) || gdr_cm_establish(s->cm, &s->verbs, &q) || gdr_events_watch(&s->verbs) ||
-                   setup_buffer(s)
-               ? -1
-               : 0;
+    if (place(s) || gdr_cm_establish(s->cm, &s->verbs, &q) || gdr_events_watch(&s->verbs))
+        return -1;
+    return setup_buffer(s);
 }
 
 static int connect_peer(struct gdr_session *s)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bounds.h"
 #include "endpoint.h"
 #include "parse.h"
 #include "placement.h"
@@ -16,9 +17,6 @@
 #include "test.h"
 
 #define GDR_DEFAULT_PORT 18515
-#define GDR_MAX_DEPTH 8192
-#define GDR_MAX_INLINE 4096
-#define GDR_MAX_ITERS 100000000ull
 #define GDR_DEFAULT_TIMEOUT 60.0
 
 struct gdr_config {

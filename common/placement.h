@@ -23,7 +23,7 @@
 
 #include "endpoint.h"
 
-#define GDR_MAX_NODES 64
+#include "bounds.h"
 
 enum gdr_bind_mode {
     GDR_BIND_NIC,  /* the default */

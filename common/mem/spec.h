@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "bounds.h"
+
 enum gdr_mode {
     GDR_MODE_AUTO, /* dma-buf, else peermem */
     GDR_MODE_DMABUF,
@@ -41,7 +43,6 @@ const char *gdr_data_direct_name(enum gdr_data_direct d);
 
 #define GDR_STAGE_SLOT_DEFAULT (1u << 20)
 #define GDR_STAGE_SLOTS_DEFAULT 8
-#define GDR_STAGE_SLOTS_MAX 256
 
 struct gdr_mem_spec {
     bool cuda;            /* false: host memory */

@@ -9,8 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#define GDR_MAX_QPS 64   /* queue pairs an end may have */
-#define GDR_MAX_OUTS 255 /* RDMA reads in flight per QP: max_rd_atomic is 8 bits */
+#include "bounds.h"
 
 /* Where an end ran and where its memory is (report only; chosen and read
  * back by the harness, common/placement.h). */

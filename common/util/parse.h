@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDR_MAX_SECONDS 86400.0
+#include "bounds.h"
 
 /* Decimal digits only, min <= value <= max; -1 otherwise. */
 int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);

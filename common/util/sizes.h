@@ -6,11 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDR_SIZE_MIN 1u
-#define GDR_SIZE_MAX (1ull << 30) /* 1 GiB: one message, one buffer slot */
-#define GDR_SIZES_MAX_COUNT 64    /* 1 B to 1 GiB in powers of two is 31 */
-#define GDR_ALL_MIN 2u            /* -a: perftest's 2 B ... */
-#define GDR_ALL_MAX (8u << 20)    /* ... to 8 MiB */
+#include "bounds.h"
 
 struct gdr_size_list {
     size_t count;
