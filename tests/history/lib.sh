@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the tests in tests/history/: gdr-history, the synthetic history
 # writer, a scratch directory and the checks of tests/checks.sh.
 here=$(cd "$(dirname "$0")" && pwd)

@@ -142,6 +142,7 @@ gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
 # A staging copy that does not finish: the read responder's wait for it
 # obeys --timeout (the double delays each async copy by 6 s).
 port=$((port + 1))
+# shellcheck disable=SC2086 # the preload's words
 env $sim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
     -d "$dev" -s 4096 -n 4 --timeout=2 --mem=cuda --gdr=off >"$out/stuckcopy.server.out" 2>&1 &
 spid=$!

@@ -1,11 +1,12 @@
+# shellcheck shell=sh
 # Shared by tests/sweep/*.test (sourced): paths, a scratch dir under /var/tmp
 # (shareable with the lab), check helpers, a fake benchmark bindir.
 here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=$(cd "${top_srcdir:-$here/../..}" && pwd)
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 name=$(basename "$0" .test)
-sweep=$top_srcdir/scripts/gdr-sweep
-nightly=$top_srcdir/ci/nightly
+# shellcheck disable=SC2034 # used by the tests that source this file
+sweep=$top_srcdir/scripts/gdr-sweep nightly=$top_srcdir/ci/nightly
 GDR_JSON=${GDR_JSON:-$top_builddir/tools/gdr-json}
 export GDR_JSON top_srcdir top_builddir
 failures=0
