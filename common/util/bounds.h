@@ -23,9 +23,9 @@
 #define GDR_STAGE_SLOTS_MAX 256
 
 /* harness: the loops' queues and counts (options.c) */
-#define GDR_MAX_DEPTH 8192           /* -t: work requests in flight per QP */
-#define GDR_MAX_INLINE 4096          /* -I: bytes inline in a work request */
-#define GDR_MAX_ITERS 100000000ull   /* -n */
-#define GDR_MAX_NODES 64             /* NUMA nodes placement reads (placement.c) */
+#define GDR_MAX_DEPTH 8192         /* -t: work requests in flight per QP */
+#define GDR_MAX_INLINE 4096        /* -I: bytes inline in a work request */
+#define GDR_MAX_ITERS 100000000ull /* -n */
+#define GDR_MAX_NODES 64           /* NUMA nodes placement reads (placement.c) */
 
 #endif
