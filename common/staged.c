@@ -162,6 +162,9 @@ struct source {
      * posted; the group has completed when every QP has completed that many. */
     uint64_t (*ends)[GDR_MAX_QPS];
     uint64_t start_ns, last_credit_ns;
+    /* Steadiness, in bytes credited: groups hold whole items, and the
+     * bytes before a group count a message's short last item right. */
+    struct gdr_peak_tracker steady;
     struct gdr_window window;
     uint64_t size;
 };
@@ -195,6 +198,7 @@ static int source_init(struct gdr_session *s, struct source *src, uint64_t size,
     for (unsigned k = 0; k < src->r.p.slots; k++)
         __atomic_store_n(&s->credit_page[CREDIT_IN + k], 0, __ATOMIC_RELEASE);
     src->start_ns = src->last_credit_ns = gdr_now_ns();
+    gdr_peak_start(&src->steady, 1, size * iters, 0, src->start_ns);
     return 0;
 }
 
@@ -278,10 +282,16 @@ static int take_credits(struct gdr_session *s, struct source *src)
                             (unsigned long long)src->started);
         break;
     }
-    /* The clock stops at the last credit; no read before (a clock read is
-     * a system call where the clock source is not the TSC). */
-    if (moved && src->credited == src->r.groups)
-        src->last_credit_ns = gdr_now_ns();
+    /* One clock read per batch of credits taken, as the direct loop reads
+     * it per completion poll that moved: the slices of steadiness, and the
+     * clock stops at the last credit. */
+    if (moved) {
+        uint64_t now = gdr_now_ns();
+        uint64_t items = gdr_stage_group_start(&src->r.p, src->r.iters, src->credited);
+        gdr_peak_update(&src->steady, gdr_stage_bytes_before(&src->r.p, items), now);
+        if (src->credited == src->r.groups)
+            src->last_credit_ns = now;
+    }
     return moved;
 }
 
@@ -689,6 +699,7 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
     if (!rc && is_source) {
         m->iters = iters;
         m->bw_peak = 0;
+        gdr_peak_steadiness(&src.steady, &m->steady);
         m->window = src.window;
         gdr_measure_finish(m, size, iters, src.last_credit_ns - src.start_ns);
     }

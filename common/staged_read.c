@@ -30,6 +30,7 @@ struct reader {
     uint64_t qdone[GDR_MAX_QPS];     /* completed items per QP (their count) */
     unsigned nqp, sig;
     uint64_t start_ns, end_ns;
+    struct gdr_peak_tracker steady; /* in bytes landed in GPU memory */
     struct gdr_window window;
 };
 
@@ -146,12 +147,21 @@ static int land_groups(struct gdr_session *s, struct reader *rd)
         rd->copied++;
         moved = 1;
     }
-    while (rd->landed < rd->copied) {
-        int done = b->ops->stage_done(b, (unsigned)(rd->landed % rd->p.slots));
-        if (done <= 0)
-            return done < 0 ? -1 : moved;
-        if (++rd->landed == rd->groups)
-            rd->end_ns = gdr_now_ns();
+    uint64_t was = rd->landed;
+    int done = 1;
+    while (rd->landed < rd->copied &&
+           (done = b->ops->stage_done(b, (unsigned)(rd->landed % rd->p.slots))) > 0)
+        rd->landed++;
+    if (done < 0)
+        return -1;
+    /* One clock read per batch landed: the slices of steadiness, and the
+     * clock stops at the last group. */
+    if (rd->landed > was) {
+        uint64_t now = gdr_now_ns();
+        gdr_peak_update(&rd->steady, gdr_stage_bytes_before(&rd->p, group_start(rd, rd->landed)),
+                        now);
+        if (rd->landed == rd->groups)
+            rd->end_ns = now;
         moved = 1;
     }
     return moved;
@@ -174,6 +184,7 @@ int gdr_staged_reader(struct gdr_session *s, uint64_t size, uint64_t iters, stru
     if (!rd.sig)
         rd.sig = 1;
     rd.start_ns = gdr_now_ns();
+    gdr_peak_start(&rd.steady, 1, size * iters, 0, rd.start_ns);
     gdr_watchdog_start(&w, s, size, rd.start_ns);
     while (rd.landed < rd.groups) {
         int moved, got;
@@ -189,6 +200,7 @@ int gdr_staged_reader(struct gdr_session *s, uint64_t size, uint64_t iters, stru
     }
     m->iters = iters;
     m->window = rd.window;
+    gdr_peak_steadiness(&rd.steady, &m->steady);
     gdr_measure_finish(m, size, iters, rd.end_ns - rd.start_ns);
     return 0;
 }
