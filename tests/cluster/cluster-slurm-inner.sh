@@ -62,14 +62,16 @@ timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
 # --drain-confirmed against the real scontrol: a second, fake cluster run
 # (tests/cluster/fake-launch as ssh, the fake benchmark; nodex is no Slurm
 # node) where node2 is slow and confirmed, so gdr-cluster drains node2 with
-# its reason; the node's state is read back, then resumed.
+# its reason; the node's state is read back, then resumed. The web page
+# is not this case's subject (report.test and cluster-lab draw it): under
+# TCG on a loaded CI host gdr-report's step alone outlasted the deadline.
 fake=$out/fake
 mkdir -p "$fake/bin" "$fake/path" "$fake/state"
 for t in write_bw read_lat send_bw; do ln -sf "$srcdir/tests/cluster/fake-bench" "$fake/bin/gdr_$t"; done
 for c in ssh getent; do ln -sf "$srcdir/tests/cluster/fake-launch" "$fake/path/$c"; done
 printf 'node2 * * 0.5\n* node2 * 0.5\n' >"$fake/table"
-PATH=$fake/path:$PATH FAKE_STATE=$fake/state FAKE_TABLE=$fake/table LD_PRELOAD='' \
-    timeout -k 5 120 "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --launcher=ssh \
+PATH=$fake/path:$PATH FAKE_STATE=$fake/state FAKE_TABLE=$fake/table LD_PRELOAD='' GDR_REPORT=/bin/true \
+    timeout -k 5 240 "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --launcher=ssh \
         --hosts=node1,node2,nodex --bindir="$fake/bin" --remote-tmp="$fake/remote" \
         --placements=H-H --one-direction --timeout=2 --drain-confirmed --out="$out/drain" \
     >"$out/drain.out" 2>"$out/drain.err"
