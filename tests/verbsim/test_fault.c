@@ -13,6 +13,7 @@
  * IBV_WC_RETRY_EXC_ERR); destroying a QP with its fatal event
  * unacknowledged aborts; an unknown fault or one combined with reordering
  * injects nothing and says so. */
+#include "fake_cq.h"
 #include "verbsim.h"
 
 #include <errno.h>
@@ -26,24 +27,11 @@
 
 extern int (*vs_fault_modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
 /* ---- the fake provider: executes at post, completes signalled ones ---- */
 
 static struct {
     size_t executed; /* requests that reached the peer */
-    struct ibv_wc cqe[256];
-    size_t cq_head, cq_tail;
-    int modified; /* moves to the error state */
+    int modified;    /* moves to the error state */
     bool error;
 } nic;
 
@@ -58,27 +46,12 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
             if (!(wr->send_flags & IBV_SEND_SIGNALED))
                 continue;
         }
-        if (nic.cq_tail - nic.cq_head == 256) {
+        if (fake_cq_full()) {
             *bad = wr;
             return ENOMEM;
         }
-        nic.cqe[nic.cq_tail++ % 256] = wc;
+        fake_cq_push(&wc);
     }
-    return 0;
-}
-
-static int fake_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
-{
-    (void)cq;
-    int n = 0;
-    while (n < num && nic.cq_head != nic.cq_tail)
-        wc[n++] = nic.cqe[nic.cq_head++ % 256];
-    return n;
-}
-
-static int fake_req_notify(struct ibv_cq *cq, int solicited)
-{
-    (void)cq, (void)solicited;
     return 0;
 }
 

@@ -12,6 +12,7 @@
  * it complete with errors under their own wr_ids; a delayed completion
  * shows after its delay or when the CQ is armed; the same seed places the
  * same way; the summary counts what was reordered. */
+#include "fake_cq.h"
 #include "verbsim.h"
 
 #include <errno.h>
@@ -19,17 +20,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- the fake provider ---- */
 
@@ -40,8 +30,6 @@ static struct {
     uint64_t value[256]; /* the first 8 bytes each one read */
     enum ibv_wr_opcode op[256];
     size_t n;
-    struct ibv_wc cqe[256];
-    size_t cq_head, cq_tail;
     bool error;
 } nic;
 
@@ -69,23 +57,8 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
             if (!(wr->send_flags & IBV_SEND_SIGNALED))
                 continue;
         }
-        nic.cqe[nic.cq_tail++ % 256] = wc;
+        fake_cq_push(&wc);
     }
-    return 0;
-}
-
-static int fake_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
-{
-    (void)cq;
-    int n = 0;
-    while (n < num && nic.cq_head != nic.cq_tail)
-        wc[n++] = nic.cqe[nic.cq_head++ % 256];
-    return n;
-}
-
-static int fake_req_notify(struct ibv_cq *cq, int solicited)
-{
-    (void)cq, (void)solicited;
     return 0;
 }
 
