@@ -83,6 +83,14 @@ int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const
     return 0;
 }
 
+void gdr_json_add_number_or_null(cJSON *obj, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(obj, key);
+    else
+        cJSON_AddNumberToObject(obj, key, v);
+}
+
 void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v)
 {
     /* A double holds integers exactly up to 2^53, but cJSON prints with

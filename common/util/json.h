@@ -24,6 +24,9 @@ int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const
  * values (addresses, byte totals) are written as decimal strings. */
 void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v);
 
+/* Add a number, or null when it is NAN (not known): NAN is not JSON. */
+void gdr_json_add_number_or_null(cJSON *obj, const char *key, double v);
+
 /* Write a document to path atomically: a temporary file in the same
  * directory, fsync, then rename, so readers see the old file or the new
  * one, never a torn one. */

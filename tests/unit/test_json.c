@@ -351,6 +351,19 @@ static void test_other_getters(void **state)
     cJSON_Delete(o);
 }
 
+/* NAN (a value not known) is written as null, which JSON has; a number stays one. */
+static void test_add_number_or_null(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_CreateObject();
+    gdr_json_add_number_or_null(o, "known", 2.5);
+    gdr_json_add_number_or_null(o, "unknown", NAN);
+    char *text = cJSON_PrintUnformatted(o);
+    assert_string_equal(text, "{\"known\":2.5,\"unknown\":null}");
+    free(text);
+    cJSON_Delete(o);
+}
+
 #define dir_test(f) cmocka_unit_test_setup_teardown(f, dir_setup, dir_teardown)
 
 int main(void)
@@ -359,7 +372,7 @@ int main(void)
         dir_test(test_write_read_round_trip), dir_test(test_write_missing_directory),
         dir_test(test_write_over_directory),  dir_test(test_read_rejects),
         gdr_unit_test(test_u64_bounds),       gdr_unit_test(test_add_u64),
-        gdr_unit_test(test_other_getters),
+        gdr_unit_test(test_other_getters),    gdr_unit_test(test_add_number_or_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

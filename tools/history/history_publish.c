@@ -490,14 +490,9 @@ static void row_to_json(cJSON *arr, const struct pub_row *r)
     cJSON_AddStringToObject(o, "last", r->last);
     cJSON_AddStringToObject(o, "unit", r->unit);
     cJSON_AddNumberToObject(o, "size", (double)r->size);
-    /* NAN is not JSON: null. */
-    double nums[3] = {r->value, r->baseline, r->change};
-    const char *keys[3] = {"value", "baseline", "change"};
-    for (int i = 0; i < 3; i++)
-        if (isnan(nums[i]))
-            cJSON_AddNullToObject(o, keys[i]);
-        else
-            cJSON_AddNumberToObject(o, keys[i], nums[i]);
+    gdr_json_add_number_or_null(o, "value", r->value);
+    gdr_json_add_number_or_null(o, "baseline", r->baseline);
+    gdr_json_add_number_or_null(o, "change", r->change);
 }
 
 static void copy_str(const cJSON *o, const char *key, char *buf, size_t len)

@@ -3,6 +3,7 @@
 
 #include "history_report.h"
 #include "error.h"
+#include "json.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -488,14 +489,6 @@ void hist_report_junit(FILE *f, const struct check_report *r)
     fprintf(f, "  </testsuite>\n</testsuites>\n");
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, v);
-}
-
 char *hist_report_json(const struct check_report *r)
 {
     const struct hdb_run_row *run = &r->t->runs[r->run];
@@ -530,21 +523,21 @@ char *hist_report_json(const struct check_report *r)
         cJSON_AddNumberToObject(o, "size", (double)k->size);
         cJSON_AddStringToObject(o, "metric", k->metric);
         cJSON_AddStringToObject(o, "verdict", verdict_text(row));
-        add_num(o, "value", row->value);
-        add_num(o, "baseline", row->center);
-        add_num(o, "z", row->z);
-        add_num(o, "rel", row->rel);
+        gdr_json_add_number_or_null(o, "value", row->value);
+        gdr_json_add_number_or_null(o, "baseline", row->center);
+        gdr_json_add_number_or_null(o, "z", row->z);
+        gdr_json_add_number_or_null(o, "rel", row->rel);
         if (row->clean >= 0)
             cJSON_AddBoolToObject(o, "clean", row->clean);
         else
             cJSON_AddNullToObject(o, "clean");
-        add_num(o, "pct_of_limit", row->pct_of_limit);
+        gdr_json_add_number_or_null(o, "pct_of_limit", row->pct_of_limit);
         if (row->has_step) {
             cJSON *s = cJSON_AddObjectToObject(o, "step");
             cJSON_AddStringToObject(s, "date", row->step_date);
-            add_num(s, "before", row->step.before);
-            add_num(s, "after", row->step.after);
-            add_num(s, "rel", row->step.rel);
+            gdr_json_add_number_or_null(s, "before", row->step.before);
+            gdr_json_add_number_or_null(s, "after", row->step.after);
+            gdr_json_add_number_or_null(s, "rel", row->step.rel);
         }
         cJSON_AddNumberToObject(o, "outliers", (double)row->outliers);
         cJSON_AddNumberToObject(o, "unclean_nights", (double)row->unclean);

@@ -37,6 +37,20 @@ static void fig_free(struct fig *f)
         free(f->pts[i]);
 }
 
+/* A zero-based chart of a figure's lines against message size (log2). */
+static struct gdr_chart size_chart(const char *label, const char *ylabel, double hline,
+                                   struct fig *f)
+{
+    return (struct gdr_chart){.label = label,
+                              .xlabel = "message size",
+                              .ylabel = ylabel,
+                              .x = GDR_X_LOG2_BYTES,
+                              .y = GDR_Y_ZERO,
+                              .hline = hline,
+                              .nlines = f->n,
+                              .lines = f->lines};
+}
+
 static int series_order(const struct gdr_series *s)
 {
     static const char *const pairs[] = {"host-host", "host-cuda", "cuda-host", "cuda-cuda"};
@@ -336,14 +350,7 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
         }
     }
     if (sp.n) {
-        struct gdr_chart cs = {.label = "GDR speed-up",
-                               .xlabel = "message size",
-                               .ylabel = "speed-up (GDR on / off)",
-                               .x = GDR_X_LOG2_BYTES,
-                               .y = GDR_Y_ZERO,
-                               .hline = 1,
-                               .nlines = sp.n,
-                               .lines = sp.lines};
+        struct gdr_chart cs = size_chart("GDR speed-up", "speed-up (GDR on / off)", 1, &sp);
         gdr_buf_puts(b, "<h3>GDR speed-up</h3>\n");
         figure(b, &cs,
                lat ? "Latency with GDR off over GDR on: above 1 (dotted) GDR helps."
@@ -369,14 +376,8 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
                                     x.clean ? 0 : GDR_PT_UNCLEAN, NULL,  NULL};
             }
         }
-        struct gdr_chart cp = {.label = "percent of the path's limit",
-                               .xlabel = "message size",
-                               .ylabel = "% of the path's limit",
-                               .x = GDR_X_LOG2_BYTES,
-                               .y = GDR_Y_ZERO,
-                               .hline = 100,
-                               .nlines = pc.n,
-                               .lines = pc.lines};
+        struct gdr_chart cp =
+            size_chart("percent of the path's limit", "% of the path's limit", 100, &pc);
         gdr_buf_puts(b, "<h3>Percent of the path's limit</h3>\n");
         figure(b, &cp, "pct_of_limit of each row (100 %: dotted).");
         fig_table(b, &pc, "pct_of_limit", test, 1, "%", r, false);
@@ -408,14 +409,7 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
         char l5[64], cl[96];
         snprintf(l5, sizeof(l5), "CPU of the %s", who);
         snprintf(cl, sizeof(cl), "%s CPU [%% of one core]", who);
-        struct gdr_chart cc = {.label = l5,
-                               .xlabel = "message size",
-                               .ylabel = cl,
-                               .x = GDR_X_LOG2_BYTES,
-                               .y = GDR_Y_ZERO,
-                               .hline = NAN,
-                               .nlines = cpu.n,
-                               .lines = cpu.lines};
+        struct gdr_chart cc = size_chart(l5, cl, NAN, &cpu);
         gdr_buf_escf(b, "<h3>CPU of the %s</h3>\n", who);
         figure(b, &cc, "User + system time over the timed loop, % of one core.");
         /* Shown in % of one core; data-si keeps the document's fraction. */
