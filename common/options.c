@@ -131,7 +131,8 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
         "  -x, --gid-index=N        GID index (default on Ethernet: the GID that routes\n"
         "                           to the peer, never link-local unless alone; on\n"
         "                           InfiniBand the port GID, a GRH across subnets)\n"
-        "  -m, --mtu=BYTES          path MTU 256..4096 (default: the port's active MTU)\n"
+        "  -m, --mtu=BYTES          path MTU 256..4096 (default: the smaller of the two\n"
+        "                           ports' active MTUs)\n"
         "  -p, --port=N             TCP port of the out-of-band channel (default %u)\n"
         "      --bind=ADDR          server: listen on ADDR only (default: all addresses)\n"
         "  -R, --rdma_cm            connect the queue pairs with rdma_cm (it listens on\n"
@@ -556,11 +557,6 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
                         test->binary);
     if (!ch->iters && !ch->duration && !ch->time_per_size)
         cfg->iters = default_iters(test);
-    /* A send bandwidth receiver times the gaps between arrivals: it needs
-     * at least two messages. */
-    if (test->verb == GDR_VERB_SEND && test->metric == GDR_METRIC_BW && cfg->iters == 1)
-        return gdr_fail(GDR_EXIT_USAGE, "--iters 1: %s needs at least 2 to time arrivals",
-                        test->binary);
     if (cfg->inline_size && test->verb == GDR_VERB_READ)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size: RDMA reads cannot be posted inline");
     if (cfg->server && !*cfg->server)
@@ -602,6 +598,11 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
     if (cfg->bidirectional && (test->metric != GDR_METRIC_BW || test->verb == GDR_VERB_READ))
         return gdr_fail(GDR_EXIT_USAGE,
                         "--bidirectional applies to write and send bandwidth, not to %s",
+                        test->binary);
+    /* A latency loop polls its one message: sleeping would add a wake-up
+     * to every sample. */
+    if (cfg->events && test->metric != GDR_METRIC_BW)
+        return gdr_fail(GDR_EXIT_USAGE, "--events applies to bandwidth tests, not to %s",
                         test->binary);
     /* A bidirectional or ping-pong end's ring holds both directions' slots. */
     bool two_ways = cfg->bidirectional || gdr_test_pingpong(test);

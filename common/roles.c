@@ -43,7 +43,7 @@ static int bidirectional(const struct gdr_role_input *in, bool staged, struct gd
     out->bidirectional = true;
     out->poster = out->source = out->dest = out->counter = GDR_SIDE_BOTH;
     out->receiver = send ? GDR_SIDE_BOTH : GDR_SIDE_NONE;
-    out->min_iters = send ? 2 : 1;
+    out->min_iters = 1;
     out->recv_per_tx = send ? 4 : 0;
     if (staged) {
         out->staged = true;
@@ -107,8 +107,8 @@ int gdr_roles_for(const struct gdr_role_input *in, struct gdr_roles *out, const 
     /* The receiver lags the sender's view of completions; four receives
      * per send in flight keep it from running dry (an RNR NAK each time). */
     out->recv_per_tx = send ? 4 : 0;
-    /* A receiver times the gaps between arrivals: it needs two. */
-    out->min_iters = send ? 2 : 1;
+    /* A receiver times from its go signal, so one message makes a row. */
+    out->min_iters = 1;
 
     if (in->bidirectional)
         return bidirectional(in, staged, out);

@@ -65,7 +65,8 @@ uint64_t gdr_warmup_iters(const struct gdr_config *cfg, const struct gdr_roles *
         uint64_t hi = r->one_in_flight ? 100 : 2ull * cfg->tx_depth * cfg->num_qps;
         n = min_u64(size ? GDR_WARMUP_BYTES / size : hi, hi);
     }
-    /* Calibrating needs a probe; a receiver needs two arrivals to time. */
+    /* Calibrating needs a probe of at least the fewest messages a phase
+     * may have. */
     if ((n || cfg->time_per_size > 0) && n < r->min_iters)
         n = r->min_iters;
     return n;

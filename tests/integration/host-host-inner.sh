@@ -61,6 +61,10 @@ pair mismatch -n 10 -- -n 20
 tool=gdr_send_bw
 pair send_bw_qp2 -q 2 -t 8 -s 4096 -n 101 --validate \
     -- -q 2 -t 8 -s 4096 -n 101 --validate --json="$out/send_bw_qp2.client.json"
+# One message a size: the receiver times from its go signal, and the
+# second QP carries nothing.
+pair send_bw_one -q 2 --sizes=64:4K:64 -n 1 --validate --json="$out/send_bw_one.server.json" \
+    -- -q 2 --sizes=64:4K:64 -n 1 --validate --json="$out/send_bw_one.client.json"
 # Bidirectional (-b): both ends send at once, each direction validated.
 for t in write_bw send_bw; do
     tool=gdr_$t

@@ -539,11 +539,13 @@ static const struct bad_case bad_cases[] = {
     {LAT, {"-q", "2"}, "--qp"},
     {LAT, {"-I", "64"}, "--inline_size"}, /* lat_test is the read test */
     {BW, {"--bind=127.0.0.1", "server1"}, "--bind"},
-    {SEND, {"-n", "1"}, "--iters 1"},
     /* the family: options that do not apply are refused, naming them */
     {WLAT, {"-b"}, "--bidirectional applies to write and send bandwidth, not to gdr_write_lat"},
     {SLAT, {"-b"}, "--bidirectional applies to write and send bandwidth"},
     {RBW, {"-b"}, "--bidirectional applies to write and send bandwidth, not to gdr_read_bw"},
+    {WLAT, {"-e"}, "--events applies to bandwidth tests, not to gdr_write_lat"},
+    {SLAT, {"--events"}, "--events applies to bandwidth tests, not to gdr_send_lat"},
+    {LAT, {"-e"}, "--events applies to bandwidth tests, not to gdr_read_lat"},
     {WLAT, {"-q", "2"}, "--qp apply to bandwidth tests; gdr_write_lat keeps one message"},
     {SLAT, {"-t", "2"}, "--tx-depth"},
     {RBW, {"-o", "0"}, "--outs '0'"},

@@ -78,10 +78,10 @@ static const struct row rows[] = {
 
     /* A direct send is counted where it arrives; a staged one at the
      * source, whose clock stops at the last credit. */
-    {SD, BW, 0, 0, true, C, S, C, S, S, N, SNDR, RCVR, OS, 0, 0, 0, 4, 2, 1, 0, 0},
-    {SD, BW, 1, 0, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0, 0, 0},
-    {SD, BW, 0, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0, 0, 0},
-    {SD, BW, 1, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 2, 0, 0, 0},
+    {SD, BW, 0, 0, true, C, S, C, S, S, N, SNDR, RCVR, OS, 0, 0, 0, 4, 1, 1, 0, 0},
+    {SD, BW, 1, 0, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 1, 0, 0, 0},
+    {SD, BW, 0, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 1, 0, 0, 0},
+    {SD, BW, 1, 1, true, C, S, C, S, C, N, SSRC, SDST, OSI, 1, 1, 0, 4, 1, 0, 0, 0},
     /* Send latency: a ping-pong, both ends keep receives posted. */
     {SD, LAT, 0, 0, true, B, B, B, B, C, N, PING, PING, OS, 0, 0, 1, 4, 1, 0, 1, 0},
     {SD, LAT, 1, 0, true, B, B, B, B, C, N, PING, PING, OS, 0, 0, 1, 4, 1, 0, 1, 0},
@@ -96,10 +96,10 @@ static const struct row bi_rows[] = {
     {W, BW, 1, 0, true, B, N, B, B, B, N, SBTH, SBTH, OWI, 1, 0, 0, 0, 1, 0, 0, 0},
     {W, BW, 0, 1, true, B, N, B, B, B, N, SBTH, SBTH, OWI, 1, 0, 0, 0, 1, 0, 0, 0},
     {W, BW, 1, 1, true, B, N, B, B, B, N, SBTH, SBTH, OWI, 1, 0, 0, 0, 1, 0, 0, 0},
-    {SD, BW, 0, 0, true, B, B, B, B, B, N, SNRC, SNRC, OS, 0, 0, 0, 4, 2, 1, 0, 0},
-    {SD, BW, 1, 0, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0, 0, 0},
-    {SD, BW, 0, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0, 0, 0},
-    {SD, BW, 1, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 2, 0, 0, 0},
+    {SD, BW, 0, 0, true, B, B, B, B, B, N, SNRC, SNRC, OS, 0, 0, 0, 4, 1, 1, 0, 0},
+    {SD, BW, 1, 0, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 1, 0, 0, 0},
+    {SD, BW, 0, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 1, 0, 0, 0},
+    {SD, BW, 1, 1, true, B, B, B, B, B, N, SBTH, SBTH, OSI, 1, 1, 0, 4, 1, 0, 0, 0},
     REJECT(W, LAT, 0, 0),
     REJECT(W, LAT, 1, 0),
     REJECT(W, LAT, 0, 1),

@@ -59,7 +59,8 @@ static const char usage_text[] =
     "                     finished within GDR_REPORT_PDF_TIMEOUT s (default 120) is\n"
     "                     ended, exit 1\n"
     "  -h, --help         this text;  --version  print the version\n"
-    "exit: 0 ok, 2 bad usage or input (nothing written), 3 no Chromium for --pdf\n";
+    "exit: 0 ok, 1 the PDF not printed (Chromium failed or timed out), 2 bad usage or\n"
+    "input (nothing written), 3 no Chromium for --pdf\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {

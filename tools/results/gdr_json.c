@@ -30,8 +30,9 @@
 
 static const char usage_text[] =
     "usage: gdr-json COMMAND ARGS\n"
-    "  check FILE...             check result documents (schema gdrbench.result/1);\n"
-    "                            prints one line per bad file; exit 2 if any is bad\n"
+    "  check [-q] FILE...        check result documents (schema gdrbench.result/1);\n"
+    "                            prints one line per bad file (and, without -q, one\n"
+    "                            per good one); exit 2 if any is bad\n"
     "  get FILE PATH             print the value at PATH (e.g. ends.client.host,\n"
     "                            results[0].latency_s.median); objects as compact JSON\n"
     "  table FILE                rows of one document as a whitespace table (SI units)\n"
@@ -63,7 +64,7 @@ static const char usage_text[] =
     "                            prints the verdict; exit 0 GDR in effect, 1 not,\n"
     "                            3 not and the doctor found the environment missing\n"
     "exit: 0 ok, 1 regression or failed run, 2 bad input (or a file that cannot be\n"
-    "written)\n";
+    "written), 3 troubleshoot: GDR not in effect and the environment missing\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
