@@ -27,6 +27,11 @@ trap 'rm -rf "$T"' EXIT INT TERM
 
 # check NAME CMD...: pass when CMD succeeds
 check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+# nonempty FILE...: every FILE is there and not empty (check runs one
+# command: `check N [ A ] && [ B ]` would check A alone)
+nonempty() { for f; do [ -s "$f" ] || return 1; done; }
+# starts TEXT PREFIX: TEXT begins with PREFIX (e.g. "$rc:$msg" "2:tool: ...")
+starts() { case $1 in "$2"*) return 0 ;; esac; return 1; }
 # get FILE PATH: a JSON value (strings raw)
 get() { "$GDR_JSON" get "$1" "$2" 2>/dev/null; }
 
