@@ -47,6 +47,11 @@ static bool has_rdtscp(void)
 #endif
 }
 
+bool gdr_tsc_readable(void)
+{
+    return GDR_TSC_PRESENT && has_rdtscp();
+}
+
 bool gdr_clock_choose(const char *force, bool present, bool invariant, const char *clocksource,
                       bool pinned, const char **why)
 {
@@ -86,8 +91,8 @@ void gdr_tick_clock_start(struct gdr_tick_clock *c, bool pinned)
     c->invariant = gdr_tsc_invariant();
     c->pinned = pinned;
     gdr_kernel_clocksource(c->clocksource, sizeof(c->clocksource));
-    c->tsc = gdr_clock_choose(getenv("GDR_CLOCK"), GDR_TSC_PRESENT && has_rdtscp(), c->invariant,
-                              c->clocksource, pinned, &c->why);
+    c->tsc = gdr_clock_choose(getenv("GDR_CLOCK"), gdr_tsc_readable(), c->invariant, c->clocksource,
+                              pinned, &c->why);
     c->ns_per_tick = 1.0;
     c->dropped = 0;
     c->start_ns = gdr_now_ns();

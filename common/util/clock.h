@@ -88,6 +88,9 @@ void gdr_kernel_clocksource(char *buf, unsigned long len);
 /* Does this CPU say its TSC runs at a constant rate in every state
  * (CPUID 0x80000007 EDX bit 8)? */
 bool gdr_tsc_invariant(void);
+/* Can the loop read the TSC here: a TSC and the RDTSCP instruction (some
+ * hypervisors hide RDTSCP; the TSC is then never used, even if forced)? */
+bool gdr_tsc_readable(void);
 /* Choose the source (pinned: the loop runs on one CPU) and mark the start
  * of the calibration interval. */
 void gdr_tick_clock_start(struct gdr_tick_clock *c, bool pinned);
