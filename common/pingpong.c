@@ -222,7 +222,7 @@ int gdr_loop_pingpong(struct gdr_session *s, uint64_t size, uint64_t iters, stru
         }
         gdr_watchdog_bump(&w);
         if (!rc && gdr_interrupted)
-            rc = gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            rc = gdr_fail_interrupted(size);
     }
     /* Every post's completion, so none is left for the next phase. */
     while (!rc && p.completed < p.sent)

@@ -196,7 +196,7 @@ int gdr_staged_reader(struct gdr_session *s, uint64_t size, uint64_t iters, stru
         /* Waiting on our copy, not on the peer: the watchdog says so. */
         w.copy_pending = rd.landed < rd.copied;
         if (gdr_interrupted)
-            return gdr_fail(GDR_EXIT_RUN, "interrupted at size %llu", (unsigned long long)size);
+            return gdr_fail_interrupted(size);
     }
     m->iters = iters;
     m->window = rd.window;
