@@ -147,8 +147,10 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
         def->ib_port, def->tcp_port, def->service_level, def->traffic_class, def->qp_timeout,
         def->retry_count, def->timeout);
     printf("Placement (default: the CPUs and NUMA node of the RDMA device; the timed\n"
-           "loops run on one CPU of them that no other gdrbench end on the host holds):\n"
-           "      --cpu=LIST           run on these CPUs (\"0-3,8\"; --pin_cores=LIST)\n"
+           "loops run on one CPU of them that no other gdrbench end on the host holds,\n"
+           "where at least 2 more stay free beside the loops: never on a 2-CPU host):\n"
+           "      --cpu=LIST           run on these CPUs, the loops pinned (\"0-3,8\";\n"
+           "                           --pin_cores=LIST)\n"
            "      --numa=N             run on node N's CPUs, memory on node N (--numa_node=N;\n"
            "                           with --cpu: memory on N, the CPUs must be N's)\n"
            "      --no-bind            leave CPUs and memory to the kernel (--disable_numa)\n\n");

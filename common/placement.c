@@ -207,16 +207,19 @@ int gdr_place_read_facts(const char *sysfs_root, const char *dev, struct gdr_pla
     return 0;
 }
 
-int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *shared)
+int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *shared, int *taken)
 {
     int first = -1;
     *fd = -1;
     *shared = false;
+    *taken = 0;
     for (int c = 0; c < CPU_SETSIZE; c++) {
         if (!CPU_ISSET(c, set))
             continue;
         if (first < 0)
             first = c;
+        else
+            ++*taken; /* every CPU before this one was skipped as taken */
         char path[4096];
         snprintf(path, sizeof(path), "%s/gdrbench-cpu%d.lock", dir, c);
         /* A shared sticky directory: never follow a link planted there,
@@ -241,7 +244,21 @@ int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *sh
         close(f);
     }
     *shared = first >= 0;
+    *taken = first >= 0 ? *taken + 1 : 0;
     return first;
+}
+
+bool gdr_place_loop_room(int set_cpus, int claimed, char *why, size_t len)
+{
+    int spare = set_cpus - claimed,
+        need = claimed > GDR_LOOP_SPARE_MIN ? claimed : GDR_LOOP_SPARE_MIN;
+    bool room = spare >= need;
+    snprintf(why, len,
+             "%s: %d CPU%s, %d claimed loop%s, %d left for the provider's kernel work, the copies "
+             "and other ends (needs %d)",
+             room ? "a CPU of its own" : "not pinned, no room", set_cpus, set_cpus == 1 ? "" : "s",
+             claimed, claimed == 1 ? "" : "s", spare < 0 ? 0 : spare, need);
+    return room;
 }
 
 static long set_preferred(int node)
@@ -268,6 +285,7 @@ static void fill_affinity(const struct gdr_placement *pl, const struct gdr_place
     a->nic_numa_node = f->nic_node;
     a->mem_node = p->mem_node;
     a->loop_cpu = pl->loop_cpu;
+    snprintf(a->loop_cpu_why, sizeof(a->loop_cpu_why), "%s", pl->loop_cpu_why);
     a->buffer_numa_node = a->ring_numa_node = -1;
     snprintf(a->note, sizeof(a->note), "%s", p->note);
 }
@@ -278,6 +296,7 @@ int gdr_place_apply(struct gdr_placement *pl, const struct gdr_bind_request *rq,
     struct gdr_place_facts f;
     pl->loop_cpu = -1;
     pl->claim_fd = -1;
+    snprintf(pl->loop_cpu_why, sizeof(pl->loop_cpu_why), "--no-bind: not pinned");
     if (gdr_place_read_facts(NULL, dev, &f) || gdr_place_plan(rq, &f, &pl->plan))
         return -1;
     struct gdr_place_plan *p = &pl->plan;
@@ -300,12 +319,20 @@ int gdr_place_apply(struct gdr_placement *pl, const struct gdr_bind_request *rq,
         }
         const char *dir = getenv("GDR_CPU_CLAIM_DIR");
         bool shared;
+        int taken;
         cpu_set_t now;
         if (sched_getaffinity(0, sizeof(now), &now))
             now = p->cpus;
         dir = dir && *dir ? dir : "/dev/shm";
-        pl->loop_cpu = gdr_place_claim_cpu(dir, &now, &pl->claim_fd, &shared);
-        if (shared) {
+        pl->loop_cpu = gdr_place_claim_cpu(dir, &now, &pl->claim_fd, &shared, &taken);
+        bool room = gdr_place_loop_room(CPU_COUNT(&now), taken + 1, pl->loop_cpu_why,
+                                        sizeof(pl->loop_cpu_why));
+        if (rq->mode == GDR_BIND_CPU) /* --cpu named the CPUs: pinned, room or not */
+            snprintf(pl->loop_cpu_why, sizeof(pl->loop_cpu_why), "--cpu: pinned as asked");
+        if (rq->mode != GDR_BIND_CPU && !room) {
+            gdr_place_release(pl); /* an unpinned loop holds no CPU */
+            pl->loop_cpu = -1;
+        } else if (shared) {
             add_note(p,
                      "other gdrbench ends have claimed every CPU of this one: its loop "
                      "shares CPU %d",

@@ -70,7 +70,8 @@ int gdr_place_read_facts(const char *sysfs_root, const char *dev, struct gdr_pla
 struct gdr_placement {
     struct gdr_place_plan plan;
     int nic_node;
-    int loop_cpu; /* -1: not pinned (--no-bind) */
+    int loop_cpu; /* -1: not pinned (--no-bind, or no room) */
+    char loop_cpu_why[160];
     int claim_fd; /* the loop CPU's claim, held until release */
 };
 
@@ -91,7 +92,20 @@ int gdr_place_node_of(const void *addr, size_t len);
 
 /* The first CPU of `set` no other process has claimed in dir, claimed
  * now (*fd holds it; -1 when dir is unusable); -1 for an empty set. When
- * all are taken, the first of the set and *shared = true. */
-int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *shared);
+ * all are taken, the first of the set and *shared = true. *taken: the CPUs
+ * of the set before it that other ends hold. */
+int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *shared, int *taken);
+
+/* Is there room for a timed loop on a CPU of its own? The loop spins; what
+ * it waits on (the provider's kernel work, the copy engine's completion
+ * thread of a staged end, another end on the same host) needs CPUs it
+ * cannot take from a pinned spinner. Room: once this loop's CPU is
+ * claimed (claimed: the set's claimed loops, this one included), at least
+ * as many of the set's CPUs stay unclaimed as are claimed, and at least
+ * GDR_LOOP_SPARE_MIN. On a 2-CPU host (the lab, a small VM, a loopback
+ * test) no loop is pinned: pinned spinners starve that work and cost the
+ * staged path 3-4x at small sizes (docs/benchmarking.md). *why says which,
+ * for the JSON. */
+bool gdr_place_loop_room(int set_cpus, int claimed, char *why, size_t len);
 
 #endif

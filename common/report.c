@@ -34,11 +34,15 @@ static void print_end(const char *role, const struct gdr_endpoint *ep)
                ep->cuda_bus_id, ep->cuda_name, ep->registration, ep->reg_note[0] ? "; " : "",
                ep->reg_note);
     const struct gdr_affinity *af = &ep->affinity;
-    if (af->requested[0])
-        printf("         CPUs %s (%s, binding %s), loop on CPU %d, memory node %d%s%s\n",
-               af->cpus_allowed, af->requested, af->binding, af->loop_cpu,
+    if (af->requested[0]) {
+        char loop[24] = "loop not pinned";
+        if (af->loop_cpu >= 0)
+            snprintf(loop, sizeof(loop), "loop on CPU %d", af->loop_cpu);
+        printf("         CPUs %s (%s, binding %s), %s, memory node %d%s%s\n", af->cpus_allowed,
+               af->requested, af->binding, loop,
                af->buffer_numa_node >= 0 ? af->buffer_numa_node : af->ring_numa_node,
                af->note[0] ? "; " : "", af->note);
+    }
 }
 
 void gdr_report_banner(const struct gdr_session *s)

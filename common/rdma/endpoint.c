@@ -19,6 +19,7 @@ static cJSON *affinity_json(const struct gdr_affinity *a)
     cJSON_AddNumberToObject(o, "nic_numa_node", a->nic_numa_node);
     cJSON_AddNumberToObject(o, "mem_node", a->mem_node);
     cJSON_AddNumberToObject(o, "loop_cpu", a->loop_cpu);
+    cJSON_AddStringToObject(o, "loop_cpu_why", a->loop_cpu_why);
     cJSON_AddNumberToObject(o, "buffer_numa_node", a->buffer_numa_node);
     cJSON_AddNumberToObject(o, "ring_numa_node", a->ring_numa_node);
     cJSON_AddStringToObject(o, "note", a->note);
@@ -53,6 +54,7 @@ static int affinity_from_json(const cJSON *o, struct gdr_affinity *a, const char
                    small_int(j, "nic_numa_node", 4095, &a->nic_numa_node, w) ||
                    small_int(j, "mem_node", 4095, &a->mem_node, w) ||
                    small_int(j, "loop_cpu", 65535, &a->loop_cpu, w) ||
+                   gdr_json_str(j, "loop_cpu_why", a->loop_cpu_why, sizeof(a->loop_cpu_why), w) ||
                    small_int(j, "buffer_numa_node", 4095, &a->buffer_numa_node, w) ||
                    small_int(j, "ring_numa_node", 4095, &a->ring_numa_node, w) ||
                    gdr_json_str(j, "note", a->note, sizeof(a->note), w)

@@ -27,5 +27,8 @@
 #define GDR_MAX_INLINE 4096        /* -I: bytes inline in a work request */
 #define GDR_MAX_ITERS 100000000ull /* -n */
 #define GDR_MAX_NODES 64           /* NUMA nodes placement reads (placement.c) */
+/* A timed loop gets a CPU of its own only where at least this many CPUs of
+ * its set stay unclaimed beside the claimed loops (placement.c) */
+#define GDR_LOOP_SPARE_MIN 2
 
 #endif

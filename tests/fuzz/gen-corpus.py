@@ -15,6 +15,7 @@ params = {"test": "write_bw", "sizes": [4096, 65536], "iters": 1000, "time_per_s
 # Every field gdr_endpoint_to_json writes (the decoder wants them all).
 affinity = {"requested": "nic", "binding": "applied", "numa": "preferred", "cpus_allowed": "0-3",
             "nic_cpus": "0-3", "nic_numa_node": 0, "mem_node": 0, "loop_cpu": 2,
+            "loop_cpu_why": "a CPU of its own",
             "buffer_numa_node": 0, "ring_numa_node": -1, "note": ""}
 endpoint = {"host": "node1", "device": "rxe0", "port": 1, "link_layer": "Ethernet",
             "active_mtu": 1024, "speed_bps": 1e10, "gid_index": 1,

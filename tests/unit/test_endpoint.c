@@ -56,6 +56,7 @@ static void sample(struct gdr_endpoint *ep)
     a->nic_numa_node = 1;
     a->mem_node = 1;
     a->loop_cpu = 5;
+    snprintf(a->loop_cpu_why, sizeof(a->loop_cpu_why), "a CPU of its own: 8 CPUs");
     a->buffer_numa_node = 1;
     a->ring_numa_node = -1;
     snprintf(a->note, sizeof(a->note), "the cpuset (2-5) leaves 4-5");
@@ -106,6 +107,7 @@ static void assert_endpoint_equal(const struct gdr_endpoint *a, const struct gdr
     assert_int_equal(x->nic_numa_node, y->nic_numa_node);
     assert_int_equal(x->mem_node, y->mem_node);
     assert_int_equal(x->loop_cpu, y->loop_cpu);
+    assert_string_equal(x->loop_cpu_why, y->loop_cpu_why);
     assert_int_equal(x->buffer_numa_node, y->buffer_numa_node);
     assert_int_equal(x->ring_numa_node, y->ring_numa_node);
     assert_string_equal(x->note, y->note);

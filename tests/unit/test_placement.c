@@ -204,27 +204,56 @@ static void test_claims(void **state)
     char dir[] = "/tmp/gdr-claims.XXXXXX";
     assert_non_null(mkdtemp(dir));
     cpu_set_t set = cpus("2,5");
-    int fd1, fd2, fd3, fd4;
+    int fd1, fd2, fd3, fd4, taken;
     bool shared;
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd1, &shared), 2);
-    assert_true(fd1 >= 0 && !shared);
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd2, &shared), 5);
-    assert_true(fd2 >= 0 && !shared);
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd3, &shared), 2);
-    assert_true(fd3 < 0 && shared);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd1, &shared, &taken), 2);
+    assert_true(fd1 >= 0 && !shared && taken == 0);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd2, &shared, &taken), 5);
+    assert_true(fd2 >= 0 && !shared && taken == 1);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd3, &shared, &taken), 2);
+    assert_true(fd3 < 0 && shared && taken == 2);
     close(fd1); /* an end exits: its CPU is free again */
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd4, &shared), 2);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd4, &shared, &taken), 2);
     assert_true(fd4 >= 0 && !shared);
     close(fd2);
     close(fd4);
     /* A directory that cannot hold claims: the first CPU, unclaimed. */
-    assert_int_equal(gdr_place_claim_cpu("/nonexistent/dir", &set, &fd1, &shared), 2);
+    assert_int_equal(gdr_place_claim_cpu("/nonexistent/dir", &set, &fd1, &shared, &taken), 2);
     assert_true(fd1 < 0 && !shared);
     CPU_ZERO(&set);
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd1, &shared), -1);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd1, &shared, &taken), -1);
     char cmd[64];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* A loop gets a CPU of its own only with room beside it: on 2 CPUs never
+ * (the lab, a loopback test on a small VM), on 4 the two ends of a
+ * loopback test, on a big host many; the reason says which. */
+static void test_loop_room(void **state)
+{
+    (void)state;
+    static const struct {
+        int cpus, claimed;
+        bool room;
+    } cases[] =
+        {
+            {1, 1, false},  {2, 1, false},   {2, 2, false}, {3, 1, true},
+            {3, 2, false},  {4, 1, true},    {4, 2, true},  {4, 3, false},
+            {64, 32, true}, {64, 33, false}, {2, 3, false}, /* every CPU claimed already: shared */
+        };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char why[160];
+        bool room = gdr_place_loop_room(cases[i].cpus, cases[i].claimed, why, sizeof(why));
+        if (room != cases[i].room ||
+            !strstr(why, cases[i].room ? "a CPU of its own" : "not pinned, no room"))
+            fail_msg("case %zu: %d CPUs, %d claimed: room %d (want %d), '%s'", i, cases[i].cpus,
+                     cases[i].claimed, room, cases[i].room, why);
+    }
+    char why[160];
+    gdr_place_loop_room(2, 1, why, sizeof(why));
+    assert_string_equal(why, "not pinned, no room: 2 CPUs, 1 claimed loop, 1 left for the "
+                             "provider's kernel work, the copies and other ends (needs 2)");
 }
 
 /* The claim directory is shared (/dev/shm): a link planted under a claim
@@ -241,9 +270,9 @@ static void test_claim_link_not_followed(void **state)
     close(v);
     assert_int_equal(symlink(target, link), 0);
     cpu_set_t set = cpus("2,5");
-    int fd;
+    int fd, taken;
     bool shared;
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd, &shared), 5);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd, &shared, &taken), 5);
     assert_true(fd >= 0 && !shared);
     close(fd);
     struct stat st;
@@ -379,11 +408,17 @@ static void test_cpulist_text(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_default_binds_to_the_nic), gdr_unit_test(test_cpuset),
-        gdr_unit_test(test_numa_and_cpu_options),     gdr_unit_test(test_bad_requests),
-        gdr_unit_test(test_one_node_and_no_numa),     gdr_unit_test(test_claims),
-        gdr_unit_test(test_claim_link_not_followed),  gdr_unit_test(test_node_of),
-        gdr_unit_test(test_locality_from_sysfs),      gdr_unit_test(test_cpulist_text),
+        gdr_unit_test(test_default_binds_to_the_nic),
+        gdr_unit_test(test_cpuset),
+        gdr_unit_test(test_numa_and_cpu_options),
+        gdr_unit_test(test_bad_requests),
+        gdr_unit_test(test_one_node_and_no_numa),
+        gdr_unit_test(test_claims),
+        gdr_unit_test(test_loop_room),
+        gdr_unit_test(test_claim_link_not_followed),
+        gdr_unit_test(test_node_of),
+        gdr_unit_test(test_locality_from_sysfs),
+        gdr_unit_test(test_cpulist_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
