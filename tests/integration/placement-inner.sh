@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs inside `ci/rxe-lab --numa` (see placement.test): a VM with two NUMA
+# Runs inside `ci/rxe-lab --numa` (see host-host.test and placement-checks.sh): a VM with two NUMA
 # nodes (CPU 0 and CPU 1) whose rxe2 sits on a PCI NIC on node 1. Each
 # case is a server and a client on rxe2 (rxe loops back to its own
 # address); JSON, outputs and exit codes go to $1.
@@ -42,6 +42,7 @@ small="-s 64K -n 32 --validate"
     pair nobind gdr_write_bw "" -- --no-bind $small -- --disable_numa $small
     pair lat gdr_read_lat "" -- -s 8 -n 200 -- -s 8 -n 200
     pair lat_numa0 gdr_read_lat "" -- --numa_node=0 -s 8 -n 200 -- --numa_node=0 -s 8 -n 200
+    pair lat_cpu0 gdr_read_lat "" -- --cpu=0 -s 8 -n 200 -- --pin_cores=0 -s 8 -n 200
     # A staged GPU end (the strict CUDA test double): its bounce ring on node 1.
     pair staged gdr_write_bw "LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim" -- \
         $small -- --mem=cuda --gdr=off $small

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Runs inside the lab (see host-host.test): does the default placement cost
+# a path anything against --no-bind? gdr_write_bw at 1 KiB and 4 KiB, direct
+# host-host and staged GPU-GPU (the strict CUDA double, copies without a
+# planted delay), the default and --no-bind alternating, REPEATS times, on
+# the lab's default device (what the quickstart uses). Each run's client
+# document goes to OUT/cost.PATH.MODE.REP.json.
+# Arguments: OUT BENCH CUDASIM [REPEATS]
+out=$1 bench=$2 cudasim=$3 repeats=${4:-5}
+dev=${GDR_LAB_DEV:-rxe0}
+addr=${GDR_LAB_ADDR:-198.18.0.1}
+port=19300
+sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=0"
+args="--sizes=1K:4K:4 -n 2000 --warmup=200"
+# run PATH MODE REP ENV MEM: one server/client pair
+run() {
+    path=$1 mode=$2 rep=$3 env=$4 mem=$5
+    bind=""
+    [ "$mode" = nobind ] && bind=--no-bind
+    port=$((port + 1))
+    # shellcheck disable=SC2086 # the environment's and the options' words
+    env $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
+        >"$out/cost.$path.$mode.$rep.server.out" 2>&1 &
+    spid=$!
+    # shellcheck disable=SC2086
+    env $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
+        --json="$out/cost.$path.$mode.$rep.json" "$addr" >"$out/cost.$path.$mode.$rep.client.out" 2>&1
+    echo $? >"$out/cost.$path.$mode.$rep.rc"
+    wait $spid
+}
+rep=1
+while [ $rep -le "$repeats" ]; do
+    # The two modes of a path run back to back (a change in the host's load
+    # moves both alike), and which goes first alternates.
+    if [ $((rep % 2)) = 1 ]; then modes="default nobind"; else modes="nobind default"; fi
+    for mode in $modes; do run direct "$mode" "$rep" "" ""; done
+    for mode in $modes; do run staged "$mode" "$rep" "$sim" "--mem=cuda --gdr=off"; done
+    rep=$((rep + 1))
+done
+exit 0
