@@ -229,10 +229,13 @@ static int read_full(struct gdr_oob *oob, void *buf, size_t len, uint64_t deadli
         if (w < 0)
             return gdr_fail(GDR_EXIT_RUN, "peer %s: %s", oob->peer, strerror(errno));
         ssize_t n = recv(oob->fd, p, len, 0);
-        if (n == 0)
+        /* A peer killed with our last message unread in its socket resets
+         * the connection instead of closing it: the same event (a dead
+         * peer), the same words, the reset said. */
+        if (n == 0 || (n < 0 && errno == ECONNRESET))
             return gdr_fail_kind(GDR_KIND_PEER, GDR_EXIT_RUN,
-                                 "peer %s closed the connection while we waited for %s%s",
-                                 oob->peer, what, oob->at);
+                                 "peer %s closed the connection%s while we waited for %s%s",
+                                 oob->peer, n ? " (reset)" : "", what, oob->at);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;

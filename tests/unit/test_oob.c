@@ -468,6 +468,32 @@ static uint16_t listen_any(int *lfd)
     return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
+/* A peer killed with our message unread resets the TCP connection
+ * (ECONNRESET, not an end of file): named as a peer that closed, with the
+ * size, as on a loaded lab host the SIGKILL of kill_client_write_bw did. */
+static void test_peer_reset(void **state)
+{
+    (void)state;
+    gdr_error_clear();
+    int lfd;
+    uint16_t port = listen_any(&lfd);
+    struct gdr_oob c = {.fd = -1}, s = {.fd = -1};
+    assert_int_equal(gdr_oob_connect("127.0.0.1", port, 5.0, &c), 0);
+    assert_int_equal(gdr_oob_accept(lfd, 5.0, &s), 0);
+    close(lfd);
+    assert_int_equal(gdr_oob_send(&s, GDR_MSG_READY, NULL), 0); /* left unread by c */
+    struct linger hard = {.l_onoff = 1, .l_linger = 0};
+    assert_int_equal(setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard)), 0);
+    gdr_oob_close(&c); /* unread data: the kernel sends a reset */
+    snprintf(s.at, sizeof(s.at), " at size 8192");
+    assert_int_equal(gdr_oob_recv_any(&s, 0, &(unsigned){0}, &(cJSON *){NULL}), -1);
+    assert_non_null(strstr(gdr_error_message(), "closed the connection"));
+    assert_non_null(strstr(gdr_error_message(), "at size 8192"));
+    assert_string_equal(gdr_error_class()->kind, "peer");
+    gdr_oob_close(&s);
+    gdr_error_clear();
+}
+
 /* A client waiting for its server to come up (refused connections are
  * retried until --timeout) stops on an interrupt, not at the deadline. */
 static void test_connect_interrupted(void **state)
@@ -564,6 +590,7 @@ int main(void)
         pair_test(test_peer_closed_while_sending),
         pair_test(test_interrupted),
         gdr_unit_test(test_connect_interrupted),
+        gdr_unit_test(test_peer_reset),
         pair_test(test_peer_last_words),
         pair_test(test_refuse_others),
     };
