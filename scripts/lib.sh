@@ -58,6 +58,17 @@ class_of() {
     printf '%s' "$c"
 }
 
+# git_version SRCDIR: the source version a manifest records: the installed
+# copy's, else GDR_GIT_VERSION (ci/rxe-lab takes it on the host and passes
+# it in: inside the lab `git describe --dirty` re-reads every tracked file
+# over 9p, a minute in a fresh clone, and cannot save its index), else git
+# describe of SRCDIR.
+git_version() {
+    if [ -n "${inst_version:-}" ]; then echo "$inst_version"
+    elif [ -n "${GDR_GIT_VERSION:-}" ]; then echo "$GDR_GIT_VERSION"
+    else git -C "$1" describe --always --dirty 2>/dev/null || echo unknown; fi
+}
+
 # version: "PROG (gdrbench) VERSION", the installed copy's version or the
 # source tree's (build-aux/git-version).
 version() {
