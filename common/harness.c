@@ -454,7 +454,7 @@ static void teardown(struct gdr_session *s)
 {
     gdr_context_release(s);
     gdr_staged_credits_release(s);
-    gdr_nic_flush_release(&s->nic_flush);
+    gdr_nic_flush_release(&s->verbs, &s->nic_flush);
     gdr_buffer_destroy(&s->buf);
     gdr_cm_release_qps(s->cm, &s->verbs);
     gdr_verbs_close(&s->verbs);

@@ -94,6 +94,8 @@ int gdr_events_fd(const struct gdr_verbs *v)
 
 static bool our_qp(const struct gdr_verbs *v, const struct ibv_qp *qp)
 {
+    if (qp && qp == v->flush_qp)
+        return true;
     for (unsigned i = 0; i < v->num_qps; i++)
         if (v->qp[i] == qp)
             return true;
@@ -108,7 +110,10 @@ bool gdr_event_is_fatal(const struct gdr_verbs *v, const struct ibv_async_event 
     case IBV_EVENT_QP_REQ_ERR:
     case IBV_EVENT_QP_ACCESS_ERR:
     case IBV_EVENT_PATH_MIG_ERR: return our_qp(v, e->element.qp);
-    case IBV_EVENT_CQ_ERR: return e->element.cq == v->send_cq || e->element.cq == v->recv_cq;
+    case IBV_EVENT_CQ_ERR:
+        return e->element.cq &&
+               (e->element.cq == v->send_cq || e->element.cq == v->recv_cq ||
+                e->element.cq == v->flush_cq);
     case IBV_EVENT_SRQ_ERR:
     case IBV_EVENT_WQ_FATAL:
     case IBV_EVENT_DEVICE_FATAL: return true;

@@ -3,10 +3,14 @@
 
 #include "clock.h"
 #include "error.h"
+#include "events.h"
 #include "flush.h"
 
 #include <errno.h>
 #include <string.h>
+
+/* How often a waiting flush read looks for asynchronous events. */
+#define GDR_FLUSH_EVENTS_NS 1000000ull
 
 static int setup(struct gdr_verbs *v, struct gdr_nic_flush *f)
 {
@@ -28,7 +32,38 @@ static int setup(struct gdr_verbs *v, struct gdr_nic_flush *f)
     if (!f->qp)
         return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_qp for the NIC flush failed: %s", v->dev_name,
                         strerror(errno));
+    v->flush_qp = f->qp;
+    v->flush_cq = f->cq;
     return gdr_verbs_loopback(v, f->qp);
+}
+
+/* The read's wait, like a timed loop's: a signal or a fatal event ends it
+ * at once, named as such; otherwise the deadline. */
+static int wait_read(struct gdr_verbs *v, struct gdr_nic_flush *f, double timeout_s)
+{
+    uint64_t now = gdr_now_ns(), deadline = now + (uint64_t)(timeout_s * 1e9);
+    uint64_t next_events = now + GDR_FLUSH_EVENTS_NS;
+    struct ibv_wc wc;
+    int n;
+    while ((n = ibv_poll_cq(f->cq, 1, &wc)) == 0) {
+        if (gdr_interrupted)
+            return gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN,
+                                 "interrupted during the NIC flush read on %s", v->dev_name);
+        now = gdr_now_ns();
+        if (now >= next_events) { /* a system call: not on every spin */
+            if (gdr_events_check(v, GDR_ERROR_UNKNOWN))
+                return -1;
+            next_events = now + GDR_FLUSH_EVENTS_NS;
+        }
+        if (now > deadline)
+            return gdr_fail(GDR_EXIT_RUN, "%s: the NIC flush read did not complete within %g s",
+                            v->dev_name, timeout_s);
+    }
+    if (n < 0)
+        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_poll_cq (NIC flush) failed", v->dev_name);
+    if (wc.status != IBV_WC_SUCCESS)
+        return gdr_wc_fail(v, &wc, "NIC flush read", 4, GDR_ERROR_UNKNOWN);
+    return 0;
 }
 
 int gdr_nic_flush_read(struct gdr_verbs *v, struct gdr_nic_flush *f, uint64_t addr, uint32_t rkey,
@@ -44,25 +79,16 @@ int gdr_nic_flush_read(struct gdr_verbs *v, struct gdr_nic_flush *f, uint64_t ad
                         .rkey = rkey,
                         .flags = IBV_SEND_SIGNALED,
                         .wr_id = f->reads};
-    if (gdr_post_send(f->qp, &wr))
+    if (gdr_post_send(f->qp, &wr) || wait_read(v, f, timeout_s))
         return -1;
-    uint64_t deadline = gdr_now_ns() + (uint64_t)(timeout_s * 1e9);
-    struct ibv_wc wc;
-    int n;
-    while ((n = ibv_poll_cq(f->cq, 1, &wc)) == 0)
-        if (gdr_now_ns() > deadline)
-            return gdr_fail(GDR_EXIT_RUN, "%s: the NIC flush read did not complete within %g s",
-                            v->dev_name, timeout_s);
-    if (n < 0)
-        return gdr_fail(GDR_EXIT_RUN, "%s: ibv_poll_cq (NIC flush) failed", v->dev_name);
-    if (wc.status != IBV_WC_SUCCESS)
-        return gdr_wc_fail(v, &wc, "NIC flush read", 4, GDR_ERROR_UNKNOWN);
     f->reads++;
     return 0;
 }
 
-void gdr_nic_flush_release(struct gdr_nic_flush *f)
+void gdr_nic_flush_release(struct gdr_verbs *v, struct gdr_nic_flush *f)
 {
+    v->flush_qp = NULL;
+    v->flush_cq = NULL;
     if (f->qp)
         ibv_destroy_qp(f->qp);
     if (f->mr)

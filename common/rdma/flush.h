@@ -23,10 +23,12 @@ struct gdr_nic_flush {
 };
 
 /* Read 4 bytes at addr (rkey) through v's NIC and wait up to timeout_s for
- * them. 0, or -1 with the error recorded. */
+ * them. A signal (class interrupted) or a fatal asynchronous event (class
+ * event) ends the wait at once. 0, or -1 with the error recorded. */
 int gdr_nic_flush_read(struct gdr_verbs *v, struct gdr_nic_flush *f, uint64_t addr, uint32_t rkey,
                        double timeout_s);
 
-void gdr_nic_flush_release(struct gdr_nic_flush *f);
+/* Release f's QP, CQ and MR (before v's PD and context). */
+void gdr_nic_flush_release(struct gdr_verbs *v, struct gdr_nic_flush *f);
 
 #endif

@@ -53,6 +53,10 @@ struct gdr_verbs {
     bool events_watched;
     char fatal_event[32], fatal_where[80];
     unsigned events_passed;
+    /* The NIC flush's loopback QP and CQ (flush.c), NULL until its first
+     * read: the benchmark's own, so their errors end the run too. */
+    struct ibv_qp *flush_qp;
+    struct ibv_cq *flush_cq;
     /* When set, QPs are created through this hook (rdma_cm), not
      * ibv_create_qp, and must be gone before gdr_verbs_close. */
     int (*make_qp)(void *arg, unsigned index, struct ibv_pd *pd, struct ibv_qp_init_attr *attr,

@@ -54,6 +54,24 @@ static void test_fatal_events(void **state)
     assert_false(gdr_event_is_fatal(&v, &e));
     e = (struct ibv_async_event){.event_type = IBV_EVENT_DEVICE_FATAL};
     assert_true(gdr_event_is_fatal(&v, &e));
+    /* The NIC flush's loopback QP and CQ are the run's own once created;
+     * before that a QP or CQ event about nothing matches nothing. */
+    struct ibv_qp flush_qp = {.qp_num = 40};
+    struct ibv_cq flush_cq;
+    e = (struct ibv_async_event){.event_type = IBV_EVENT_QP_FATAL, .element.qp = &flush_qp};
+    assert_false(gdr_event_is_fatal(&v, &e));
+    e = (struct ibv_async_event){.event_type = IBV_EVENT_QP_FATAL, .element.qp = NULL};
+    assert_false(gdr_event_is_fatal(&v, &e));
+    e = (struct ibv_async_event){.event_type = IBV_EVENT_CQ_ERR, .element.cq = NULL};
+    assert_false(gdr_event_is_fatal(&v, &e));
+    v.flush_qp = &flush_qp;
+    v.flush_cq = &flush_cq;
+    e = (struct ibv_async_event){.event_type = IBV_EVENT_QP_FATAL, .element.qp = &flush_qp};
+    assert_true(gdr_event_is_fatal(&v, &e));
+    e = (struct ibv_async_event){.event_type = IBV_EVENT_CQ_ERR, .element.cq = &flush_cq};
+    assert_true(gdr_event_is_fatal(&v, &e));
+    e = (struct ibv_async_event){.event_type = IBV_EVENT_QP_FATAL, .element.qp = NULL};
+    assert_false(gdr_event_is_fatal(&v, &e));
     static const enum ibv_event_type healthy[] = {
         IBV_EVENT_PORT_ACTIVE, IBV_EVENT_LID_CHANGE, IBV_EVENT_GID_CHANGE,
         IBV_EVENT_SM_CHANGE,   IBV_EVENT_COMM_EST,   IBV_EVENT_CLIENT_REREGISTER,
