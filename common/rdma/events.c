@@ -111,9 +111,8 @@ bool gdr_event_is_fatal(const struct gdr_verbs *v, const struct ibv_async_event 
     case IBV_EVENT_QP_ACCESS_ERR:
     case IBV_EVENT_PATH_MIG_ERR: return our_qp(v, e->element.qp);
     case IBV_EVENT_CQ_ERR:
-        return e->element.cq &&
-               (e->element.cq == v->send_cq || e->element.cq == v->recv_cq ||
-                e->element.cq == v->flush_cq);
+        return e->element.cq && (e->element.cq == v->send_cq || e->element.cq == v->recv_cq ||
+                                 e->element.cq == v->flush_cq);
     case IBV_EVENT_SRQ_ERR:
     case IBV_EVENT_WQ_FATAL:
     case IBV_EVENT_DEVICE_FATAL: return true;
