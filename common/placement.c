@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "placement.h"
+#include "irq.h"
 #include "error.h"
 #include "parse.h"
 #include "topo.h"
@@ -204,47 +205,70 @@ int gdr_place_read_facts(const char *sysfs_root, const char *dev, struct gdr_pla
         f->have_nic_cpus = true;
     if (f->nic_node >= GDR_MAX_NODES)
         f->nic_node = -1;
+    /* Where the NIC's completion interrupts land (none for a software
+     * device): the loop's CPU is chosen elsewhere where it can be. */
+    struct gdr_ibdev_info info;
+    char err[128];
+    if (gdr_topo_ibdev_info(sysfs_root, dev, &info, err, sizeof(err)) == 0 && !info.software) {
+        int n = gdr_topo_irq_cpulist(NULL, info.pci_bdf, text, sizeof(text));
+        if (n > 0 && gdr_parse_cpulist(text, &f->irq_cpus) == 0)
+            f->nic_irqs = n;
+    }
     return 0;
 }
 
-int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *shared, int *taken)
+/* Try to claim CPU c in dir: 1 claimed (*fd), 0 taken by another end,
+ * -1 when dir cannot hold claims at all. */
+static int try_claim(const char *dir, int c, int *fd)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/gdrbench-cpu%d.lock", dir, c);
+    /* A shared sticky directory: never follow a link planted there, and
+     * make readable (flock needs no more) only a plain file of our own
+     * that no other name reaches, so nothing else gets chmod'ed. */
+    int f = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (f < 0 && (errno == ELOOP || errno == EACCES))
+        return 0; /* not a claim file we can hold: as if taken */
+    if (f < 0)
+        return -1;
+    struct stat st;
+    if (fstat(f, &st) || !S_ISREG(st.st_mode)) {
+        close(f);
+        return 0;
+    }
+    if (st.st_uid == geteuid() && st.st_nlink == 1 && (st.st_mode & 0444) != 0444)
+        fchmod(f, 0644); /* other users' ends claim the same files */
+    if (flock(f, LOCK_EX | LOCK_NB) == 0) {
+        *fd = f;
+        return 1;
+    }
+    close(f);
+    return 0;
+}
+
+int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, const cpu_set_t *last, int *fd,
+                        bool *shared, int *taken)
 {
     int first = -1;
     *fd = -1;
     *shared = false;
     *taken = 0;
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, set))
-            continue;
-        if (first < 0)
-            first = c;
-        else
-            ++*taken; /* every CPU before this one was skipped as taken */
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/gdrbench-cpu%d.lock", dir, c);
-        /* A shared sticky directory: never follow a link planted there,
-         * and make readable (flock needs no more) only a plain file of our
-         * own that no other name reaches, so nothing else gets chmod'ed. */
-        int f = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (f < 0 && (errno == ELOOP || errno == EACCES))
-            continue; /* not a claim file we can hold: as if taken */
-        if (f < 0)
-            return first; /* no claims here at all: *fd stays -1 */
-        struct stat st;
-        if (fstat(f, &st) || !S_ISREG(st.st_mode)) {
-            close(f);
-            continue;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int c = CPU_SETSIZE - 1; c >= 0; c--) {
+            bool in_last = last && CPU_ISSET(c, last);
+            if (!CPU_ISSET(c, set) || in_last != (pass == 1))
+                continue;
+            if (first < 0)
+                first = c;
+            int got = try_claim(dir, c, fd);
+            if (got < 0)
+                return first; /* no claims here at all: *fd stays -1 */
+            if (got)
+                return c;
+            ++*taken;
         }
-        if (st.st_uid == geteuid() && st.st_nlink == 1 && (st.st_mode & 0444) != 0444)
-            fchmod(f, 0644); /* other users' ends claim the same files */
-        if (flock(f, LOCK_EX | LOCK_NB) == 0) {
-            *fd = f;
-            return c;
-        }
-        close(f);
     }
     *shared = first >= 0;
-    *taken = first >= 0 ? *taken + 1 : 0;
     return first;
 }
 
@@ -259,6 +283,21 @@ bool gdr_place_loop_room(int set_cpus, int claimed, char *why, size_t len)
              room ? "a CPU of its own" : "not pinned, no room", set_cpus, set_cpus == 1 ? "" : "s",
              claimed, claimed == 1 ? "" : "s", spare < 0 ? 0 : spare, need);
     return room;
+}
+
+/* Append to the loop's why which CPU it got and why that one. */
+static void say_which_cpu(struct gdr_placement *pl, const struct gdr_place_facts *f,
+                          const cpu_set_t *last)
+{
+    size_t used = strlen(pl->loop_cpu_why);
+    char *at = pl->loop_cpu_why + used;
+    size_t left = sizeof(pl->loop_cpu_why) - used;
+    if (!CPU_ISSET(pl->loop_cpu, last))
+        snprintf(at, left, "; CPU %d: the highest free %s", pl->loop_cpu,
+                 f->nic_irqs ? "without the NIC's completion interrupts, not CPU 0" : "but CPU 0");
+    else
+        snprintf(at, left, "; CPU %d: every free CPU %s", pl->loop_cpu,
+                 f->nic_irqs ? "takes the NIC's completion interrupts or is CPU 0" : "is CPU 0");
 }
 
 static long set_preferred(int node)
@@ -324,11 +363,15 @@ int gdr_place_apply(struct gdr_placement *pl, const struct gdr_bind_request *rq,
         if (sched_getaffinity(0, sizeof(now), &now))
             now = p->cpus;
         dir = dir && *dir ? dir : "/dev/shm";
-        pl->loop_cpu = gdr_place_claim_cpu(dir, &now, &pl->claim_fd, &shared, &taken);
+        cpu_set_t last = f.irq_cpus; /* tried last: interrupts and CPU 0 */
+        CPU_SET(0, &last);
+        pl->loop_cpu = gdr_place_claim_cpu(dir, &now, &last, &pl->claim_fd, &shared, &taken);
         bool room = gdr_place_loop_room(CPU_COUNT(&now), taken + 1, pl->loop_cpu_why,
                                         sizeof(pl->loop_cpu_why));
         if (rq->mode == GDR_BIND_CPU) /* --cpu named the CPUs: pinned, room or not */
             snprintf(pl->loop_cpu_why, sizeof(pl->loop_cpu_why), "--cpu: pinned as asked");
+        else if (room && !shared)
+            say_which_cpu(pl, &f, &last);
         if (rq->mode != GDR_BIND_CPU && !room) {
             gdr_place_release(pl); /* an unpinned loop holds no CPU */
             pl->loop_cpu = -1;

@@ -47,7 +47,9 @@ struct gdr_place_facts {
     cpu_set_t node_cpus[GDR_MAX_NODES];
     bool have_nic_cpus;
     cpu_set_t nic_cpus;
-    int nic_node; /* -1 unknown */
+    int nic_node;       /* -1 unknown */
+    int nic_irqs;       /* the NIC's completion interrupts (0: none known, as rxe) */
+    cpu_set_t irq_cpus; /* the CPUs they are delivered to */
 };
 
 struct gdr_place_plan {
@@ -71,7 +73,7 @@ struct gdr_placement {
     struct gdr_place_plan plan;
     int nic_node;
     int loop_cpu; /* -1: not pinned (--no-bind, or no room) */
-    char loop_cpu_why[160];
+    char loop_cpu_why[256];
     int claim_fd; /* the loop CPU's claim, held until release */
 };
 
@@ -90,11 +92,15 @@ void gdr_place_release(struct gdr_placement *pl);
  * (pages sampled across it; they must be faulted in); -1 unknown. */
 int gdr_place_node_of(const void *addr, size_t len);
 
-/* The first CPU of `set` no other process has claimed in dir, claimed
- * now (*fd holds it; -1 when dir is unusable); -1 for an empty set. When
- * all are taken, the first of the set and *shared = true. *taken: the CPUs
- * of the set before it that other ends hold. */
-int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, int *fd, bool *shared, int *taken);
+/* The first CPU of `set`, in order of preference, that no other process
+ * has claimed in dir, claimed now (*fd holds it; -1 when dir is unusable);
+ * -1 for an empty set. The order: the CPUs not in `last` (NULL: none),
+ * highest first, then those in `last`, highest first (the NIC's completion
+ * interrupts and CPU 0's housekeeping go there). When all are taken, the
+ * first in that order and *shared = true. *taken: the CPUs tried before it
+ * that other ends hold. */
+int gdr_place_claim_cpu(const char *dir, const cpu_set_t *set, const cpu_set_t *last, int *fd,
+                        bool *shared, int *taken);
 
 /* Is there room for a timed loop on a CPU of its own? The loop spins; what
  * it waits on (the provider's kernel work, the copy engine's completion

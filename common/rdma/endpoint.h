@@ -22,7 +22,7 @@ struct gdr_affinity {
     int nic_numa_node;      /* -1 unknown */
     int mem_node;           /* the node the memory policy prefers; -1 none */
     int loop_cpu;           /* the CPU the timed loops ran on; -1 not pinned */
-    char loop_cpu_why[160]; /* why the loop was or was not given a CPU of its own */
+    char loop_cpu_why[256]; /* why the loop was or was not given a CPU of its own */
     int buffer_numa_node;   /* read back; -1 not host memory or unknown */
     int ring_numa_node;     /* the staged bounce ring's; -1 none or unknown */
     char note[200];         /* why not as asked, a GPU on the far node; "" */

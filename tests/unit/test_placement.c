@@ -8,6 +8,7 @@
 
 #include "unit.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "parse.h"
 #include "placement.h"
+#include "irq.h"
 #include "topo.h"
 
 static cpu_set_t cpus(const char *list)
@@ -206,24 +208,106 @@ static void test_claims(void **state)
     cpu_set_t set = cpus("2,5");
     int fd1, fd2, fd3, fd4, taken;
     bool shared;
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd1, &shared, &taken), 2);
+    /* Highest first. */
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, NULL, &fd1, &shared, &taken), 5);
     assert_true(fd1 >= 0 && !shared && taken == 0);
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd2, &shared, &taken), 5);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, NULL, &fd2, &shared, &taken), 2);
     assert_true(fd2 >= 0 && !shared && taken == 1);
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd3, &shared, &taken), 2);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, NULL, &fd3, &shared, &taken), 5);
     assert_true(fd3 < 0 && shared && taken == 2);
     close(fd1); /* an end exits: its CPU is free again */
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd4, &shared, &taken), 2);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, NULL, &fd4, &shared, &taken), 5);
     assert_true(fd4 >= 0 && !shared);
     close(fd2);
     close(fd4);
     /* A directory that cannot hold claims: the first CPU, unclaimed. */
-    assert_int_equal(gdr_place_claim_cpu("/nonexistent/dir", &set, &fd1, &shared, &taken), 2);
+    assert_int_equal(gdr_place_claim_cpu("/nonexistent/dir", &set, NULL, &fd1, &shared, &taken), 5);
     assert_true(fd1 < 0 && !shared);
     CPU_ZERO(&set);
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd1, &shared, &taken), -1);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, NULL, &fd1, &shared, &taken), -1);
     char cmd[64];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* put ROOT REL TEXT: a file of a captured sysfs or procfs tree. */
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[512], cmd[1200];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+    assert_int_equal(system(cmd), 0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The loop's CPU: not one the NIC's completion interrupts land on, not
+ * CPU 0 (housekeeping), highest first; those only when nothing else is
+ * free. */
+static void test_claim_order(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gdr-claims.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    cpu_set_t set = cpus("0-3"), last = cpus("0,2");
+    int fd[5], taken;
+    bool shared;
+    static const int want[] = {3, 1, 2, 0};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(gdr_place_claim_cpu(dir, &set, &last, &fd[i], &shared, &taken), want[i]);
+        assert_true(fd[i] >= 0 && !shared && taken == i);
+    }
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, &last, &fd[4], &shared, &taken), 3);
+    assert_true(fd[4] < 0 && shared);
+    for (int i = 0; i < 4; i++)
+        close(fd[i]);
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A ConnectX function's completion vectors in /proc (mlx5's names): their
+ * delivered CPUs (effective list, else the allowed one), not the async
+ * vector's, not the other function's. */
+static void test_irq_cpus(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/gdr-proc.XXXXXX";
+    assert_non_null(mkdtemp(root));
+    put(root, "interrupts",
+        "            CPU0       CPU1       CPU2       CPU3\n"
+        "  24:          0          0          0          0  PCI-MSIX-0000:81:00.0   0-edge      "
+        "mlx5_async0@pci:0000:81:00.0\n"
+        "  25:       1234          0          0          0  PCI-MSIX-0000:81:00.0   1-edge      "
+        "mlx5_comp0@pci:0000:81:00.0\n"
+        "  26:          0       5678          0          0  PCI-MSIX-0000:81:00.0   2-edge      "
+        "mlx5_comp1@pci:0000:81:00.0\n"
+        "  27:          0          0          9          0  PCI-MSIX-0000:81:00.1   0-edge      "
+        "mlx5_comp0@pci:0000:81:00.1\n"
+        "  28:          0          0          0          0  PCI-MSIX-0000:81:00.0   3-edge      "
+        "mlx5_comp2@pci:0000:81:00.0\n"
+        " NMI:          0          0          0          0   Non-maskable interrupts\n");
+    put(root, "irq/24/effective_affinity_list", "3\n"); /* the async vector */
+    put(root, "irq/25/effective_affinity_list", "0\n");
+    put(root, "irq/25/smp_affinity_list", "0-3\n");
+    put(root, "irq/26/effective_affinity_list", "1\n");
+    put(root, "irq/27/effective_affinity_list", "2\n"); /* the other function */
+    put(root, "irq/28/smp_affinity_list", "5\n");       /* no effective list */
+    char list[64];
+    assert_int_equal(gdr_topo_irq_cpulist(root, "0000:81:00.0", list, sizeof(list)), 3);
+    assert_string_equal(list, "0,1,5");
+    assert_int_equal(gdr_topo_irq_cpulist(root, "0000:81:00.1", list, sizeof(list)), 1);
+    assert_string_equal(list, "2");
+    assert_int_equal(gdr_topo_irq_cpulist(root, "0000:82:00.0", list, sizeof(list)), 0);
+    assert_string_equal(list, "");
+    assert_int_equal(gdr_topo_irq_cpulist(root, "", list, sizeof(list)), 0); /* rxe: no PCI */
+    char tiny[3];
+    assert_int_equal(gdr_topo_irq_cpulist(root, "0000:81:00.0", tiny, sizeof(tiny)), -ENOSPC);
+    assert_true(gdr_topo_irq_cpulist("/nonexistent", "0000:81:00.0", list, sizeof(list)) < 0);
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
     assert_int_equal(system(cmd), 0);
 }
 
@@ -264,7 +348,7 @@ static void test_claim_link_not_followed(void **state)
     char dir[] = "/tmp/gdr-claims.XXXXXX", target[128], link[128];
     assert_non_null(mkdtemp(dir));
     snprintf(target, sizeof(target), "%s/victim", dir);
-    snprintf(link, sizeof(link), "%s/gdrbench-cpu2.lock", dir);
+    snprintf(link, sizeof(link), "%s/gdrbench-cpu5.lock", dir); /* tried first */
     int v = open(target, O_WRONLY | O_CREAT, 0600);
     assert_true(v >= 0);
     close(v);
@@ -272,7 +356,7 @@ static void test_claim_link_not_followed(void **state)
     cpu_set_t set = cpus("2,5");
     int fd, taken;
     bool shared;
-    assert_int_equal(gdr_place_claim_cpu(dir, &set, &fd, &shared, &taken), 5);
+    assert_int_equal(gdr_place_claim_cpu(dir, &set, NULL, &fd, &shared, &taken), 2);
     assert_true(fd >= 0 && !shared);
     close(fd);
     struct stat st;
@@ -304,18 +388,6 @@ static void test_node_of(void **state)
     }
     assert_int_equal(gdr_place_node_of(NULL, len), -1);
     munmap(buf, len);
-}
-
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512], cmd[1200];
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-    assert_int_equal(system(cmd), 0);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static void link_to(const char *root, const char *rel, const char *target)
@@ -414,6 +486,8 @@ int main(void)
         gdr_unit_test(test_bad_requests),
         gdr_unit_test(test_one_node_and_no_numa),
         gdr_unit_test(test_claims),
+        gdr_unit_test(test_claim_order),
+        gdr_unit_test(test_irq_cpus),
         gdr_unit_test(test_loop_room),
         gdr_unit_test(test_claim_link_not_followed),
         gdr_unit_test(test_node_of),
