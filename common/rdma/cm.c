@@ -248,11 +248,23 @@ int gdr_cm_establish(struct gdr_cm *cm, struct gdr_verbs *v, const struct gdr_cm
     for (unsigned i = 0; i < cm->num_ids; i++)
         if (wait_event(cm, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL))
             return -1;
-    /* rdma_cm chose the address vector: whether it carries a GRH. */
+    /* rdma_cm chose the address vector: whether it carries a GRH, and
+     * from which GID. On RoCE every address has a v1 and a v2 entry with
+     * the same GID; the route's GID matched the first (v1) while rdma_cm
+     * connects over v2: the record and the flush's loopback take the
+     * index the QP really holds. */
     struct ibv_qp_attr a;
     struct ibv_qp_init_attr ia;
-    v->grh = v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ||
-             (ibv_query_qp(v->qp[0], &a, IBV_QP_AV, &ia) == 0 && a.ah_attr.is_global);
+    bool av = ibv_query_qp(v->qp[0], &a, IBV_QP_AV, &ia) == 0;
+    v->grh = v->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET || (av && a.ah_attr.is_global);
+    if (av && a.ah_attr.is_global && a.ah_attr.grh.sgid_index != v->gid_index) {
+        union ibv_gid g;
+        if (ibv_query_gid(v->ctx, (uint8_t)v->port, a.ah_attr.grh.sgid_index, &g) == 0) {
+            v->gid_index = a.ah_attr.grh.sgid_index;
+            v->gid = g;
+            gdr_verbs_note_gid(v);
+        }
+    }
     return 0;
 }
 

@@ -78,8 +78,14 @@ tool=gdr_write_bw
 pair write_bw_qos --tclass=32 -S 1 -s 4096 -n 64 --validate --json="$out/write_bw_qos.server.json" \
     -- --tclass=32 -S 1 --disable_pcie_relaxed -s 4096 -n 64 --validate \
     --json="$out/write_bw_qos.client.json"
+# Both ends see the GID table as ConnectX shows it (the verbs double: a
+# RoCEv1 twin of the address listed before its RoCEv2 entry): what they
+# record must be the entry rdma_cm connected over.
+penv="LD_PRELOAD=$verbsim/libverbsim.so GDR_VERBSIM_GID_TWINS=1"
+penv="$penv GDR_VERBSIM_LOG=$out/write_bw_cm_tos.vs.log"
 pair write_bw_cm_tos -R --tclass=32 -s 4096 -n 64 --validate \
     -- -R --tclass=32 -s 4096 -n 64 --validate --json="$out/write_bw_cm_tos.client.json"
+penv=
 pair tclass_mismatch --tclass=32 -n 10 -- --tclass=64 -n 10
 family_t0=$(date +%s)
 # The family (issue 24): write latency through the CQ on host buffers too,

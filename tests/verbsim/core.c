@@ -137,6 +137,11 @@ static void start(void)
     pthread_once(&once, setup);
 }
 
+void vs_start(void)
+{
+    start();
+}
+
 /* ---- the real functions ---- */
 
 struct vs_ctx {

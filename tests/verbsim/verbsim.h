@@ -78,6 +78,9 @@ uint64_t vs_seed(void);
 /* One line on the log (GDR_VERBSIM_LOG=FILE, else stderr), prefixed
  * "verbsim[PID]: "; vs_verbose only with GDR_VERBSIM_VERBOSE=1. */
 void vs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Read the environment and open the log, once (what the first opened
+ * device does); for code outside the layers (gid.c) before it logs. */
+void vs_start(void);
 void vs_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool vs_verbose_on(void);
 
