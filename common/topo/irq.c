@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "irq.h"
+#include "topo.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -40,14 +41,9 @@ static int append_affinity(const char *root, long irq, char *list, size_t len)
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         char path[4096], text[1024];
         snprintf(path, sizeof(path), "%s/irq/%ld/%s", root, irq, names[i]);
-        FILE *f = fopen(path, "r");
-        if (!f)
+        if (gdr_topo_read_line(path, text, sizeof(text)) != 0)
             continue;
-        bool got = fgets(text, sizeof(text), f) != NULL;
-        fclose(f);
-        if (!got)
-            continue;
-        text[strcspn(text, " \n")] = '\0';
+        text[strcspn(text, " ")] = '\0';
         if (!text[0])
             continue;
         size_t used = strlen(list);

@@ -48,7 +48,7 @@ __attribute__((format(printf, 3, 4))) static int fmt(char *out, size_t len, cons
     } while (0)
 
 /* First line of a small sysfs/procfs file, newline stripped. */
-static int read_line(const char *path, char *buf, size_t len)
+int gdr_topo_read_line(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -133,7 +133,7 @@ static int read_numa(const char *sysfs_root, const char *rel_dev)
 {
     char path[PATH_MAX], buf[32];
     fmt(path, sizeof(path), "%s/%s/numa_node", sysfs_root, rel_dev);
-    if (read_line(path, buf, sizeof(buf)) != 0)
+    if (gdr_topo_read_line(path, buf, sizeof(buf)) != 0)
         return -1;
     return atoi(buf);
 }
@@ -166,7 +166,7 @@ int gdr_topo_ibdev_info(const char *sysfs_root, const char *ibdev, struct gdr_ib
     }
     /* rxe publishes the netdev it is bound to as "parent". */
     fmt(path, sizeof(path), "%s/class/infiniband/%s/parent", root, ibdev);
-    if (read_line(path, out->parent_netdev, sizeof(out->parent_netdev)) == 0)
+    if (gdr_topo_read_line(path, out->parent_netdev, sizeof(out->parent_netdev)) == 0)
         out->software = true;
 
     /* Newer kernels register software devices under devices/virtual. */
@@ -205,7 +205,7 @@ static int locality_of(const char *root, const char *rel, char *cpulist, size_t 
         return -ENOENT;
     for (int up = 0; up < 4 && strncmp(dev, "devices/", 8) == 0; up++) {
         fmt(path, sizeof(path), "%s/%s/local_cpulist", root, dev);
-        if (read_line(path, cpulist, len) == 0) {
+        if (gdr_topo_read_line(path, cpulist, len) == 0) {
             *node = read_numa(root, dev);
             return 0;
         }
@@ -249,9 +249,9 @@ int gdr_topo_ibdev_locality(const char *sysfs_root, const char *ibdev, char *cpu
         return 0;
     /* rxe names its netdev in "parent"; others in the port's GID table. */
     fmt(path, sizeof(path), "%s/class/infiniband/%s/parent", root, ibdev);
-    if (read_line(path, netdev, sizeof(netdev)) != 0) {
+    if (gdr_topo_read_line(path, netdev, sizeof(netdev)) != 0) {
         fmt(path, sizeof(path), "%s/class/infiniband/%s/ports/1/gid_attrs/ndevs/0", root, ibdev);
-        if (read_line(path, netdev, sizeof(netdev)) != 0)
+        if (gdr_topo_read_line(path, netdev, sizeof(netdev)) != 0)
             return -ENOENT;
     }
     fmt(rel, sizeof(rel), "class/net/%s/device", netdev);
@@ -275,7 +275,7 @@ int gdr_topo_numa_online(const char *sysfs_root, char *nodelist, size_t len)
 {
     char path[PATH_MAX];
     fmt(path, sizeof(path), "%s/devices/system/node/online", root_or(sysfs_root, "/sys"));
-    return read_line(path, nodelist, len);
+    return gdr_topo_read_line(path, nodelist, len);
 }
 
 int gdr_topo_node_cpus(const char *sysfs_root, int node, char *cpulist, size_t len)
@@ -283,7 +283,7 @@ int gdr_topo_node_cpus(const char *sysfs_root, int node, char *cpulist, size_t l
     char path[PATH_MAX];
     fmt(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", root_or(sysfs_root, "/sys"),
         node);
-    return read_line(path, cpulist, len);
+    return gdr_topo_read_line(path, cpulist, len);
 }
 
 bool gdr_topo_is_software(const char *sysfs_root, const char *ibdev)
@@ -342,11 +342,11 @@ int gdr_topo_list_gpus(const char *sysfs_root, char (*bdfs)[GDR_BDF_LEN], size_t
         if (!is_bdf(de->d_name) || *n >= max)
             continue;
         fmt(path, sizeof(path), "%s/bus/pci/devices/%s/vendor", root, de->d_name);
-        if (read_line(path, buf, sizeof(buf)) != 0)
+        if (gdr_topo_read_line(path, buf, sizeof(buf)) != 0)
             continue;
         vendor = strtoul(buf, NULL, 16);
         fmt(path, sizeof(path), "%s/bus/pci/devices/%s/class", root, de->d_name);
-        if (read_line(path, buf, sizeof(buf)) != 0)
+        if (gdr_topo_read_line(path, buf, sizeof(buf)) != 0)
             continue;
         cls = strtoul(buf, NULL, 16);
         /* 0x0300xx VGA controller, 0x0302xx 3D controller (datacenter parts) */
@@ -507,7 +507,7 @@ int gdr_topo_ibdev_fw(const char *sysfs_root, const char *ibdev, char *out, size
     int rc = fmt(path, sizeof(path), "%s/class/infiniband/%s/fw_ver", root_or(sysfs_root, "/sys"),
                  ibdev);
     if (rc == 0)
-        rc = read_line(path, out, len);
+        rc = gdr_topo_read_line(path, out, len);
     if (rc)
         out[0] = '\0';
     return rc;
@@ -531,18 +531,18 @@ int gdr_topo_reg_caps(const char *sysfs_root, const char *procfs_root, struct gd
     out->peermem |= path_exists(path);
 
     fmt(path, sizeof(path), "%s/sys/kernel/osrelease", proc);
-    if (read_line(path, out->kernel, sizeof(out->kernel)) == 0 &&
+    if (gdr_topo_read_line(path, out->kernel, sizeof(out->kernel)) == 0 &&
         sscanf(out->kernel, "%d.%d", &maj, &min) == 2)
         out->kernel_dmabuf = maj > 5 || (maj == 5 && min >= 12);
 
     fmt(path, sizeof(path), "%s/driver/nvidia/version", proc);
-    if (read_line(path, line, sizeof(line)) == 0) {
+    if (gdr_topo_read_line(path, line, sizeof(line)) == 0) {
         out->nvidia_loaded = 1;
         out->nvidia_open = strstr(line, "Open Kernel Module") != NULL;
         find_version(line, out->nvidia_version, sizeof(out->nvidia_version));
     } else {
         fmt(path, sizeof(path), "%s/module/nvidia/version", sys);
-        if (read_line(path, out->nvidia_version, sizeof(out->nvidia_version)) == 0)
+        if (gdr_topo_read_line(path, out->nvidia_version, sizeof(out->nvidia_version)) == 0)
             out->nvidia_loaded = 1;
         else {
             fmt(path, sizeof(path), "%s/module/nvidia", sys);

@@ -64,6 +64,10 @@ int gdr_topo_pci_numa(const char *sysfs_root, const char *bdf);
 /* The NUMA nodes online (devices/system/node/online, "0-1"); -ENOENT when
  * the kernel has no NUMA support. */
 int gdr_topo_numa_online(const char *sysfs_root, char *nodelist, size_t len);
+
+/* The first line of a small sysfs/procfs file at path, newline stripped,
+ * in buf[len]: 0, or a negative errno (-EIO: empty). */
+int gdr_topo_read_line(const char *path, char *buf, size_t len);
 /* The CPU list of one node (devices/system/node/nodeN/cpulist). */
 int gdr_topo_node_cpus(const char *sysfs_root, int node, char *cpulist, size_t len);
 
