@@ -42,3 +42,11 @@ check_result() {
         --schema "$top_srcdir/results/schema/result.schema.json" "$@" ||
         fail "result check failed: $*"
 }
+
+# lap_report FILE [N]: a note of the N (default 6) slowest runs that the
+# lab's scripts timed into FILE (tests/lab-times.sh), and their total.
+lap_report() {
+    [ -s "$1" ] || return 0
+    note "slowest runs (s): $(sort -rn "$1" | head -"${2:-6}" |
+        awk '{printf "%s%s %.1f", (NR > 1 ? ", " : ""), $2, $1 / 100}'); all $(wc -l <"$1") runs: $(awk '{s += $1} END {printf "%.0f", s / 100}' "$1") s"
+}

@@ -15,6 +15,8 @@ verbsim=$4
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
+lap_file=$out/times
+. "$(dirname "$0")/../lab-times.sh"
 # Strict ABI: the plain legacy names (cuMemAlloc) must not be what we call.
 export GDR_CUDASIM_STRICT_ABI=1
 # LD_PRELOAD: the double's nvidia_peermem; LD_LIBRARY_PATH: for dlopen.
@@ -53,6 +55,7 @@ for t in write_bw send_bw read_lat write_lat send_lat read_bw; do
             port=$((port + 1))
             env=$sim
             [ $g = off ] && env=$(vsim $name $port)
+            lap_start
             # shellcheck disable=SC2046,SC2086
             env $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl#*-}" $g) \
                 >"$out/$name.server.out" 2>&1 &
@@ -63,6 +66,7 @@ for t in write_bw send_bw read_lat write_lat send_lat read_bw; do
             echo $? >"$out/$name.client.rc"
             wait $spid
             echo $? >"$out/$name.server.rc"
+            lap_end "$name"
         done
     done
 done
@@ -71,6 +75,7 @@ echo $(($(date +%s) - main_t0)) >"$out/main.seconds"
 echo $(($(date +%s) - family_t0)) >"$out/family.seconds"
 pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering double
     port=$((port + 1))
+    lap_start
     # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
     env $(vsim "$1" $port) "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
     spid=$!
@@ -80,12 +85,14 @@ pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering doub
     echo $? >"$out/$1.client.rc"
     wait $spid
     echo $? >"$out/$1.server.rc"
+    lap_end "$1"
 }
 # Real-GPU behaviour the double can show (docs/hardware.md):
 # gpair NAME "SERVER_ENV" "SERVER_ARGS" "CLIENT_ARGS": one write_bw pair, both
 # ends writing JSON, the server's environment extended for the double.
 gpair() {
     port=$((port + 1))
+    lap_start
     # shellcheck disable=SC2086
     env $sim $2 "$bench/gdr_write_bw" -p $port $common $3 \
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
@@ -96,6 +103,7 @@ gpair() {
     echo $? >"$out/$1.client.rc"
     wait $spid
     echo $? >"$out/$1.server.rc"
+    lap_end "$1"
 }
 bidi_t0=$(date +%s)
 # Bidirectional (-b), validated both ways, staged and direct.
@@ -109,17 +117,18 @@ for t in write_bw send_bw; do
 done
 echo $(($(date +%s) - bidi_t0)) >"$out/bidi.seconds"
 # A long staged run under the reordering double for each placement that
-# stages, each with its own seeds: 40000 messages of 64 B, two to a group
-# (-t 16 over 8 slots), so 20000 groups each, validated; one QP, so that
-# the two data writes of a group are placed in either order before its
-# marker. --events on the H-D run: its destination sleeps on events.
+# stages, each with its own seeds: 12000 messages of 64 B, two to a group
+# (-t 16 over 8 slots), so 6000 groups (750 turns of the ring) each,
+# validated; one QP, so that the two data writes of a group are placed in
+# either order before its marker. --events on the H-D run: its destination sleeps on events.
 long_t0=$(date +%s)
-long="-s 64 -t 16 -q 1 --stage-slots=8 -n 40000 --warmup=0 --validate --timeout=60"
+long="-s 64 -t 16 -q 1 --stage-slots=8 -n 12000 --warmup=0 --validate --timeout=60"
 pair_run long.H-D gdr_write_bw "$long -e $(mem_of D off)" "$long $(mem_of H off)"
 pair_run long.D-H gdr_write_bw "$long $(mem_of H off)" "$long $(mem_of D off)"
 pair_run long.D-D gdr_write_bw "$long $(mem_of D off)" "$long $(mem_of D off)"
 echo $(($(date +%s) - long_t0)) >"$out/long.seconds"
 race_t0=$(date +%s)
+lap_start
 # The old credit scheme (one word, several writes in flight), a reused
 # local credit word, and the per-slot entries, with and without the double.
 for m in word reuse slots; do
@@ -130,6 +139,7 @@ for m in word reuse slots; do
       echo $? >"$out/race.$m.rc"; } >"$out/race.$m.out" 2>&1
 done
 echo $(($(date +%s) - race_t0)) >"$out/race.seconds"
+lap_end credit_race
 # Write ordering: flush before the check reads what the NIC wrote (the
 # double's default: ordering none, flush supported), not when the device
 # orders writes for its owner, and say so when it can do neither.
@@ -142,6 +152,7 @@ gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
 # A staging copy that does not finish: the read responder's wait for it
 # obeys --timeout (the double delays each async copy by 6 s).
 port=$((port + 1))
+lap_start
 # shellcheck disable=SC2086 # the preload's words
 env $sim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
     -d "$dev" -s 4096 -n 4 --timeout=2 --mem=cuda --gdr=off >"$out/stuckcopy.server.out" 2>&1 &
@@ -151,11 +162,13 @@ spid=$!
 echo $? >"$out/stuckcopy.client.rc"
 wait $spid
 echo $? >"$out/stuckcopy.server.rc"
+lap_end stuckcopy
 
 # A staged destination that stops mid-run (SIGSTOP: its socket stays open):
 # the source's watchdog fires after --timeout and names the last credit it
 # saw and the groups it sent.
 stall_t0=$(date +%s)
+lap_start
 port=$((port + 1))
 stall="-d $dev -s 4096 -n 1000000 --warmup=0 --timeout=3 --quiet --mem=cuda:0 --gdr=off"
 # shellcheck disable=SC2086
@@ -171,19 +184,23 @@ echo $? >"$out/stall.client.rc"
 kill -KILL $spid
 wait $spid 2>/dev/null
 echo $(($(date +%s) - stall_t0)) >"$out/stall.seconds"
+lap_end stall
 
 # ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
 mkdir -p "$out/gpucheck"
+lap_start
 # shellcheck disable=SC2086
 env $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 \
     "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
 echo $? >"$out/gpucheck.rc"
+lap_end gpucheck
 
 # GPU memory as NCCL and GB200 use it (issue 26).
 # epair NAME "ENV" "SERVER ARGS" "CLIENT ARGS": one validated write_bw pair,
 # ENV (the double and its knobs) on both ends, both writing JSON.
 epair() {
     port=$((port + 1))
+    lap_start
     # shellcheck disable=SC2086
     env $2 "$bench/gdr_write_bw" -p $port $common $3 \
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
@@ -194,6 +211,7 @@ epair() {
     echo $? >"$out/$1.client.rc"
     wait $spid
     echo $? >"$out/$1.server.rc"
+    lap_end "$1"
 }
 gpumem_t0=$(date +%s)
 vmm="--mem=cuda --gpu-alloc=vmm"
@@ -211,9 +229,11 @@ epair pcie.accepted "$sim GDR_CUDASIM_C2C=1 GDR_CUDASIM_DMABUF=1" \
 mapping() {  # NAME "ENV" ARGS...
     name=$1 envs=$2
     shift 2
+    lap_start
     # shellcheck disable=SC2086
     env $sim $envs "$cudasim/dmabuf_mapping" -d "$dev" "$@" >"$out/map.$name.out" 2>&1
     echo $? >"$out/map.$name.rc"
+    lap_end "map.$name"
 }
 c2c="GDR_CUDASIM_C2C=1 GDR_CUDASIM_DMABUF=1"
 mapping c2c.near "$c2c" auto near
@@ -232,9 +252,11 @@ echo $(($(date +%s) - gpumem_t0)) >"$out/gpumem.seconds"
 # Error paths (server side: the buffer is set up before any peer is
 # awaited): each must be one clear line and the documented exit code.
 one() {  # NAME "VAR=VALUE..." "ARGS"
+    lap_start
     # shellcheck disable=SC2086
     env $2 "$bench/gdr_write_bw" -d "$dev" -s 4096 -n 4 --timeout=5 $3 >"$out/err.$1.out" 2>&1
     echo $? >"$out/err.$1.rc"
+    lap_end "err.$1"
 }
 one nodriver "LD_LIBRARY_PATH=/nonexistent" "--mem=cuda"
 one nodevice "$sim GDR_CUDASIM_NO_DEVICE=1" "--mem=cuda"
@@ -256,8 +278,10 @@ one ddrxe "$sim" "--mem=cuda --data-direct=on"
 # SIGSEGV; without INLINE the NIC reads it through its registration; with
 # GDR_CUDASIM_STRICT=0 the inline post goes through too.
 post() {  # NAME "VAR=VALUE..." ARGS
+    lap_start
     # shellcheck disable=SC2086
     { env $2 "$cudasim/post_from_device" -d "$dev" $3; echo $? >"$out/post.$1.rc"; } >"$out/post.$1.out" 2>&1
+    lap_end "post.$1"
 }
 post inline_send "$sim" "inline send"
 post inline_write "$sim" "inline write"

@@ -10,6 +10,8 @@ slowsysfs=$4
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18600
+lap_file=$out/times
+. "$(dirname "$0")/../lab-times.sh"
 
 # pair NAME SERVER_ARGS -- CLIENT_ARGS: one server/client run; records
 # NAME.server.rc, NAME.client.rc and their outputs. Both ends run with the
@@ -23,6 +25,7 @@ pair() {
     while [ "$1" != "--" ]; do server_args="$server_args $1"; shift; done
     shift
     port=$((port + 1))
+    lap_start
     # shellcheck disable=SC2086 # the environment's and the arguments' words
     env $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
@@ -33,6 +36,7 @@ pair() {
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
+    lap_end "$name"
 }
 
 t0=$(date +%s)
@@ -103,12 +107,14 @@ pair read_bw_cm -R -o 200 -s 4096 -n 64 --validate \
 # wrong_test NAME SERVER_TOOL CLIENT_TOOL: a server of one test, a client of another.
 wrong_test() {
     port=$((port + 1))
+    lap_start
     "$bench/$2" -d "$dev" -p $port --timeout=20 >"$out/$1.server.out" 2>&1 &
     spid=$!
     "$bench/$3" -d "$dev" -p $port --timeout=20 "$addr" >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
     echo $? >"$out/$1.server.rc"
+    lap_end "$1"
 }
 wrong_test wrongtest_lat gdr_write_lat gdr_send_lat
 echo $((family_s + $(date +%s) - family_t0)) >"$out/family.seconds"

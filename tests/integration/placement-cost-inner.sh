@@ -10,6 +10,8 @@ out=$1 bench=$2 cudasim=$3 repeats=${4:-5}
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=19300
+lap_file=$out/times
+. "$(dirname "$0")/../lab-times.sh"
 sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=0"
 args="--sizes=1K:4K:4 -n 2000 --warmup=200"
 # run PATH MODE REP ENV MEM: one server/client pair
@@ -18,6 +20,7 @@ run() {
     bind=""
     [ "$mode" = nobind ] && bind=--no-bind
     port=$((port + 1))
+    lap_start
     # shellcheck disable=SC2086 # the environment's and the options' words
     env $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
         >"$out/cost.$path.$mode.$rep.server.out" 2>&1 &
@@ -27,6 +30,7 @@ run() {
         --json="$out/cost.$path.$mode.$rep.json" "$addr" >"$out/cost.$path.$mode.$rep.client.out" 2>&1
     echo $? >"$out/cost.$path.$mode.$rep.rc"
     wait $spid
+    lap_end "cost.$path.$mode.$rep"
 }
 rep=1
 while [ $rep -le "$repeats" ]; do

@@ -8,6 +8,8 @@ out=$1 bench=$2 cudasim=$3
 dev=${GDR_LAB_NUMA_DEV:-rxe2}
 addr=${GDR_LAB_NUMA_ADDR:-198.18.2.1}
 port=19100
+lap_file=$out/times
+. "$(dirname "$0")/../lab-times.sh"
 {
     echo "online $(cat /sys/devices/system/node/online)"
     echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
@@ -22,6 +24,7 @@ pair() {
     while [ "$1" != "--" ]; do sargs="$sargs $1"; shift; done
     shift
     port=$((port + 1))
+    lap_start
     # shellcheck disable=SC2086 # the argument lists' words
     env $env "$bench/$tool" -d "$dev" -p $port --timeout=30 $sargs \
         --json="$out/$name.server.json" >"$out/$name.server.out" 2>&1 &
@@ -32,6 +35,7 @@ pair() {
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
+    lap_end "placement.$name"
 }
 
 small="-s 64K -n 32 --validate"
