@@ -106,6 +106,37 @@ int gdr_recv_cq_sleep(struct gdr_watchdog *w, bool *armed, uint64_t *sleeps)
     return gdr_watchdog_check_bumps(w) < 0 ? -1 : 0;
 }
 
+/* How long a flushed request waits for the failure that caused the flush
+ * to show in a CQ: the device writes that completion before it flushes,
+ * but not always to the CQ the loop polls first. */
+#define GDR_CAUSE_WAIT_NS 100000000ull
+
+/* Once a request fails, its QP is in error and the device flushes every
+ * other request, the posted receives included (IBV_WC_WR_FLUSH_ERR): a
+ * loop that polls its receives first (a staged destination, a ping-pong)
+ * reads a flush while the cause (a credit write or an answer that ran out
+ * of retries) waits in the send CQ. The first completion in either CQ
+ * whose status is neither success nor a flush; false when none comes. */
+static bool flush_cause(struct gdr_verbs *v, struct ibv_wc *cause, const char **op)
+{
+    struct ibv_cq *cqs[] = {v->send_cq, v->recv_cq};
+    static const char *const ops[] = {"send request", "receive"};
+    uint64_t until = gdr_now_ns() + GDR_CAUSE_WAIT_NS;
+    do {
+        for (size_t c = 0; c < 2; c++) {
+            struct ibv_wc wc[16];
+            int n = cqs[c] ? ibv_poll_cq(cqs[c], 16, wc) : 0;
+            for (int i = 0; i < n; i++)
+                if (wc[i].status != IBV_WC_SUCCESS && wc[i].status != IBV_WC_WR_FLUSH_ERR) {
+                    *cause = wc[i];
+                    *op = ops[c];
+                    return true;
+                }
+        }
+    } while (gdr_now_ns() < until);
+    return false;
+}
+
 int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, const char *op)
 {
     if (got < 0 || !wc)
@@ -117,6 +148,11 @@ int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, co
     struct gdr_session *s = w->s;
     if (!gdr_events_fatal(&s->verbs, 0)[0] && gdr_oob_peer_last_words(&s->oob) < 0)
         return -1;
+    struct ibv_wc cause;
+    const char *cause_op;
+    /* The cause's wr_id is the other CQ's: its iteration is the loop's count. */
+    if (wc->status == IBV_WC_WR_FLUSH_ERR && flush_cause(&s->verbs, &cause, &cause_op))
+        return gdr_wc_fail(&s->verbs, &cause, cause_op, w->size, iteration_of(w, NULL));
     return gdr_wc_fail(&s->verbs, wc, op, w->size, iteration_of(w, wc));
 }
 

@@ -8,6 +8,7 @@ out=$1
 bench=$2
 poke=$3
 verbsim=$4
+cudasim=$5
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
@@ -136,12 +137,14 @@ reap sigterm.client $c
 # + 950), so the first size's row is complete. NAME.t: the seconds from
 # the first end's exit to the second's.
 # fault NAME TOOL SIDE FAULT WHEN [ARGS...]: SIDE (client|server) gets the
-# double with GDR_VERBSIM_FAULT=FAULT and WHEN (AT=N or AFTER_MS=T).
+# double with GDR_VERBSIM_FAULT=FAULT and WHEN (AT=N or AFTER_MS=T), with
+# $fault_env's words too; the other end gets $other_env's.
 fault() {
     name=$1 tool=$2 side=$3 f=$4 when=$5; shift 5
     port=$((port + 1))
     env="LD_PRELOAD=$preload GDR_VERBSIM_FAULT=$f GDR_VERBSIM_FAULT_$when GDR_VERBSIM_SEED=23"
-    senv="" cenv=""
+    env="$env${fault_env:+ $fault_env}"
+    senv=${other_env:-} cenv=${other_env:-}
     if [ "$side" = server ]; then senv=$env; else cenv=$env; fi
     t0=$(now)
     env $senv "GDR_VERBSIM_LOG=$out/$name.server.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
@@ -179,6 +182,20 @@ if [ -n "$verbsim" ]; then
     # The server of a write test posts nothing: its event comes by time,
     # in the middle of a long sweep.
     fault fault_device write_bw server IBV_EVENT_DEVICE_FATAL AFTER_MS=4000 $long
+    # The failure behind a flush: the end's first request runs out of
+    # retries and its QP flushes the receives it polls first, a ping-pong's
+    # answer and a staged destination's first credit write (the CUDA
+    # double's GPU memory behind it, the double's library first).
+    fault fault_answer send_lat server IBV_WC_RETRY_EXC_ERR AT=1 -s 64 -n 200 --warmup=0 \
+        --timeout=5
+    if [ -n "$cudasim" ]; then
+        cuda=${asan:+$asan:}$cudasim/libcuda.so.1
+        preload=$cuda:$verbsim fault_env="LD_LIBRARY_PATH=$cudasim"
+        other_env="LD_PRELOAD=$cuda LD_LIBRARY_PATH=$cudasim"
+        fault fault_credit write_bw server IBV_WC_RETRY_EXC_ERR AT=1 -s 4096 -n 200 --warmup=0 \
+            --timeout=5 --mem=cuda --gdr=off
+        preload=${asan:+$asan:}$verbsim fault_env="" other_env=""
+    fi
 fi
 
 # The link really down in the middle of a run, then up again: the client
