@@ -27,10 +27,11 @@ static void detect(const char *fixture)
 {
     const char *base =
         access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
-    char root[4096];
+    char root[4096], proc[4096];
     snprintf(root, sizeof(root), "%s/%s/sys", base, fixture);
+    snprintf(proc, sizeof(proc), "%s/%s/proc", base, fixture);
     gdr_error_clear();
-    if (gdr_rails_detect(root, &map))
+    if (gdr_rails_detect(root, proc, &map))
         fail_msg("%s: %s", fixture, gdr_error_message());
 }
 
@@ -124,9 +125,9 @@ static void test_pairing_is_shared(void **state)
     assert_int_equal(gdr_topo_list_ibdevs(root, nics, GDR_PAIR_MAX, &nn), 0);
     assert_int_equal(gdr_topo_list_gpus(root, gpus, GDR_PAIR_MAX, &ng), 0);
     static struct gdr_topo_pairing pr;
-    assert_int_equal(
-        gdr_topo_pair(root, (const char(*)[64])nics, nn, (const char(*)[GDR_BDF_LEN])gpus, ng, &pr),
-        0);
+    assert_int_equal(gdr_topo_pair(root, (const char(*)[64])nics, nn,
+                                   (const char(*)[GDR_BDF_LEN])gpus, NULL, ng, &pr),
+                     0);
     detect("dgx-down");
     for (size_t g = 0; g < ng; g++)
         assert_string_equal(nics[pr.nic_of[g]], map.rails[g].device);
@@ -153,6 +154,32 @@ static void test_single_pairs(void **state)
     assert_int_equal(map.rails[0].path, GDR_PATH_NONE);
     assert_string_equal(map.rails[0].device, "rxe0");
     assert_true(warned("rxe0 is NONE"));
+}
+
+/* Grace-Hopper (GPU on the CPU's NVLink-C2C, NIC on that socket's PCIe):
+ * P2C, as gdr_doctor says (common/topo's gdr_topo_pair_class), and NCCL
+ * 2.27+ uses GDR there: no warning. The PCIe walk alone said NODE and
+ * warned "not under a shared PCIe switch". GB200: the GPU under the NIC's
+ * switch stays PIX, the others reach their socket's NIC over C2C. */
+static void test_grace_c2c(void **state)
+{
+    (void)state;
+    detect("gh200");
+    assert_int_equal(map.nrails, 1);
+    assert_string_equal(map.rails[0].device, "mlx5_0");
+    assert_int_equal(map.rails[0].path, GDR_PATH_P2C);
+    assert_int_equal(map.nwarnings, 0);
+    cJSON *j = gdr_rails_to_json("gh", &map);
+    const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rails"), 0);
+    assert_string_equal(cJSON_GetObjectItem(r0, "path")->valuestring, "P2C");
+    cJSON_Delete(j);
+    detect("gb200");
+    static const enum gdr_path_class want[] = {GDR_PATH_PIX, GDR_PATH_P2C, GDR_PATH_P2C,
+                                               GDR_PATH_P2C};
+    assert_int_equal(map.nrails, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(map.rails[i].path, want[i]);
+    assert_false(warned("not under a shared PCIe switch"));
 }
 
 static void test_host_only_and_empty(void **state)
@@ -297,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_dgx_down_port),
         cmocka_unit_test(test_pairing_is_shared),
         cmocka_unit_test(test_single_pairs),
+        cmocka_unit_test(test_grace_c2c),
         cmocka_unit_test(test_host_only_and_empty),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_links_dgx),
