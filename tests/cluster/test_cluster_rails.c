@@ -235,9 +235,9 @@ static void test_links_dgx(void **state)
     detect_links("dgx", root, sizeof(root));
     size_t nic = 0, gpu = 0, sw = 0;
     for (size_t i = 0; i < links.n; i++) {
-        nic += links.link[i].role == GDR_PCIE_NIC;
-        gpu += links.link[i].role == GDR_PCIE_GPU;
-        sw += links.link[i].role == GDR_PCIE_BRIDGE;
+        nic += links.link[i].hop.role == GDR_PCIE_NIC;
+        gpu += links.link[i].hop.role == GDR_PCIE_GPU;
+        sw += links.link[i].hop.role == GDR_PCIE_BRIDGE;
         assert_false(gdr_node_link_short(&links.link[i]));
     }
     assert_int_equal(nic, 8);
@@ -248,8 +248,8 @@ static void test_links_dgx(void **state)
     gdr_node_links_short(&links, text, sizeof(text));
     assert_string_equal(text, "");
     /* One NIC trained at x8: the summary differs from the other nodes'. */
-    links.link[0].cur_width = 8;
-    links.link[0].below_max = true;
+    links.link[0].hop.link.cur_width = 8;
+    links.link[0].hop.below_max = true;
     gdr_node_links_summary(&links, text, sizeof(text));
     assert_string_equal(text, "NIC Gen5 x16 (7), Gen5 x8 (1); GPU x16, up to Gen5 (8)");
     gdr_node_links_short(&links, text, sizeof(text));
@@ -268,10 +268,10 @@ static void test_links_nic_x8(void **state)
     gdr_node_links_short(&links, text, sizeof(text));
     assert_string_equal(text, "mlx5_0 Gen4 x8 (can Gen4 x16)");
     for (size_t i = 0; i < links.n; i++)
-        if (links.link[i].role == GDR_PCIE_GPU) {
-            assert_true(links.link[i].below_max); /* the doctor WARNs */
+        if (links.link[i].hop.role == GDR_PCIE_GPU) {
+            assert_true(links.link[i].hop.below_max); /* the doctor WARNs */
             assert_false(gdr_node_link_short(&links.link[i]));
-            links.link[i].cur_width = 8;
+            links.link[i].hop.link.cur_width = 8;
             assert_true(gdr_node_link_short(&links.link[i]));
         }
     gdr_node_links_short(&links, text, sizeof(text));
@@ -298,6 +298,21 @@ static void test_links_json(void **state)
     char root[4096], a[512], b[512];
     detect_links("bridge-gen3", root, sizeof(root));
     cJSON *j = gdr_node_links_to_json(&links);
+    /* gdr_doctor's and the benchmarks' shape (common/topo/pcie_json.h),
+     * with the rail's name: the switch's own maximum and the link's */
+    const cJSON *sw = NULL, *it;
+    cJSON_ArrayForEach(it, j) {
+        if (!strcmp(cJSON_GetObjectItem(it, "bdf")->valuestring, "0000:01:00.0"))
+            sw = it;
+    }
+    assert_non_null(sw);
+    assert_string_equal(cJSON_GetObjectItem(sw, "name")->valuestring, "0000:01:00.0");
+    assert_string_equal(cJSON_GetObjectItem(sw, "role")->valuestring, "bridge");
+    assert_true(cJSON_GetObjectItem(sw, "current_gts")->valuedouble == 8);
+    assert_true(cJSON_GetObjectItem(sw, "max_gts")->valuedouble == 16);
+    assert_true(cJSON_GetObjectItem(sw, "expect_gts")->valuedouble == 16);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sw, "judged")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sw, "below_max")));
     struct gdr_node_links *back = malloc(sizeof(*back));
     assert_non_null(back);
     assert_int_equal(gdr_node_links_from_json(j, back), 0);
@@ -309,6 +324,14 @@ static void test_links_json(void **state)
     assert_string_equal(b, "switch 0000:01:00.0 Gen3 x16 (can Gen4 x16)");
     cJSON_Delete(j);
     assert_int_equal(gdr_node_links_from_json(NULL, back), -1);
+    /* an older probe's file (no max_*, judged) reads the same */
+    cJSON *old = cJSON_Parse("[{\"role\":\"nic\",\"name\":\"mlx5_0\",\"bdf\":\"0000:04:00.0\","
+                             "\"current_gts\":16,\"current_width\":8,\"expect_gts\":16,"
+                             "\"expect_width\":16,\"below_max\":true}]");
+    assert_int_equal(gdr_node_links_from_json(old, back), 0);
+    gdr_node_links_short(back, b, sizeof(b));
+    assert_string_equal(b, "mlx5_0 Gen4 x8 (can Gen4 x16)");
+    cJSON_Delete(old);
     detect_links("rxe", root, sizeof(root));
     assert_int_equal(links.n, 0);
     gdr_node_links_summary(&links, a, sizeof(a));
