@@ -6,6 +6,7 @@
 #include "json.h"
 #include "limit.h"
 #include "pcie.h"
+#include "pcie_json.h"
 #include "session.h"
 
 #include <stdio.h>
@@ -62,31 +63,6 @@ static void add_num_or_null(cJSON *o, const char *key, double v, bool known)
         cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *link_json(const struct gdr_pcie_hop *h)
-{
-    const struct gdr_pcie_link *l = &h->link;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "bdf", l->bdf);
-    add_num_or_null(o, "current_gts", l->cur_gts, l->cur_gts > 0);
-    add_num_or_null(o, "current_width", l->cur_width, l->cur_width > 0);
-    add_num_or_null(o, "max_gts", l->max_gts, l->max_gts > 0);
-    add_num_or_null(o, "max_width", l->max_width, l->max_width > 0);
-    add_num_or_null(o, "max_payload", l->mps, l->mps > 0);
-    add_num_or_null(o, "max_read_request", l->mrrs, l->mrrs > 0);
-    if (l->relaxed_ordering >= 0)
-        cJSON_AddBoolToObject(o, "relaxed_ordering", l->relaxed_ordering);
-    else
-        cJSON_AddNullToObject(o, "relaxed_ordering");
-    if (l->ats >= 0)
-        cJSON_AddBoolToObject(o, "ats", l->ats);
-    else
-        cJSON_AddNullToObject(o, "ats");
-    add_num_or_null(o, "acs_ctrl", l->acs_ctrl, l->acs_ctrl >= 0);
-    if (h->judged)
-        cJSON_AddBoolToObject(o, "below_max", h->below_max);
-    return o;
-}
-
 /* ends.*.pcie: the NIC, the GPU and every bridge above them. */
 static void describe_pcie(struct gdr_session *s)
 {
@@ -109,7 +85,7 @@ static void describe_pcie(struct gdr_session *s)
                 cJSON_AddNullToObject(o, what[k]);
             continue;
         }
-        cJSON_AddItemToObject(o, what[k], link_json(&walk[0]));
+        cJSON_AddItemToObject(o, what[k], gdr_pcie_hop_to_json(&walk[0]));
         for (size_t i = 1; i < n; i++) {
             bool dup = false;
             for (size_t j = 0; j < nseen && !dup; j++)
@@ -117,7 +93,7 @@ static void describe_pcie(struct gdr_session *s)
             if (dup || nseen == 64)
                 continue;
             memcpy(seen[nseen++], walk[i].link.bdf, GDR_BDF_LEN);
-            cJSON_AddItemToArray(bridges, link_json(&walk[i]));
+            cJSON_AddItemToArray(bridges, gdr_pcie_hop_to_json(&walk[i]));
         }
     }
     cJSON_AddItemToObject(o, "bridges", bridges);

@@ -177,15 +177,15 @@ static unsigned send_depth(const struct gdr_session *s)
     return gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
 }
 
-/* The NIC-GPU pair, as gdr_doctor classifies it (shared code). */
+/* The NIC-GPU pair, as gdr_doctor classifies it (gdr_topo_pair_class), with
+ * the C2C link CUDA reports (mem sets buf.c2c before it asks). */
 static enum gdr_path_class gpu_path_class(const struct gdr_session *s, const char *cuda_bus_id)
 {
-    enum gdr_path_class cls = GDR_PATH_UNKNOWN;
+    enum gdr_path_class cls;
     char err[160];
     char bdf[GDR_BDF_LEN];
     gdr_context_gpu_bdf(cuda_bus_id, bdf, sizeof(bdf));
-    if (gdr_topo_path_class(NULL, s->verbs.dev_name, bdf, &cls, err, sizeof(err)))
-        cls = GDR_PATH_UNKNOWN;
+    gdr_topo_pair_class(NULL, s->verbs.dev_name, bdf, s->buf.c2c, &cls, err, sizeof(err));
     return cls;
 }
 
@@ -246,8 +246,6 @@ static void describe_gpu_path(struct gdr_session *s)
     gdr_context_gpu_bdf(s->buf.cuda_bus_id, bdf, sizeof(bdf));
     notice_gpu_node(s, bdf);
     enum gdr_path_class cls = gpu_path_class(s, s->buf.cuda_bus_id);
-    /* On Grace, a path through the CPU is C2C then PCIe (NCCL's P2C). */
-    cls = gdr_path_with_c2c(cls, s->buf.c2c);
     snprintf(ep->pcie_path, sizeof(ep->pcie_path), "%s", gdr_path_class_name(cls));
     struct gdr_reg_caps caps;
     if (gdr_topo_reg_caps(NULL, NULL, &caps) == 0) {

@@ -4,6 +4,7 @@
  * WARNs: GPUs lower their link speed when idle, as the doctor finds them. */
 #include "doctor.h"
 #include "pcie.h"
+#include "pcie_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -40,23 +41,6 @@ static void describe(char *buf, size_t len, double gts, unsigned width)
     snprintf(buf, len, "%g GT/s x%u (%s x%u)", gts, width, gdr_pcie_gen_name(gts), width);
 }
 
-static cJSON *link_fact(const struct gdr_pcie_hop *h)
-{
-    const struct gdr_pcie_link *l = &h->link;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "bdf", l->bdf);
-    cJSON_AddStringToObject(o, "role", gdr_pcie_role_name(h->role));
-    cJSON_AddNumberToObject(o, "current_gts", l->cur_gts);
-    cJSON_AddNumberToObject(o, "current_width", l->cur_width);
-    cJSON_AddNumberToObject(o, "max_gts", l->max_gts);
-    cJSON_AddNumberToObject(o, "max_width", l->max_width);
-    cJSON_AddNumberToObject(o, "max_payload", l->mps);
-    cJSON_AddNumberToObject(o, "max_read_request", l->mrrs);
-    cJSON_AddBoolToObject(o, "judged", h->judged);
-    cJSON_AddBoolToObject(o, "below_max", h->below_max);
-    return o;
-}
-
 int gdr_doctor_check_links(struct gdr_doctor_ctx *ctx)
 {
     static struct link_set set; /* too large for the stack of a check */
@@ -78,7 +62,7 @@ int gdr_doctor_check_links(struct gdr_doctor_ctx *ctx)
     size_t judged = 0, bad = 0, nunknown = 0;
     for (size_t i = 0; i < set.n; i++) {
         const struct gdr_pcie_hop *h = &set.hop[i];
-        cJSON_AddItemToArray(facts, link_fact(h));
+        cJSON_AddItemToArray(facts, gdr_pcie_hop_to_json(h));
         if (!h->judged)
             continue;
         if (!h->link.cur_gts || !h->link.max_gts || !h->link.cur_width || !h->link.max_width) {

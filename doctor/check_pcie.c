@@ -31,20 +31,27 @@ static int gpu_facts(struct gdr_doctor_ctx *ctx, const struct gdr_topo_pairing *
             cJSON_AddStringToObject(jg, "rail_device", ctx->ibdevs[pr->nic_of[g]]);
         else
             cJSON_AddNullToObject(jg, "rail_device");
-        /* procfs says it for an onlined GPU memory node; CUDA (live) also
-         * where the driver keeps that memory to itself. */
+        if (ctx->gpu_c2c[g] < 0)
+            cJSON_AddNullToObject(jg, "c2c");
+        else
+            cJSON_AddBoolToObject(jg, "c2c", ctx->gpu_c2c[g]);
+    }
+    return 0;
+}
+
+/* Each GPU's C2C link, before any class is judged (gdr_topo_pair_class
+ * takes it in). procfs says it for an onlined GPU memory node; CUDA
+ * (live) also where the driver keeps that memory to itself. */
+static void read_c2c(struct gdr_doctor_ctx *ctx)
+{
+    for (size_t g = 0; g < ctx->n_gpus; g++) {
         int c2c = gdr_topo_gpu_c2c(ctx->procfs, ctx->gpus[g]);
         if (c2c != 1 && ctx->live) {
             int cuda = gdr_doctor_cuda_gpu_c2c(ctx->gpus[g]);
             c2c = cuda >= 0 ? cuda : c2c;
         }
         ctx->gpu_c2c[g] = c2c;
-        if (c2c < 0)
-            cJSON_AddNullToObject(jg, "c2c");
-        else
-            cJSON_AddBoolToObject(jg, "c2c", c2c);
     }
-    return 0;
 }
 
 /* Would NCCL use GDR for this pair? With NCCL_NET_GDR_LEVEL unset, NCCL
@@ -89,10 +96,11 @@ int gdr_doctor_check_pcie(struct gdr_doctor_ctx *ctx)
     static struct gdr_topo_pairing pr;
     const char *level = gdr_path_class_name(ctx->level);
     cJSON *jpairs;
+    read_c2c(ctx);
     /* Each GPU's rail NIC: the nearest with an active port, as
      * gdr-cluster-core rails pairs them (common/topo/pairing.h). */
     gdr_topo_pair(ctx->sysfs, (const char(*)[64])ctx->ibdevs, ctx->n_ibdevs,
-                  (const char(*)[GDR_BDF_LEN])ctx->gpus, ctx->n_gpus, &pr);
+                  (const char(*)[GDR_BDF_LEN])ctx->gpus, ctx->gpu_c2c, ctx->n_gpus, &pr);
     int rc = gpu_facts(ctx, &pr);
 
     if (rc)
@@ -104,11 +112,9 @@ int gdr_doctor_check_pcie(struct gdr_doctor_ctx *ctx)
     for (size_t g = 0; g < ctx->n_gpus; g++) {
         for (size_t d = 0; d < ctx->n_ibdevs; d++) {
             char err[256] = "";
-            cls[g][d] = GDR_PATH_UNKNOWN;
-            if (gdr_topo_path_class(ctx->sysfs, ctx->ibdevs[d], ctx->gpus[g], &cls[g][d], err,
-                                    sizeof(err)) != 0)
+            if (gdr_topo_pair_class(ctx->sysfs, ctx->ibdevs[d], ctx->gpus[g], ctx->gpu_c2c[g],
+                                    &cls[g][d], err, sizeof(err)) != 0)
                 gdr_doctor_add(ctx, "path", ctx->ibdevs[d], GDR_DOCTOR_UNKNOWN, NULL, "%s", err);
-            cls[g][d] = gdr_path_with_c2c(cls[g][d], ctx->gpu_c2c[g] == 1);
         }
     }
 

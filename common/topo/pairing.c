@@ -8,17 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nearest first; a software device (no PCIe path) and an unknown class last. */
+/* Nearest first, in the enum's order (P2C between PXB and PHB, as NCCL
+ * ranks it); a class that could not be read counts as the farthest. */
 static int rank(enum gdr_path_class c)
 {
-    static const enum gdr_path_class order[] = {
-        GDR_PATH_LOC,  GDR_PATH_PIX, GDR_PATH_PXB,  GDR_PATH_PHB,
-        GDR_PATH_NODE, GDR_PATH_SYS, GDR_PATH_NONE, GDR_PATH_UNKNOWN,
-    };
-    for (int i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++)
-        if (order[i] == c)
-            return i;
-    return 99;
+    return c == GDR_PATH_UNKNOWN ? GDR_PATH_NONE + 1 : (int)c;
 }
 
 static int read_state(const char *root, const char *ibdev, int port, char *out, size_t len)
@@ -75,7 +69,8 @@ enum gdr_nic_port gdr_topo_nic_port(const char *sysfs_root, const char *ibdev, i
 }
 
 int gdr_topo_pair(const char *sysfs_root, const char (*nics)[64], size_t nnics,
-                  const char (*gpus)[GDR_BDF_LEN], size_t ngpus, struct gdr_topo_pairing *out)
+                  const char (*gpus)[GDR_BDF_LEN], const int *gpu_c2c, size_t ngpus,
+                  struct gdr_topo_pairing *out)
 {
     memset(out, 0, sizeof(*out));
     if (nnics > GDR_PAIR_MAX || ngpus > GDR_PAIR_MAX)
@@ -100,8 +95,8 @@ int gdr_topo_pair(const char *sysfs_root, const char (*nics)[64], size_t nnics,
             enum gdr_path_class c;
             char bridges[32][GDR_BDF_LEN];
             size_t hops = 0;
-            if (gdr_topo_path_class(sysfs_root, nics[n], gpus[g], &c, NULL, 0))
-                c = GDR_PATH_UNKNOWN;
+            gdr_topo_pair_class(sysfs_root, nics[n], gpus[g], gpu_c2c ? gpu_c2c[g] : -1, &c, NULL,
+                                0);
             if (gdr_topo_path_bridges(sysfs_root, nics[n], gpus[g], bridges, 32, &hops, NULL, 0))
                 hops = 32;
             int r = rank(c);

@@ -35,7 +35,7 @@ enum gdr_nic_role {
 struct gdr_topo_pairing {
     size_t ngpus, nnics;
     int nic_of[GDR_PAIR_MAX];               /* per GPU: index into the NICs, -1: none active */
-    enum gdr_path_class path[GDR_PAIR_MAX]; /* per GPU: the class to its NIC */
+    enum gdr_path_class path[GDR_PAIR_MAX]; /* per GPU: the class to its NIC (C2C in) */
     enum gdr_nic_role role[GDR_PAIR_MAX];   /* per NIC */
     size_t gpus_on[GDR_PAIR_MAX];           /* per NIC: how many GPUs take it */
     char port_state[GDR_PAIR_MAX][32];      /* per NIC: its port's state text */
@@ -43,9 +43,13 @@ struct gdr_topo_pairing {
 };
 
 /* Pair gpus[0..ngpus) (BDFs) with nics[0..nnics) (RDMA device names), both
- * at most GDR_PAIR_MAX. A class that cannot be read counts as the farthest.
+ * at most GDR_PAIR_MAX. gpu_c2c[g] is GPU g's chip-to-chip link as
+ * gdr_topo_gpu_c2c says it (NULL: none known); the classes, path[] too,
+ * are gdr_topo_pair_class's, so a Grace GPU's NIC on its CPU is P2C here
+ * as in gdr_doctor. A class that cannot be read counts as the farthest.
  * Returns 0 (it cannot fail past the bounds: -EINVAL). */
 int gdr_topo_pair(const char *sysfs_root, const char (*nics)[64], size_t nnics,
-                  const char (*gpus)[GDR_BDF_LEN], size_t ngpus, struct gdr_topo_pairing *out);
+                  const char (*gpus)[GDR_BDF_LEN], const int *gpu_c2c, size_t ngpus,
+                  struct gdr_topo_pairing *out);
 
 #endif /* GDR_TOPO_PAIRING_H */

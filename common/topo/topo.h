@@ -19,7 +19,7 @@
  * NODE and PHB share NCCL's "PHB" level (NCCL's PHB means "same NUMA node").
  * P2C is NCCL's (2.27+): the GPU reaches the CPU over a chip-to-chip link
  * (NVLink-C2C on Grace) and the NIC hangs off that CPU's PCIe; the PCIe
- * walk alone would call it PHB or NODE (gdr_path_with_c2c). */
+ * walk alone would call it PHB or NODE (gdr_topo_pair_class). */
 enum gdr_path_class {
     GDR_PATH_UNKNOWN = 0, /* could not be determined */
     GDR_PATH_LOC,         /* same device (NCCL level LOC: GDR never used) */
@@ -87,8 +87,10 @@ int gdr_topo_list_ibdevs(const char *sysfs_root, char (*names)[64], size_t max, 
  * under bus/pci/devices, sorted by BDF. */
 int gdr_topo_list_gpus(const char *sysfs_root, char (*bdfs)[GDR_BDF_LEN], size_t max, size_t *n);
 
-/* Path class between RDMA device ibdev and the PCI function gpu_bdf.
- * A software ibdev yields GDR_PATH_NONE with return 0. */
+/* The PCIe walk alone between RDMA device ibdev and the PCI function
+ * gpu_bdf: what the bridges say, blind to a GPU's chip-to-chip link. A
+ * software ibdev yields GDR_PATH_NONE with return 0. The class a program
+ * reports for a NIC-GPU pair is gdr_topo_pair_class's. */
 int gdr_topo_path_class(const char *sysfs_root, const char *ibdev, const char *gpu_bdf,
                         enum gdr_path_class *out, char *err, size_t errlen);
 
@@ -144,10 +146,16 @@ bool gdr_nccl_gdr_used_default(enum gdr_path_class pair, bool gdr_c2c);
  * host the CUDA driver's attributes can still tell). */
 int gdr_topo_gpu_c2c(const char *procfs_root, const char *gpu_bdf);
 
-/* A PCIe class with the GPU's C2C link taken in: a path through the CPU
- * (PHB, NODE) goes over C2C then PCIe, NCCL's P2C; switch paths stay
- * PCIe, a path to the other socket stays SYS. */
-enum gdr_path_class gdr_path_with_c2c(enum gdr_path_class pcie, bool gpu_c2c);
+/* The class of a NIC-GPU pair, decided here and nowhere else: gdr_doctor,
+ * gdr-cluster-core rails (through gdr_topo_pair) and the benchmarks
+ * (ends.*.pcie_path) all report this one. The PCIe walk
+ * (gdr_topo_path_class), then the GPU's C2C link: a path through the CPU
+ * (PHB, NODE) from a C2C GPU goes over C2C then PCIe, NCCL's P2C; switch
+ * paths stay PCIe, a path to the other socket stays SYS. gpu_c2c as
+ * gdr_topo_gpu_c2c says it (1 yes; 0 no and -1 unknown: PCIe only). On
+ * error *out is GDR_PATH_UNKNOWN and the walk's error is returned. */
+int gdr_topo_pair_class(const char *sysfs_root, const char *ibdev, const char *gpu_bdf, int gpu_c2c,
+                        enum gdr_path_class *out, char *err, size_t errlen);
 
 /* --- The NIC's PCIe Device Control (devctl.c) ---------------------------- */
 

@@ -27,10 +27,11 @@ static void detect(const char *fixture)
 {
     const char *base =
         access(FIXTURES_DIR "/pix/sys", F_OK) == 0 ? FIXTURES_DIR : FIXTURES_BUILD_DIR;
-    char root[4096];
+    char root[4096], proc[4096];
     snprintf(root, sizeof(root), "%s/%s/sys", base, fixture);
+    snprintf(proc, sizeof(proc), "%s/%s/proc", base, fixture);
     gdr_error_clear();
-    if (gdr_rails_detect(root, &map))
+    if (gdr_rails_detect(root, proc, &map))
         fail_msg("%s: %s", fixture, gdr_error_message());
 }
 
@@ -124,9 +125,9 @@ static void test_pairing_is_shared(void **state)
     assert_int_equal(gdr_topo_list_ibdevs(root, nics, GDR_PAIR_MAX, &nn), 0);
     assert_int_equal(gdr_topo_list_gpus(root, gpus, GDR_PAIR_MAX, &ng), 0);
     static struct gdr_topo_pairing pr;
-    assert_int_equal(
-        gdr_topo_pair(root, (const char(*)[64])nics, nn, (const char(*)[GDR_BDF_LEN])gpus, ng, &pr),
-        0);
+    assert_int_equal(gdr_topo_pair(root, (const char(*)[64])nics, nn,
+                                   (const char(*)[GDR_BDF_LEN])gpus, NULL, ng, &pr),
+                     0);
     detect("dgx-down");
     for (size_t g = 0; g < ng; g++)
         assert_string_equal(nics[pr.nic_of[g]], map.rails[g].device);
@@ -153,6 +154,32 @@ static void test_single_pairs(void **state)
     assert_int_equal(map.rails[0].path, GDR_PATH_NONE);
     assert_string_equal(map.rails[0].device, "rxe0");
     assert_true(warned("rxe0 is NONE"));
+}
+
+/* Grace-Hopper (GPU on the CPU's NVLink-C2C, NIC on that socket's PCIe):
+ * P2C, as gdr_doctor says (common/topo's gdr_topo_pair_class), and NCCL
+ * 2.27+ uses GDR there: no warning. The PCIe walk alone said NODE and
+ * warned "not under a shared PCIe switch". GB200: the GPU under the NIC's
+ * switch stays PIX, the others reach their socket's NIC over C2C. */
+static void test_grace_c2c(void **state)
+{
+    (void)state;
+    detect("gh200");
+    assert_int_equal(map.nrails, 1);
+    assert_string_equal(map.rails[0].device, "mlx5_0");
+    assert_int_equal(map.rails[0].path, GDR_PATH_P2C);
+    assert_int_equal(map.nwarnings, 0);
+    cJSON *j = gdr_rails_to_json("gh", &map);
+    const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rails"), 0);
+    assert_string_equal(cJSON_GetObjectItem(r0, "path")->valuestring, "P2C");
+    cJSON_Delete(j);
+    detect("gb200");
+    static const enum gdr_path_class want[] = {GDR_PATH_PIX, GDR_PATH_P2C, GDR_PATH_P2C,
+                                               GDR_PATH_P2C};
+    assert_int_equal(map.nrails, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(map.rails[i].path, want[i]);
+    assert_false(warned("not under a shared PCIe switch"));
 }
 
 static void test_host_only_and_empty(void **state)
@@ -208,9 +235,9 @@ static void test_links_dgx(void **state)
     detect_links("dgx", root, sizeof(root));
     size_t nic = 0, gpu = 0, sw = 0;
     for (size_t i = 0; i < links.n; i++) {
-        nic += links.link[i].role == GDR_PCIE_NIC;
-        gpu += links.link[i].role == GDR_PCIE_GPU;
-        sw += links.link[i].role == GDR_PCIE_BRIDGE;
+        nic += links.link[i].hop.role == GDR_PCIE_NIC;
+        gpu += links.link[i].hop.role == GDR_PCIE_GPU;
+        sw += links.link[i].hop.role == GDR_PCIE_BRIDGE;
         assert_false(gdr_node_link_short(&links.link[i]));
     }
     assert_int_equal(nic, 8);
@@ -221,8 +248,8 @@ static void test_links_dgx(void **state)
     gdr_node_links_short(&links, text, sizeof(text));
     assert_string_equal(text, "");
     /* One NIC trained at x8: the summary differs from the other nodes'. */
-    links.link[0].cur_width = 8;
-    links.link[0].below_max = true;
+    links.link[0].hop.link.cur_width = 8;
+    links.link[0].hop.below_max = true;
     gdr_node_links_summary(&links, text, sizeof(text));
     assert_string_equal(text, "NIC Gen5 x16 (7), Gen5 x8 (1); GPU x16, up to Gen5 (8)");
     gdr_node_links_short(&links, text, sizeof(text));
@@ -241,10 +268,10 @@ static void test_links_nic_x8(void **state)
     gdr_node_links_short(&links, text, sizeof(text));
     assert_string_equal(text, "mlx5_0 Gen4 x8 (can Gen4 x16)");
     for (size_t i = 0; i < links.n; i++)
-        if (links.link[i].role == GDR_PCIE_GPU) {
-            assert_true(links.link[i].below_max); /* the doctor WARNs */
+        if (links.link[i].hop.role == GDR_PCIE_GPU) {
+            assert_true(links.link[i].hop.below_max); /* the doctor WARNs */
             assert_false(gdr_node_link_short(&links.link[i]));
-            links.link[i].cur_width = 8;
+            links.link[i].hop.link.cur_width = 8;
             assert_true(gdr_node_link_short(&links.link[i]));
         }
     gdr_node_links_short(&links, text, sizeof(text));
@@ -271,6 +298,21 @@ static void test_links_json(void **state)
     char root[4096], a[512], b[512];
     detect_links("bridge-gen3", root, sizeof(root));
     cJSON *j = gdr_node_links_to_json(&links);
+    /* gdr_doctor's and the benchmarks' shape (common/topo/pcie_json.h),
+     * with the rail's name: the switch's own maximum and the link's */
+    const cJSON *sw = NULL, *it;
+    cJSON_ArrayForEach(it, j) {
+        if (!strcmp(cJSON_GetObjectItem(it, "bdf")->valuestring, "0000:01:00.0"))
+            sw = it;
+    }
+    assert_non_null(sw);
+    assert_string_equal(cJSON_GetObjectItem(sw, "name")->valuestring, "0000:01:00.0");
+    assert_string_equal(cJSON_GetObjectItem(sw, "role")->valuestring, "bridge");
+    assert_true(cJSON_GetObjectItem(sw, "current_gts")->valuedouble == 8);
+    assert_true(cJSON_GetObjectItem(sw, "max_gts")->valuedouble == 16);
+    assert_true(cJSON_GetObjectItem(sw, "expect_gts")->valuedouble == 16);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sw, "judged")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sw, "below_max")));
     struct gdr_node_links *back = malloc(sizeof(*back));
     assert_non_null(back);
     assert_int_equal(gdr_node_links_from_json(j, back), 0);
@@ -282,6 +324,14 @@ static void test_links_json(void **state)
     assert_string_equal(b, "switch 0000:01:00.0 Gen3 x16 (can Gen4 x16)");
     cJSON_Delete(j);
     assert_int_equal(gdr_node_links_from_json(NULL, back), -1);
+    /* an older probe's file (no max_*, judged) reads the same */
+    cJSON *old = cJSON_Parse("[{\"role\":\"nic\",\"name\":\"mlx5_0\",\"bdf\":\"0000:04:00.0\","
+                             "\"current_gts\":16,\"current_width\":8,\"expect_gts\":16,"
+                             "\"expect_width\":16,\"below_max\":true}]");
+    assert_int_equal(gdr_node_links_from_json(old, back), 0);
+    gdr_node_links_short(back, b, sizeof(b));
+    assert_string_equal(b, "mlx5_0 Gen4 x8 (can Gen4 x16)");
+    cJSON_Delete(old);
     detect_links("rxe", root, sizeof(root));
     assert_int_equal(links.n, 0);
     gdr_node_links_summary(&links, a, sizeof(a));
@@ -297,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_dgx_down_port),
         cmocka_unit_test(test_pairing_is_shared),
         cmocka_unit_test(test_single_pairs),
+        cmocka_unit_test(test_grace_c2c),
         cmocka_unit_test(test_host_only_and_empty),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_links_dgx),

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "pairing.h"
 #include "pcie.h"
 #include "topo.h"
 
@@ -215,12 +216,6 @@ static void test_nccl_c2c(void **state)
     assert_true(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_P2C));
     assert_true(gdr_nccl_gdr_used(GDR_PATH_P2C, GDR_PATH_PHB));
     assert_false(gdr_nccl_gdr_used(GDR_PATH_PHB, GDR_PATH_P2C));
-    /* Through the CPU over C2C: P2C; switch and cross-socket paths stay. */
-    assert_int_equal(gdr_path_with_c2c(GDR_PATH_NODE, true), GDR_PATH_P2C);
-    assert_int_equal(gdr_path_with_c2c(GDR_PATH_PHB, true), GDR_PATH_P2C);
-    assert_int_equal(gdr_path_with_c2c(GDR_PATH_PIX, true), GDR_PATH_PIX);
-    assert_int_equal(gdr_path_with_c2c(GDR_PATH_SYS, true), GDR_PATH_SYS);
-    assert_int_equal(gdr_path_with_c2c(GDR_PATH_NODE, false), GDR_PATH_NODE);
     assert_string_equal(gdr_path_class_name(GDR_PATH_P2C), "P2C");
     /* From procfs: numa_status marks a C2C GPU; a listed GPU without it is
      * not; no driver information is unknown. */
@@ -231,6 +226,52 @@ static void test_nccl_c2c(void **state)
     assert_int_equal(classify("gh200", "mlx5_0", "0009:01:00.0"), GDR_PATH_NODE);
     assert_int_equal(classify("gb200", "mlx5_0", "0000:03:00.0"), GDR_PATH_PIX);
     assert_int_equal(classify("gb200", "mlx5_1", "0000:03:00.0"), GDR_PATH_SYS);
+}
+
+static enum gdr_path_class pair_class(const char *fixture, const char *ibdev, const char *gpu,
+                                      int c2c)
+{
+    enum gdr_path_class c;
+    char err[256] = "";
+    if (gdr_topo_pair_class(sys_root(fixture), ibdev, gpu, c2c, &c, err, sizeof(err)))
+        fail_msg("%s: %s", fixture, err);
+    return c;
+}
+
+/* The one class every program reports: through the CPU from a C2C GPU is
+ * P2C; switch and cross-socket paths stay; no or unknown C2C: PCIe only. */
+static void test_pair_class_c2c(void **state)
+{
+    (void)state;
+    assert_int_equal(pair_class("gh200", "mlx5_0", "0009:01:00.0", 1), GDR_PATH_P2C);
+    assert_int_equal(pair_class("gh200", "mlx5_0", "0009:01:00.0", 0), GDR_PATH_NODE);
+    assert_int_equal(pair_class("gh200", "mlx5_0", "0009:01:00.0", -1), GDR_PATH_NODE);
+    assert_int_equal(pair_class("phb", "mlx5_0", "0000:01:00.0", 1), GDR_PATH_P2C);
+    assert_int_equal(pair_class("gb200", "mlx5_0", "0000:03:00.0", 1), GDR_PATH_PIX);
+    assert_int_equal(pair_class("gb200", "mlx5_1", "0000:03:00.0", 1), GDR_PATH_SYS);
+    assert_int_equal(pair_class("rxe-gpu", "rxe0", "0000:01:00.0", 1), GDR_PATH_NONE);
+    enum gdr_path_class c = GDR_PATH_PIX;
+    assert_int_equal(gdr_topo_pair_class(sys_root("pix"), "mlx5_9", "0000:03:00.0", 1, &c, NULL, 0),
+                     -ENOENT);
+    assert_int_equal(c, GDR_PATH_UNKNOWN);
+}
+
+/* Grace-Hopper: the GPU on the CPU's NVLink-C2C, the NIC on that socket's
+ * PCIe. The pairing (gdr_doctor's and gdr-cluster-core rails' rail NIC)
+ * reports P2C, the doctor's pair class, not the PCIe walk's NODE. */
+static void test_pairing_grace_hopper(void **state)
+{
+    (void)state;
+    static const char nics[1][64] = {"mlx5_0"};
+    static const char gpus[1][GDR_BDF_LEN] = {"0009:01:00.0"};
+    int c2c[1] = {gdr_topo_gpu_c2c(proc_root("gh200"), gpus[0])};
+    static struct gdr_topo_pairing pr;
+    assert_int_equal(gdr_topo_pair(sys_root("gh200"), nics, 1, gpus, c2c, 1, &pr), 0);
+    assert_int_equal(pr.nic_of[0], 0);
+    assert_int_equal(pr.path[0], GDR_PATH_P2C);
+    assert_true(gdr_nccl_gdr_used_default(pr.path[0], true));
+    assert_int_equal(gdr_topo_pair(sys_root("gh200"), nics, 1, gpus, NULL, 1, &pr), 0);
+    assert_int_equal(pr.path[0], GDR_PATH_NODE); /* no C2C known: the PCIe walk's */
 }
 
 /* The Device Control relaxed-ordering bit of the NIC's function. */
@@ -346,6 +387,8 @@ int main(void)
         cmocka_unit_test(test_nccl_level_parse),
         cmocka_unit_test(test_nccl_gdr_used),
         cmocka_unit_test(test_nccl_c2c),
+        cmocka_unit_test(test_pair_class_c2c),
+        cmocka_unit_test(test_pairing_grace_hopper),
         cmocka_unit_test(test_relaxed_ordering),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_pcie_link),

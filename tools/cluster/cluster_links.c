@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cluster_links.h"
+#include "pcie_json.h"
 #include "topo.h"
 
 #include <stdio.h>
@@ -14,20 +15,13 @@
 static void add_hop(struct gdr_node_links *l, const struct gdr_pcie_hop *h, const char *name)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->link[i].bdf, h->link.bdf))
+        if (!strcmp(l->link[i].hop.link.bdf, h->link.bdf))
             return;
     if (l->n == GDR_NODE_LINKS_MAX)
         return;
     struct gdr_node_link *k = &l->link[l->n++];
-    memset(k, 0, sizeof(*k));
-    k->role = h->role;
     snprintf(k->name, sizeof(k->name), "%s", name ? name : h->link.bdf);
-    snprintf(k->bdf, sizeof(k->bdf), "%s", h->link.bdf);
-    k->cur_gts = h->link.cur_gts;
-    k->cur_width = h->link.cur_width;
-    k->expect_gts = h->expect_gts;
-    k->expect_width = h->expect_width;
-    k->below_max = h->below_max;
+    k->hop = *h;
 }
 
 /* bdf and the judged switch links above it. */
@@ -62,45 +56,17 @@ void gdr_node_links_detect(const char *sysfs_root, const struct gdr_rail_map *ma
     }
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (v > 0)
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 cJSON *gdr_node_links_to_json(const struct gdr_node_links *l)
 {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; arr && i < l->n; i++) {
-        const struct gdr_node_link *k = &l->link[i];
-        cJSON *o = cJSON_CreateObject();
+        cJSON *o = gdr_pcie_hop_to_json(&l->link[i].hop);
         if (!o)
             break;
         cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "role", gdr_pcie_role_name(k->role));
-        cJSON_AddStringToObject(o, "name", k->name);
-        cJSON_AddStringToObject(o, "bdf", k->bdf);
-        add_num(o, "current_gts", k->cur_gts);
-        add_num(o, "current_width", k->cur_width);
-        add_num(o, "expect_gts", k->expect_gts);
-        add_num(o, "expect_width", k->expect_width);
-        cJSON_AddBoolToObject(o, "below_max", k->below_max);
+        cJSON_AddStringToObject(o, "name", l->link[i].name);
     }
     return arr;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
-}
-
-static void str(const cJSON *o, const char *key, char *out, size_t len)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    snprintf(out, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
 }
 
 int gdr_node_links_from_json(const cJSON *arr, struct gdr_node_links *out)
@@ -110,31 +76,22 @@ int gdr_node_links_from_json(const cJSON *arr, struct gdr_node_links *out)
         return -1;
     const cJSON *o;
     cJSON_ArrayForEach(o, arr) {
-        if (!cJSON_IsObject(o) || out->n == GDR_NODE_LINKS_MAX)
+        struct gdr_node_link *k = &out->link[out->n];
+        if (out->n == GDR_NODE_LINKS_MAX || gdr_pcie_hop_from_json(o, &k->hop))
             continue;
-        struct gdr_node_link *k = &out->link[out->n++];
-        memset(k, 0, sizeof(*k));
-        char role[16];
-        str(o, "role", role, sizeof(role));
-        k->role = !strcmp(role, "nic")   ? GDR_PCIE_NIC
-                  : !strcmp(role, "gpu") ? GDR_PCIE_GPU
-                                         : GDR_PCIE_BRIDGE;
-        str(o, "name", k->name, sizeof(k->name));
-        str(o, "bdf", k->bdf, sizeof(k->bdf));
-        k->cur_gts = num(o, "current_gts");
-        k->cur_width = (unsigned)num(o, "current_width");
-        k->expect_gts = num(o, "expect_gts");
-        k->expect_width = (unsigned)num(o, "expect_width");
-        k->below_max = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "below_max"));
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
+        snprintf(k->name, sizeof(k->name), "%s", cJSON_IsString(name) ? name->valuestring : "");
+        out->n++;
     }
     return 0;
 }
 
 bool gdr_node_link_short(const struct gdr_node_link *k)
 {
-    if (k->role != GDR_PCIE_GPU)
-        return k->below_max;
-    return k->cur_width && k->expect_width && k->cur_width < k->expect_width;
+    if (k->hop.role != GDR_PCIE_GPU)
+        return k->hop.below_max;
+    return k->hop.link.cur_width && k->hop.expect_width &&
+           k->hop.link.cur_width < k->hop.expect_width;
 }
 
 static void gen_width(double gts, unsigned width, char *out, size_t len)
@@ -148,13 +105,13 @@ static void gen_width(double gts, unsigned width, char *out, size_t len)
  * the speed it can reach (its current speed is an idle one). */
 static void link_key(const struct gdr_node_link *k, char *out, size_t len)
 {
-    if (k->role == GDR_PCIE_GPU) {
+    if (k->hop.role == GDR_PCIE_GPU) {
         char w[16];
-        snprintf(w, sizeof(w), k->cur_width ? "x%u" : "x?", k->cur_width);
+        snprintf(w, sizeof(w), k->hop.link.cur_width ? "x%u" : "x?", k->hop.link.cur_width);
         snprintf(out, len, "%s, up to %s", w,
-                 k->expect_gts > 0 ? gdr_pcie_gen_name(k->expect_gts) : "Gen?");
+                 k->hop.expect_gts > 0 ? gdr_pcie_gen_name(k->hop.expect_gts) : "Gen?");
     } else {
-        gen_width(k->cur_gts, k->cur_width, out, len);
+        gen_width(k->hop.link.cur_gts, k->hop.link.cur_width, out, len);
     }
 }
 
@@ -180,7 +137,7 @@ static size_t groups(const struct gdr_node_links *l, enum gdr_pcie_role role, ch
     if (!g)
         return 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (l->link[i].role != role)
+        if (l->link[i].hop.role != role)
             continue;
         char key[48];
         link_key(&l->link[i], key, sizeof(key));
@@ -207,7 +164,7 @@ void gdr_node_links_summary(const struct gdr_node_links *l, char *out, size_t le
     size_t ngpu = groups(l, GDR_PCIE_GPU, gpu, sizeof(gpu));
     size_t bridges = 0;
     for (size_t i = 0; i < l->n; i++)
-        bridges += l->link[i].role == GDR_PCIE_BRIDGE && gdr_node_link_short(&l->link[i]);
+        bridges += l->link[i].hop.role == GDR_PCIE_BRIDGE && gdr_node_link_short(&l->link[i]);
     char sw[48] = "";
     if (bridges)
         snprintf(sw, sizeof(sw), "%s%zu switch link%s short", nn || ngpu ? "; " : "", bridges,
@@ -228,15 +185,15 @@ void gdr_node_links_short(const struct gdr_node_links *l, char *out, size_t len)
         if (!gdr_node_link_short(k))
             continue;
         char cur[32], can[32];
-        if (k->role == GDR_PCIE_GPU) {
-            snprintf(cur, sizeof(cur), "x%u", k->cur_width);
-            snprintf(can, sizeof(can), "x%u", k->expect_width);
+        if (k->hop.role == GDR_PCIE_GPU) {
+            snprintf(cur, sizeof(cur), "x%u", k->hop.link.cur_width);
+            snprintf(can, sizeof(can), "x%u", k->hop.expect_width);
         } else {
-            gen_width(k->cur_gts, k->cur_width, cur, sizeof(cur));
-            gen_width(k->expect_gts, k->expect_width, can, sizeof(can));
+            gen_width(k->hop.link.cur_gts, k->hop.link.cur_width, cur, sizeof(cur));
+            gen_width(k->hop.expect_gts, k->hop.expect_width, can, sizeof(can));
         }
         int n = snprintf(out + used, len - used, "%s%s%s %s (can %s)", used ? ", " : "",
-                         k->role == GDR_PCIE_BRIDGE ? "switch " : "", k->name, cur, can);
+                         k->hop.role == GDR_PCIE_BRIDGE ? "switch " : "", k->name, cur, can);
         used = n < 0 ? len : used + (size_t)n;
     }
 }

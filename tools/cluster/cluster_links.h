@@ -20,12 +20,8 @@
 #define GDR_NODE_LINKS_MAX 256
 
 struct gdr_node_link {
-    enum gdr_pcie_role role;
-    char name[64]; /* "mlx5_0", "GPU 0", or a bridge's BDF */
-    char bdf[GDR_BDF_LEN];
-    double cur_gts, expect_gts;       /* GT/s; 0 unknown. expect: the lower of */
-    unsigned cur_width, expect_width; /* both ends' maxima (lanes; 0 unknown) */
-    bool below_max;                   /* the doctor's rule (speed or width) */
+    char name[64];           /* "mlx5_0", "GPU 0", or a bridge's BDF */
+    struct gdr_pcie_hop hop; /* the walk's hop: role, link, expect_*, below_max */
 };
 
 struct gdr_node_links {
@@ -39,8 +35,9 @@ struct gdr_node_links {
 void gdr_node_links_detect(const char *sysfs_root, const struct gdr_rail_map *map,
                            struct gdr_node_links *out);
 
-/* [{"role", "name", "bdf", "current_gts", "current_width", "expect_gts",
- *   "expect_width", "below_max"}, ...] (numbers null when unknown). */
+/* [{"name", and common/topo's link shape (pcie_json.h: "bdf", "role",
+ *   "current_gts", ..., "expect_gts", "expect_width", "below_max")}, ...]
+ * (numbers null when unknown). */
 cJSON *gdr_node_links_to_json(const struct gdr_node_links *l);
 /* The inverse; -1 when arr is not such an array (an older probe's file). */
 int gdr_node_links_from_json(const cJSON *arr, struct gdr_node_links *out);

@@ -60,10 +60,11 @@ static void warn_shared(struct gdr_rail_map *m, const struct gdr_topo_pairing *p
     }
 }
 
-int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *m)
+int gdr_rails_detect(const char *sysfs_root, const char *procfs_root, struct gdr_rail_map *m)
 {
     static char nics[GDR_RAILS_MAX][64];
     static char gpus[GDR_RAILS_MAX][GDR_BDF_LEN];
+    static int c2c[GDR_RAILS_MAX];
     static struct gdr_topo_pairing pr;
     size_t nnic = 0, ngpu = 0;
     memset(m, 0, sizeof(*m));
@@ -76,8 +77,11 @@ int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *m)
         warn(m, "%zu GPUs but no RDMA device: no rail", ngpu);
         return 0;
     }
-    gdr_topo_pair(sysfs_root, (const char(*)[64])nics, nnic, (const char(*)[GDR_BDF_LEN])gpus, ngpu,
-                  &pr);
+    /* The C2C link (procfs) in, so the class is gdr_doctor's: P2C on Grace. */
+    for (size_t g = 0; g < ngpu; g++)
+        c2c[g] = gdr_topo_gpu_c2c(procfs_root, gpus[g]);
+    gdr_topo_pair(sysfs_root, (const char(*)[64])nics, nnic, (const char(*)[GDR_BDF_LEN])gpus, c2c,
+                  ngpu, &pr);
     for (size_t n = 0; n < nnic; n++) {
         if (pr.role[n] == GDR_NIC_DOWN) {
             snprintf(m->down[m->ndown++], sizeof(m->down[0]), "%.63s", nics[n]);
@@ -102,7 +106,8 @@ int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *m)
         snprintf(r->gpu_bdf, sizeof(r->gpu_bdf), "%s", gpus[g]);
         snprintf(r->device, sizeof(r->device), "%s", nics[pr.nic_of[g]]);
         r->path = pr.path[g];
-        if (r->path > GDR_PATH_PXB)
+        /* Warned where NCCL at its defaults would not use GDR (P2C: it does). */
+        if (r->path != GDR_PATH_UNKNOWN && !gdr_nccl_gdr_used_default(r->path, true))
             warn(m, "GPU %zu (%s): nearest NIC %s is %s, not under a shared PCIe switch", g,
                  gpus[g], r->device, gdr_path_class_name(r->path));
     }

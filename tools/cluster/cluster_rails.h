@@ -36,10 +36,13 @@ struct gdr_rail_map {
     char warnings[GDR_RAILS_WARN_MAX][256];
 };
 
-/* Read the rails of the machine whose sysfs is at sysfs_root (NULL: /sys).
- * Warns (in map->warnings) when the layout is not one nearby NIC per GPU.
+/* Read the rails of the machine whose sysfs is at sysfs_root (NULL: /sys)
+ * and procfs at procfs_root (NULL: /proc; each GPU's C2C link). Each
+ * rail's path is common/topo's gdr_topo_pair_class, gdr_doctor's. Warns
+ * (in map->warnings) when the layout is not one nearby NIC per GPU: GPUs
+ * sharing a NIC, or a rail NCCL at its defaults would not use GDR on.
  * Returns 0, or -1 with gdr_fail(ENV) when sysfs cannot be read. */
-int gdr_rails_detect(const char *sysfs_root, struct gdr_rail_map *map);
+int gdr_rails_detect(const char *sysfs_root, const char *procfs_root, struct gdr_rail_map *map);
 
 /* {"node": NODE, "rails": [{"rail", "gpu", "gpu_bdf", "device", "path"}],
  *  "unused_devices": [...], "down_devices": [...], "warnings": [...]} */

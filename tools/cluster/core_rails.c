@@ -42,7 +42,7 @@ int gdr_core_cmd_rails(int argc, char **argv)
     struct gdr_rail_map *m = calloc(1, sizeof(*m));
     if (!m)
         return gdr_core_usage_error("out of memory");
-    if (gdr_rails_detect(root, m)) {
+    if (gdr_rails_detect(root, proc, m)) {
         free(m);
         return gdr_core_report_error();
     }
