@@ -177,7 +177,7 @@ static void test_write_atomic(void **state)
     struct gdr_buf b = {0};
     gdr_html_begin(&b, "t <x>");
     gdr_html_end(&b, "footer");
-    assert_int_equal(gdr_buf_write_atomic(&b, path, true), 0);
+    assert_int_equal(gdr_buf_write_atomic(&b, path), 0);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal((size_t)st.st_size, b.len);
@@ -192,13 +192,13 @@ static void test_write_atomic(void **state)
     /* An out-of-memory page is refused and leaves nothing. */
     b.oom = true;
     snprintf(path, sizeof(path), "%s/other.html", dir);
-    assert_int_equal(gdr_buf_write_atomic(&b, path, false), -1);
+    assert_int_equal(gdr_buf_write_atomic(&b, path), -1);
     assert_int_not_equal(stat(path, &st), 0);
     b.oom = false;
     gdr_error_clear();
     /* A directory that does not exist: an error naming the path. */
     snprintf(path, sizeof(path), "%s/no/such/page.html", dir);
-    assert_int_equal(gdr_buf_write_atomic(&b, path, false), -1);
+    assert_int_equal(gdr_buf_write_atomic(&b, path), -1);
     assert_error(GDR_EXIT_USAGE, "no/such/page.html");
     gdr_buf_free(&b);
     snprintf(path, sizeof(path), "rm -rf '%s'", dir);

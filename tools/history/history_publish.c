@@ -455,7 +455,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     }
     gdr_buf_puts(&b, "</section>\n");
     gdr_html_end(&b, "made by gdr-history publish (gdrbench " PACKAGE_VERSION ")");
-    rc = gdr_buf_write_atomic(&b, path, false);
+    rc = gdr_buf_write_atomic(&b, path);
 out:
     gdr_buf_free(&b);
     free(pts);
@@ -574,7 +574,7 @@ static int state_save(const char *outdir, const struct pub_row *rows, size_t n)
     if (!text)
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
     struct gdr_buf b = {.s = text, .len = strlen(text), .cap = strlen(text) + 1};
-    int rc = gdr_buf_write_atomic(&b, path, false);
+    int rc = gdr_buf_write_atomic(&b, path);
     free(text);
     return rc;
 }
@@ -665,7 +665,7 @@ static int write_index(const char *outdir, struct pub_row *rows, size_t n)
     gdr_html_end(&b, "made by gdr-history publish (gdrbench " PACKAGE_VERSION ")");
     char path[4200];
     snprintf(path, sizeof(path), "%s/index.html", outdir);
-    int rc = gdr_buf_write_atomic(&b, path, true);
+    int rc = gdr_buf_write_atomic(&b, path);
     gdr_buf_free(&b);
     return rc;
 }

@@ -3,17 +3,15 @@
 
 #include "html.h"
 #include "sha256.h"
+#include "atomic_file.h"
 #include "error.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void gdr_buf_free(struct gdr_buf *b)
 {
@@ -334,39 +332,11 @@ void gdr_badge(struct gdr_buf *b, const char *cls, const char *text)
     gdr_buf_escf(b, "<span class=\"badge v-%s\">%s</span>", c, text);
 }
 
-int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path, bool durable)
+int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path)
 {
     if (b->oom)
         return gdr_fail(GDR_EXIT_RUN, "%s: out of memory while building the page", path);
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
-    size_t off = 0;
-    while (off < b->len) {
-        ssize_t n = write(fd, b->s + off, b->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            close(fd);
-            unlink(tmp);
-            return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(e));
-        }
-        off += (size_t)n;
-    }
-    if ((durable && fsync(fd)) | close(fd)) {
-        int e = errno;
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(e));
-    }
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(e));
-    }
-    return 0;
+    return gdr_atomic_write(path, b->s, b->len, GDR_EXIT_USAGE);
 }
 
 void gdr_fmt_num(double v, char *buf, size_t len)

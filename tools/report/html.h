@@ -53,11 +53,10 @@ void gdr_section_end(struct gdr_buf *b);
  * (a verdict word), text is escaped. */
 void gdr_badge(struct gdr_buf *b, const char *cls, const char *text);
 
-/* Write b to path atomically: path.tmp.PID, fsync when durable, rename.
- * Returns 0, or -1 after gdr_fail(GDR_EXIT_USAGE) naming the path; the
- * temporary file is removed on failure. An incomplete buffer (oom) is an
- * error. */
-int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path, bool durable);
+/* Write b to path atomically (common/util/atomic_file.h). Returns 0, or -1
+ * after gdr_fail(GDR_EXIT_USAGE) naming the path; the temporary file is
+ * removed on failure. An incomplete buffer (oom) is an error. */
+int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path);
 
 /* Human numbers: three significant digits, no exponent for 0.001..999999. */
 void gdr_fmt_num(double v, char *buf, size_t len);
