@@ -3,6 +3,7 @@
 
 #include "history_publish.h"
 #include "history_report.h"
+#include "atomic_file.h"
 #include "error.h"
 #include "json.h"
 
@@ -573,8 +574,7 @@ static int state_save(const char *outdir, const struct pub_row *rows, size_t n)
     cJSON_Delete(j);
     if (!text)
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
-    struct gdr_buf b = {.s = text, .len = strlen(text), .cap = strlen(text) + 1};
-    int rc = gdr_buf_write_atomic(&b, path);
+    int rc = gdr_atomic_write(path, text, strlen(text), GDR_EXIT_USAGE);
     free(text);
     return rc;
 }
