@@ -82,6 +82,28 @@ int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const
     return 0;
 }
 
+const char *gdr_jstr_or(const cJSON *o, const char *key, const char *dflt)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+    return s ? s : dflt;
+}
+
+double gdr_jnum_or(const cJSON *o, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? cJSON_GetNumberValue(v) : dflt;
+}
+
+const char *gdr_jstr(const cJSON *o, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+double gdr_jnum(const cJSON *o, const char *key)
+{
+    return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
 void gdr_json_add_number_or_null(cJSON *obj, const char *key, double v)
 {
     if (isnan(v))

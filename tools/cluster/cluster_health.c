@@ -7,6 +7,7 @@
 #include "cluster_stream.h"
 #include "cluster_suspects.h"
 #include "error.h"
+#include "json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +15,6 @@
 #include <string.h>
 
 enum run_state { RUN_MISSING, RUN_OK, RUN_FAILED };
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 void gdr_health_free(struct gdr_health *h)
 {
@@ -92,9 +87,9 @@ static int add_one(struct entries *e, const char *id, const char *status, const 
 
 static int add_entry(const cJSON *r, void *ctx)
 {
-    return add_one(ctx, jstr(r, "id"), jstr(r, "status"),
-                   jstr(cJSON_GetObjectItemCaseSensitive(r, "failure"), "class"),
-                   jstr(r, "reason"));
+    return add_one(ctx, gdr_jstr_or(r, "id", ""), gdr_jstr_or(r, "status", ""),
+                   gdr_jstr_or(cJSON_GetObjectItemCaseSensitive(r, "failure"), "class", ""),
+                   gdr_jstr_or(r, "reason", ""));
 }
 
 /* Per run of the plan, in order: its ends, round, test, rail, state. */
@@ -169,7 +164,7 @@ static int health(struct entries *e, const cJSON *unreachable, const struct gdr_
     }
     const cJSON *it;
     cJSON_ArrayForEach(it, unreachable) {
-        long node = gdr_plan_node_index(p, jstr(it, "node"));
+        long node = gdr_plan_node_index(p, gdr_jstr_or(it, "node", ""));
         if (node < 0 || h->dead[node])
             continue;
         struct gdr_dead_node *d = add(h, (size_t)node);
@@ -179,7 +174,7 @@ static int health(struct entries *e, const cJSON *unreachable, const struct gdr_
         d->test = p->tests[0];
         d->rail = p->nrail_sel ? p->rail_sel[0] : 0;
         h->dead[node] = true; /* with agents it is in the plan: not failed as well */
-        snprintf(d->why, sizeof(d->why), "%s", jstr(it, "reason"));
+        snprintf(d->why, sizeof(d->why), "%s", gdr_jstr_or(it, "reason", ""));
     }
     /* From the last run back to each node's last one that went well. */
     for (size_t i = p->nruns; i-- > 0;) {

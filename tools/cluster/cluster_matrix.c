@@ -193,9 +193,8 @@ const struct gdr_cell *gdr_cell_at(const struct gdr_matrix *m, size_t c, size_t 
 static double end_rate(const cJSON *root, const char *role)
 {
     const cJSON *ends = cJSON_GetObjectItemCaseSensitive(root, "ends");
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(ends, role);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "speed_bps");
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble / 8 : 0;
+    double v = gdr_jnum_or(cJSON_GetObjectItemCaseSensitive(ends, role), "speed_bps", 0);
+    return v > 0 ? v / 8 : 0;
 }
 
 /* A GPU end asked for GDR whose memory is not registered for the NIC

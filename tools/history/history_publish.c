@@ -498,14 +498,7 @@ static void row_to_json(cJSON *arr, const struct pub_row *r)
 
 static void copy_str(const cJSON *o, const char *key, char *buf, size_t len)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
-}
-
-static double get_num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    snprintf(buf, len, "%s", gdr_jstr_or(o, key, ""));
 }
 
 /* The rows of the last publish; a missing or unreadable state means every
@@ -540,10 +533,10 @@ static size_t state_load(const char *outdir, struct pub_row **rows)
         copy_str(o, "verdict", r->verdict, sizeof(r->verdict));
         copy_str(o, "last", r->last, sizeof(r->last));
         copy_str(o, "unit", r->unit, sizeof(r->unit));
-        r->size = (unsigned long long)get_num(o, "size");
-        r->value = get_num(o, "value");
-        r->baseline = get_num(o, "baseline");
-        r->change = get_num(o, "change");
+        r->size = (unsigned long long)gdr_jnum_or(o, "size", NAN);
+        r->value = gdr_jnum_or(o, "value", NAN);
+        r->baseline = gdr_jnum_or(o, "baseline", NAN);
+        r->change = gdr_jnum_or(o, "change", NAN);
     }
     cJSON_Delete(j);
     return *rows ? k : 0;
