@@ -191,8 +191,8 @@ struct end_links {
  * unknown too, before a cast to unsigned could wrap it into a real width. */
 static double num(const cJSON *o, const char *key, double max)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble <= max ? v->valuedouble : 0;
+    double v = gdr_jnum_or(o, key, 0);
+    return v > 0 && v <= max ? v : 0;
 }
 
 /* The most a PCIe link has: 64 GT/s (Gen6), 32 lanes, 4096-byte TLPs. */

@@ -1,17 +1,16 @@
 #include "config.h"
 
 #include "json.h"
+#include "atomic_file.h"
 #include "error.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static const cJSON *field(const cJSON *obj, const char *key, const char *what)
 {
@@ -83,6 +82,28 @@ int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const
     return 0;
 }
 
+const char *gdr_jstr_or(const cJSON *o, const char *key, const char *dflt)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+    return s ? s : dflt;
+}
+
+double gdr_jnum_or(const cJSON *o, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? cJSON_GetNumberValue(v) : dflt;
+}
+
+const char *gdr_jstr(const cJSON *o, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+double gdr_jnum(const cJSON *o, const char *key)
+{
+    return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
 void gdr_json_add_number_or_null(cJSON *obj, const char *key, double v)
 {
     if (isnan(v))
@@ -106,57 +127,14 @@ void gdr_json_add_u64(cJSON *obj, const char *key, uint64_t v)
     }
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int gdr_json_write_atomic(const cJSON *doc, const char *path)
 {
     char *text = cJSON_Print(doc);
     if (!text)
         return gdr_fail(GDR_EXIT_RUN, "%s: out of memory rendering JSON", path);
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        free(text);
-        return gdr_fail(GDR_EXIT_RUN, "%s: out of memory", path);
-    }
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    int rc = -1;
-    if (fd < 0) {
-        gdr_fail(GDR_EXIT_RUN, "%s: cannot create a temporary file beside it: %s", path,
-                 strerror(errno));
-        goto out;
-    }
-    fchmod(fd, 0644);
     size_t len = strlen(text);
     text[len] = '\n'; /* cJSON_Print's buffer ends in NUL: reuse it for the newline */
-    if (write_all(fd, text, len + 1) || fsync(fd)) {
-        gdr_fail(GDR_EXIT_RUN, "%s: write failed: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto out;
-    }
-    close(fd);
-    if (rename(tmp, path)) {
-        gdr_fail(GDR_EXIT_RUN, "%s: rename from %s failed: %s", path, tmp, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    rc = 0;
-out:
-    free(tmp);
+    int rc = gdr_atomic_write(path, text, len + 1, GDR_EXIT_RUN);
     free(text);
     return rc;
 }

@@ -18,6 +18,15 @@ int gdr_json_bool(const cJSON *obj, const char *key, bool *out, const char *what
 /* Copies into buf (NUL-terminated); a string that does not fit is an error. */
 int gdr_json_str(const cJSON *obj, const char *key, char *buf, size_t len, const char *what);
 
+/* Lenient reads, for optional members and documents already checked: the
+ * value at key, or dflt when it is missing or of another type (cJSON's own
+ * getters, which take the item, not the key). gdr_jstr and gdr_jnum: NULL
+ * and NAN, "not known". */
+const char *gdr_jstr_or(const cJSON *o, const char *key, const char *dflt);
+double gdr_jnum_or(const cJSON *o, const char *key, double dflt);
+const char *gdr_jstr(const cJSON *o, const char *key);
+double gdr_jnum(const cJSON *o, const char *key);
+
 /* Add an unsigned integer exactly: values below 10^15 are JSON numbers
  * (cJSON prints only 15 significant digits when they read back within
  * DBL_EPSILON, so larger integers would lose their last digits); larger

@@ -67,7 +67,9 @@ static char *esc(const char *s)
 {
     struct gdr_buf b = {0};
     gdr_buf_esc(&b, s);
-    return b.s ? b.s : strdup("");
+    char *r = strdup(gdr_buf_text(&b));
+    gdr_buf_free(&b);
+    return r;
 }
 
 static void test_escape(void **state)
@@ -85,10 +87,10 @@ static void test_escape(void **state)
     free(e);
     struct gdr_buf b = {0};
     gdr_buf_esc_max(&b, "node-with-a-very-long-name", 9);
-    assert_string_equal(b.s, "node-with\xe2\x80\xa6");
+    assert_string_equal(gdr_buf_text(&b), "node-with\xe2\x80\xa6");
     gdr_buf_free(&b);
     gdr_buf_esc_max(&b, "short", 9);
-    assert_string_equal(b.s, "short");
+    assert_string_equal(gdr_buf_text(&b), "short");
     gdr_buf_free(&b);
     /* Nothing in the output can open a tag or end an attribute. */
     char hostile[10240];
@@ -106,8 +108,9 @@ static void test_escf(void **state)
     struct gdr_buf b = {0};
     gdr_buf_escf(&b, "<td class=\"x\">%s %d %zu %.2f %5.1f%% %llu %s</td>", "<b>", -3, (size_t)7,
                  1.5, 12.25, 18446744073709551615ull, "a&b");
-    assert_string_equal(b.s, "<td class=\"x\">&lt;b&gt; -3 7 1.50  12.2% 18446744073709551615 "
-                             "a&amp;b</td>");
+    assert_string_equal(gdr_buf_text(&b),
+                        "<td class=\"x\">&lt;b&gt; -3 7 1.50  12.2% 18446744073709551615 "
+                        "a&amp;b</td>");
     gdr_buf_free(&b);
 }
 
@@ -177,28 +180,28 @@ static void test_write_atomic(void **state)
     struct gdr_buf b = {0};
     gdr_html_begin(&b, "t <x>");
     gdr_html_end(&b, "footer");
-    assert_int_equal(gdr_buf_write_atomic(&b, path, true), 0);
+    assert_int_equal(gdr_buf_write_atomic(&b, path), 0);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
-    assert_int_equal((size_t)st.st_size, b.len);
-    assert_non_null(strstr(b.s, "<title>t &lt;x&gt;</title>"));
-    assert_non_null(strstr(b.s, "default-src 'none'"));
-    assert_non_null(strstr(b.s, "script-src 'none'"));
+    assert_int_equal((size_t)st.st_size, gdr_buf_len(&b));
+    assert_non_null(strstr(gdr_buf_text(&b), "<title>t &lt;x&gt;</title>"));
+    assert_non_null(strstr(gdr_buf_text(&b), "default-src 'none'"));
+    assert_non_null(strstr(gdr_buf_text(&b), "script-src 'none'"));
     /* The style sheet's hash is the one the CSP names. */
     char hash[64], want[128];
     gdr_csp_hash(gdr_html_css(), hash, sizeof(hash));
     snprintf(want, sizeof(want), "style-src '%s'", hash);
-    assert_non_null(strstr(b.s, want));
+    assert_non_null(strstr(gdr_buf_text(&b), want));
     /* An out-of-memory page is refused and leaves nothing. */
     b.oom = true;
     snprintf(path, sizeof(path), "%s/other.html", dir);
-    assert_int_equal(gdr_buf_write_atomic(&b, path, false), -1);
+    assert_int_equal(gdr_buf_write_atomic(&b, path), -1);
     assert_int_not_equal(stat(path, &st), 0);
     b.oom = false;
     gdr_error_clear();
     /* A directory that does not exist: an error naming the path. */
     snprintf(path, sizeof(path), "%s/no/such/page.html", dir);
-    assert_int_equal(gdr_buf_write_atomic(&b, path, false), -1);
+    assert_int_equal(gdr_buf_write_atomic(&b, path), -1);
     assert_error(GDR_EXIT_USAGE, "no/such/page.html");
     gdr_buf_free(&b);
     snprintf(path, sizeof(path), "rm -rf '%s'", dir);

@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include "cluster_health.h"
+#include "buf.h"
 #include "cluster_status.h"
 #include "cluster_stream.h"
 #include "cluster_suspects.h"
 #include "error.h"
+#include "json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,12 +15,6 @@
 #include <string.h>
 
 enum run_state { RUN_MISSING, RUN_OK, RUN_FAILED };
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 void gdr_health_free(struct gdr_health *h)
 {
@@ -59,8 +55,7 @@ struct entries {
         uint8_t state;
     } * v;
     size_t n, cap;
-    char *text;
-    size_t tlen, tcap;
+    struct gdr_buf text;
 };
 
 /* One entry: id, "ok"/"failed"/other, and a failed run's class and reason. */
@@ -84,30 +79,17 @@ static int add_one(struct entries *e, const char *id, const char *status, const 
     if (x->state != RUN_FAILED)
         return 0;
     char why[440];
-    int len = snprintf(why, sizeof(why), "%s: %s", *cls ? cls : "failed", reason);
-    size_t need = (size_t)(len < 0 ? 0 : len >= (int)sizeof(why) ? (int)sizeof(why) - 1 : len) + 1;
-    if (e->tlen + need > e->tcap) {
-        size_t cap = e->tcap ? 2 * e->tcap : 4096;
-        while (cap < e->tlen + need)
-            cap *= 2;
-        char *g = realloc(e->text, cap);
-        if (!g)
-            return gdr_fail(GDR_EXIT_RUN, "out of memory");
-        e->text = g;
-        e->tcap = cap;
-    }
-    memcpy(e->text + e->tlen, why, need - 1);
-    e->text[e->tlen + need - 1] = '\0';
-    x->why = e->tlen + 1;
-    e->tlen += need;
-    return 0;
+    snprintf(why, sizeof(why), "%s: %s", *cls ? cls : "failed", reason);
+    x->why = gdr_buf_len(&e->text) + 1;
+    gdr_buf_put(&e->text, why, strlen(why) + 1); /* with its NUL: a table of strings */
+    return e->text.oom ? gdr_fail(GDR_EXIT_RUN, "out of memory") : 0;
 }
 
 static int add_entry(const cJSON *r, void *ctx)
 {
-    return add_one(ctx, jstr(r, "id"), jstr(r, "status"),
-                   jstr(cJSON_GetObjectItemCaseSensitive(r, "failure"), "class"),
-                   jstr(r, "reason"));
+    return add_one(ctx, gdr_jstr_or(r, "id", ""), gdr_jstr_or(r, "status", ""),
+                   gdr_jstr_or(cJSON_GetObjectItemCaseSensitive(r, "failure"), "class", ""),
+                   gdr_jstr_or(r, "reason", ""));
 }
 
 /* Per run of the plan, in order: its ends, round, test, rail, state. */
@@ -155,10 +137,11 @@ struct walk {
     struct gdr_dead_node tail;
 };
 
-static int health(const struct entries *e, const cJSON *unreachable, const struct gdr_plan *p,
+static int health(struct entries *e, const cJSON *unreachable, const struct gdr_plan *p,
                   struct gdr_health *h)
 {
     memset(h, 0, sizeof(*h));
+    const char *text = gdr_buf_text(&e->text);
     struct run_info *runs = calloc(p->nruns + 1, sizeof(*runs));
     struct walk *w = calloc(p->nnodes + 1, sizeof(*w));
     bool *cand = calloc(p->nnodes + 1, sizeof(bool));
@@ -181,7 +164,7 @@ static int health(const struct entries *e, const cJSON *unreachable, const struc
     }
     const cJSON *it;
     cJSON_ArrayForEach(it, unreachable) {
-        long node = gdr_plan_node_index(p, jstr(it, "node"));
+        long node = gdr_plan_node_index(p, gdr_jstr_or(it, "node", ""));
         if (node < 0 || h->dead[node])
             continue;
         struct gdr_dead_node *d = add(h, (size_t)node);
@@ -191,7 +174,7 @@ static int health(const struct entries *e, const cJSON *unreachable, const struc
         d->test = p->tests[0];
         d->rail = p->nrail_sel ? p->rail_sel[0] : 0;
         h->dead[node] = true; /* with agents it is in the plan: not failed as well */
-        snprintf(d->why, sizeof(d->why), "%s", jstr(it, "reason"));
+        snprintf(d->why, sizeof(d->why), "%s", gdr_jstr_or(it, "reason", ""));
     }
     /* From the last run back to each node's last one that went well. */
     for (size_t i = p->nruns; i-- > 0;) {
@@ -233,7 +216,7 @@ static int health(const struct entries *e, const cJSON *unreachable, const struc
         /* The first failure says most (a crash; the later ones: refused). */
         size_t why = runs[x->first_fail].why;
         snprintf(d->why, sizeof(d->why), "round %zu: %s", x->tail.since_round,
-                 why ? e->text + why - 1 : "failed");
+                 why ? text + why - 1 : "failed");
     }
     /* A healthy node whose last partners all died fails with each of them:
      * a candidate none of whose failures is with a node outside the
@@ -264,7 +247,7 @@ oom:
 static void entries_free(struct entries *e)
 {
     free(e->v);
-    free(e->text);
+    gdr_buf_free(&e->text);
 }
 
 int gdr_health_from_manifest(const cJSON *man, const struct gdr_plan *p, struct gdr_health *h)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cluster_matrix.h"
+#include "atomic_file.h"
 #include "cluster_status.h"
 #include "doc.h"
 #include "stats.h"
@@ -192,9 +193,8 @@ const struct gdr_cell *gdr_cell_at(const struct gdr_matrix *m, size_t c, size_t 
 static double end_rate(const cJSON *root, const char *role)
 {
     const cJSON *ends = cJSON_GetObjectItemCaseSensitive(root, "ends");
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(ends, role);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "speed_bps");
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble / 8 : 0;
+    double v = gdr_jnum_or(cJSON_GetObjectItemCaseSensitive(ends, role), "speed_bps", 0);
+    return v > 0 ? v / 8 : 0;
 }
 
 /* A GPU end asked for GDR whose memory is not registered for the NIC
@@ -589,11 +589,10 @@ static size_t test_index(const struct gdr_plan *p, const struct gdr_test_mode *t
 int gdr_matrix_save_cells(const struct gdr_matrix_set *s, const struct gdr_plan *p,
                           const char *path)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write", tmp);
+    struct gdr_atomic_file af;
+    if (gdr_atomic_open(&af, path, GDR_EXIT_USAGE))
+        return -1;
+    FILE *f = af.f;
     struct cells_header h = {.version = CELLS_VERSION,
                              .nnodes = (uint32_t)p->nnodes,
                              .ntests = (uint32_t)p->ntests,
@@ -623,11 +622,7 @@ int gdr_matrix_save_cells(const struct gdr_matrix_set *s, const struct gdr_plan 
             ok = fwrite(&r, sizeof(r), 1, f) == 1;
         }
     }
-    if ((fclose(f) | !ok) || rename(tmp, path)) {
-        remove(tmp);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write failed", path);
-    }
-    return 0;
+    return gdr_atomic_commit(&af); /* a failed fwrite left f's error flag set */
 }
 
 static int load_cells(struct load_ctx *lc, const char *path)

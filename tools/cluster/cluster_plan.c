@@ -741,23 +741,11 @@ static int test_from_json(const cJSON *x, struct gdr_test_mode *t, const char *w
     return 0;
 }
 
-static double opt_num(const cJSON *meta, const char *key, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
-static const char *opt_str(const cJSON *meta, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /* A whole number from 0 to max at meta's key (default when absent). */
 static int opt_count(const cJSON *meta, const char *key, double max, double dflt, size_t *out,
                      const char *what)
 {
-    double v = opt_num(meta, key, dflt);
+    double v = gdr_jnum_or(meta, key, dflt);
     if (!(v >= 0 && v <= max) || v != (double)(uint64_t)v)
         return gdr_fail(GDR_EXIT_USAGE, "%s: options.%s is not a whole number from 0 to %.0f", what,
                         key, max);
@@ -905,9 +893,9 @@ int gdr_plan_from_json(const cJSON *doc, const char *what, struct gdr_plan *p)
     for (size_t k = 0; k < p->nrail_sel; k++)
         if (p->group_of[k] + 1 > p->ngroups)
             p->ngroups = p->group_of[k] + 1;
-    const char *pairing = opt_str(meta, "pairing");
+    const char *pairing = gdr_jstr_or(meta, "pairing", "");
     size_t port = 0, seed = 0;
-    p->one_direction = !strcmp(opt_str(meta, "directions"), "one");
+    p->one_direction = !strcmp(gdr_jstr_or(meta, "directions", ""), "one");
     p->pairing = !strcmp(pairing, "full")     ? GDR_PAIRING_FULL
                  : !strcmp(pairing, "quick")  ? GDR_PAIRING_QUICK
                  : !strcmp(pairing, "random") ? GDR_PAIRING_RANDOM

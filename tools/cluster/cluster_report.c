@@ -12,18 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double jnum(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 /* A figure in the metric's unit: bits per second for bandwidth (Gb/s, or
  * Mb/s under 1 Gb/s, as in the soft-RoCE lab), microseconds for latency. */
 static void show(FILE *f, const struct gdr_matrix *m, double v)
@@ -132,7 +120,7 @@ struct sw_column {
 
 static void sw_string(const cJSON *sw, const char *key, char *out, size_t len)
 {
-    const char *v = jstr(sw, key);
+    const char *v = gdr_jstr_or(sw, key, "");
     snprintf(out, len, "%s", *v ? v : "-");
 }
 
@@ -335,7 +323,7 @@ static void dead_nodes(FILE *f, const cJSON *suspects)
     const cJSON *sp;
     bool any = false;
     cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(suspects, "suspects")) {
-        const char *finding = jstr(sp, "finding");
+        const char *finding = gdr_jstr_or(sp, "finding", "");
         if (strcmp(finding, "failed") && strcmp(finding, "unreachable"))
             continue;
         if (!any)
@@ -347,16 +335,16 @@ static void dead_nodes(FILE *f, const cJSON *suspects)
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(sp, "evidence");
         fprintf(f, "|");
         names_cell(f, cJSON_GetObjectItemCaseSensitive(sp, "nodes"));
-        fprintf(f, " %s | **%s** |", finding, jstr(sp, "status"));
+        fprintf(f, " %s | **%s** |", finding, gdr_jstr_or(sp, "status", ""));
         if (cJSON_GetObjectItemCaseSensitive(ev, "since_round"))
-            fprintf(f, " %.0f |", jnum(ev, "since_round"));
+            fprintf(f, " %.0f |", gdr_jnum_or(ev, "since_round", 0));
         else
             fprintf(f, " - |");
-        fprintf(f, " %.0f |", jnum(ev, "failed_runs"));
+        fprintf(f, " %.0f |", gdr_jnum_or(ev, "failed_runs", 0));
         names_cell(f, cJSON_GetObjectItemCaseSensitive(ev, "partners"));
         /* one table cell: no '|' or newline from a reason */
         fprintf(f, " ");
-        for (const char *c = jstr(ev, "reason"); *c; c++)
+        for (const char *c = gdr_jstr_or(ev, "reason", ""); *c; c++)
             fputc(*c == '|' ? '/' : *c == '\n' ? ' ' : *c, f);
         fprintf(f, " |\n");
     }
@@ -371,9 +359,9 @@ static void rail_facts(const cJSON *doc, int r, const char *dev, char *bdf, char
 {
     bdf[0] = path[0] = '\0';
     const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rails"), r);
-    if (x && !strcmp(jstr(x, "device"), dev)) {
-        snprintf(bdf, GDR_BDF_LEN, "%s", jstr(x, "gpu_bdf"));
-        snprintf(path, 16, "%s", jstr(x, "path"));
+    if (x && !strcmp(gdr_jstr_or(x, "device", ""), dev)) {
+        snprintf(bdf, GDR_BDF_LEN, "%s", gdr_jstr_or(x, "gpu_bdf", ""));
+        snprintf(path, 16, "%s", gdr_jstr_or(x, "path", ""));
     }
 }
 
@@ -560,21 +548,23 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
 {
     fprintf(f, "# gdrbench cluster report%s%s\n\n", *in->title ? ": " : "", in->title);
     if (in->manifest) {
-        fprintf(f, "- date: %s\n- gdrbench: %s\n- launcher: %s\n", jstr(in->manifest, "end_date"),
-                jstr(in->manifest, "git_version"), jstr(in->manifest, "launcher"));
+        fprintf(f, "- date: %s\n- gdrbench: %s\n- launcher: %s\n",
+                gdr_jstr_or(in->manifest, "end_date", ""),
+                gdr_jstr_or(in->manifest, "git_version", ""),
+                gdr_jstr_or(in->manifest, "launcher", ""));
         fprintf(f, "- runs: %.0f planned, %.0f ok, %.0f failed, %.0f missing\n",
-                jnum(in->manifest, "planned"), jnum(in->manifest, "ok"),
-                jnum(in->manifest, "failed"), jnum(in->manifest, "missing"));
+                gdr_jnum_or(in->manifest, "planned", 0), gdr_jnum_or(in->manifest, "ok", 0),
+                gdr_jnum_or(in->manifest, "failed", 0), gdr_jnum_or(in->manifest, "missing", 0));
         const cJSON *u;
         bool first = true;
         cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(in->manifest, "unreachable")) {
             fprintf(f, "%s%s", first ? "- left out of the plan (unreachable): " : ", ",
-                    jstr(u, "node"));
+                    gdr_jstr_or(u, "node", ""));
             first = false;
         }
         if (!first)
             fprintf(f, "\n");
-        if (!strcmp(jstr(in->manifest, "interrupted"), "yes"))
+        if (!strcmp(gdr_jstr_or(in->manifest, "interrupted", ""), "yes"))
             fprintf(f, "- **interrupted**: the runs in flight were stopped (`--resume` reruns "
                        "the missing ones)\n");
     }
@@ -583,7 +573,8 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
         fprintf(f, "%s %s", i ? "," : "", p->nodes[i]);
     const cJSON *opt = p->meta;
     fprintf(f, "\n- plan: %s pairing, %zu rounds, %zu steps, %zu runs, directions: %s%s\n",
-            jstr(opt, "pairing"), p->nrounds, p->nsteps, p->nruns, jstr(opt, "directions"),
+            gdr_jstr_or(opt, "pairing", ""), p->nrounds, p->nsteps, p->nruns,
+            gdr_jstr_or(opt, "directions", ""),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(opt, "rails_serial"))
                 ? ", rails one at a time"
                 : "");
@@ -631,11 +622,12 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
                    "|------|-------|------|------|--------|---------|\n");
         const cJSON *sp, *nd;
         cJSON_ArrayForEach(sp, ss) {
-            fprintf(f, "| %s |", jstr(sp, "kind"));
+            fprintf(f, "| %s |", gdr_jstr_or(sp, "kind", ""));
             cJSON_ArrayForEach(nd, cJSON_GetObjectItemCaseSensitive(sp, "nodes"))
                 fprintf(f, " %s", cJSON_IsString(nd) ? nd->valuestring : "?");
-            fprintf(f, " | %.0f | %s | %s | %s |\n", jnum(sp, "rail"), jstr(sp, "test"),
-                    jstr(sp, "status"), jstr(sp, "verdict"));
+            fprintf(f, " | %.0f | %s | %s | %s |\n", gdr_jnum_or(sp, "rail", 0),
+                    gdr_jstr_or(sp, "test", ""), gdr_jstr_or(sp, "status", ""),
+                    gdr_jstr_or(sp, "verdict", ""));
         }
     }
 

@@ -607,18 +607,6 @@ cJSON *gdr_detection_to_json(const struct gdr_detection *d, const struct gdr_mat
 
 /* ---- verdicts after the retest ---- */
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static void set_item(cJSON *o, const char *key, cJSON *v)
 {
     if (cJSON_GetObjectItemCaseSensitive(o, key))
@@ -643,7 +631,7 @@ static void confirm_dead(cJSON *sp, const char *finding, gdr_retest_lookup looku
         failed += v.ran && v.run_failed;
         set_item(r, "failed", v.ran ? cJSON_CreateBool(v.run_failed) : cJSON_CreateNull());
         snprintf(partner, sizeof(partner), "%s",
-                 str(cJSON_GetObjectItemCaseSensitive(r, "server"), "node"));
+                 gdr_jstr_or(cJSON_GetObjectItemCaseSensitive(r, "server"), "node", ""));
         if (v.ran && v.run_failed && !why[0])
             snprintf(why, sizeof(why), "%s", v.reason);
     }
@@ -682,15 +670,16 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
         k++;
         if (!cJSON_IsObject(sp))
             return gdr_fail(GDR_EXIT_USAGE, "suspects[%zu]: not an object", k - 1);
-        const char *finding = str(sp, "finding");
+        const char *finding = gdr_jstr_or(sp, "finding", "");
         if (!strcmp(finding, "failed") || !strcmp(finding, "unreachable")) {
             confirm_dead(sp, finding, lookup, ctx, counts);
             continue;
         }
-        bool latency = !strcmp(str(sp, "metric"), "latency");
-        bool link = !strcmp(str(sp, "kind"), "link");
-        double thr = num(sp, "threshold"), floor_frac = num(sp, "min_link_frac");
-        uint64_t size = (uint64_t)num(sp, "size");
+        bool latency = !strcmp(gdr_jstr_or(sp, "metric", ""), "latency");
+        bool link = !strcmp(gdr_jstr_or(sp, "kind", ""), "link");
+        double thr = gdr_jnum_or(sp, "threshold", 0),
+               floor_frac = gdr_jnum_or(sp, "min_link_frac", 0);
+        uint64_t size = (uint64_t)gdr_jnum_or(sp, "size", 0);
         size_t found = 0, low = 0, ctl_low = 0, gdr_off = 0;
         cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(sp, "retest")) {
@@ -703,7 +692,7 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
                                                         v.value < floor_frac * v.rate_bytes));
             set_item(r, "value", v.found ? cJSON_CreateNumber(v.value) : cJSON_CreateNull());
             set_item(r, "low", v.found ? cJSON_CreateBool(is_low) : cJSON_CreateNull());
-            if (!strcmp(str(r, "role"), "control")) {
+            if (!strcmp(gdr_jstr_or(r, "role", ""), "control")) {
                 ctl_low += is_low;
                 continue;
             }

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "atomic_file.h"
 #include "cluster_agent.h"
 #include "cluster_matrix.h"
 #include "error.h"
@@ -247,17 +248,16 @@ int gdr_core_cmd_collect(int argc, char **argv)
         return gdr_core_report_error();
     }
     int rc = why ? read_why(why, &p, &a) : 0;
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-    struct collect_ctx cc = {&p, &a, dir, interrupted, rc ? NULL : fopen(tmp, "w"), 0, 0, 0};
-    if (!rc && !cc.out)
-        rc = gdr_core_usage_error("collect: %s: %s", tmp, strerror(errno));
+    struct gdr_atomic_file af = {0};
+    if (!rc && gdr_atomic_open(&af, out, GDR_EXIT_USAGE))
+        rc = gdr_core_report_error();
+    struct collect_ctx cc = {&p, &a, dir, interrupted, af.f, 0, 0, 0};
     if (!rc && gdr_plan_foreach(&p, 0, collect_run, &cc))
         rc = gdr_core_report_error();
-    if (cc.out && fclose(cc.out) && !rc)
-        rc = gdr_core_usage_error("collect: %s: write failed", tmp);
-    if (!rc && rename(tmp, out))
-        rc = gdr_core_usage_error("collect: %s: %s", out, strerror(errno));
+    if (rc)
+        gdr_atomic_abort(&af);
+    else if (gdr_atomic_commit(&af))
+        rc = gdr_core_report_error();
     if (!rc) {
         size_t started = 0, done = 0;
         for (size_t i = 0; i < p.nnodes; i++) {

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "atomic_file.h"
 #include "cluster_aggregate.h"
 #include "error.h"
 
@@ -10,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* To path (NULL or "-": stdout), through path.tmp renamed: a reader never
- * sees half of it. */
+/* To path (NULL or "-": stdout), atomically: a reader never sees half of
+ * it. */
 static int write_out(const struct gdr_aggregate_set *g, const struct gdr_matrix_set *s,
                      const char *path)
 {
@@ -19,18 +20,14 @@ static int write_out(const struct gdr_aggregate_set *g, const struct gdr_matrix_
         return gdr_aggregate_write(stdout, g, s) || fflush(stdout)
                    ? gdr_core_usage_error("aggregate: stdout: write failed")
                    : 0;
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return gdr_core_usage_error("aggregate: %s: %s", tmp, strerror(errno));
-    int bad = gdr_aggregate_write(f, g, s);
-    if (fclose(f) || bad || rename(tmp, path)) {
-        int e = errno;
-        remove(tmp);
-        return gdr_core_usage_error("aggregate: %s: %s", path, bad ? "write failed" : strerror(e));
+    struct gdr_atomic_file af;
+    if (gdr_atomic_open(&af, path, GDR_EXIT_USAGE))
+        return gdr_core_report_error();
+    if (gdr_aggregate_write(af.f, g, s)) {
+        gdr_atomic_abort(&af);
+        return gdr_core_usage_error("aggregate: %s: write failed", path);
     }
-    return 0;
+    return gdr_atomic_commit(&af) ? gdr_core_report_error() : 0;
 }
 
 int gdr_core_cmd_aggregate(int argc, char **argv)

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "atomic_file.h"
 #include "cluster_plan.h"
 #include "cluster_status.h"
 #include "error.h"
@@ -178,19 +179,18 @@ static int write_run(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
 }
 
 /* One pass over the plan's runs: m's members, then the runs one at a
- * time, then the counts; to path.tmp, renamed. Returns 1 when the status
+ * time, then the counts; to out atomically. Returns 1 when the status
  * lines were not in plan order (the caller reads them all and retries). */
 static int write_pass(const cJSON *m, const struct gdr_plan *p, struct status_src *ss,
                       const char *out)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-    struct write_ctx w = {p, ss, fopen(tmp, "w"), out, 0, 0, 0};
-    if (!w.out)
-        return gdr_core_usage_error("manifest: %s: %s", tmp, strerror(errno));
+    struct gdr_atomic_file af;
+    if (gdr_atomic_open(&af, out, GDR_EXIT_USAGE))
+        return gdr_core_report_error();
+    struct write_ctx w = {p, ss, af.f, out, 0, 0, 0};
     char *head = cJSON_Print(m);
     if (!head) {
-        fclose(w.out);
+        gdr_atomic_abort(&af);
         return gdr_core_usage_error("out of memory");
     }
     /* the closing brace (and the newline before it): more members follow */
@@ -209,14 +209,12 @@ static int write_pass(const cJSON *m, const struct gdr_plan *p, struct status_sr
             "\n\t],\n\t\"planned\": %zu,\n\t\"ok\": %zu,\n\t\"failed\": %zu,\n"
             "\t\"missing\": %zu\n}\n",
             p->nruns, w.ok, w.failed, w.missing);
-    if (fclose(w.out) && !rc)
-        rc = gdr_core_usage_error("manifest: %s: write failed", tmp);
     if (!rc && ss->f && (ss->have || ss->stray))
         rc = 1;
-    if (!rc && rename(tmp, out))
-        rc = gdr_core_usage_error("manifest: %s: %s", out, strerror(errno));
     if (rc)
-        remove(tmp);
+        gdr_atomic_abort(&af);
+    else if (gdr_atomic_commit(&af))
+        rc = gdr_core_report_error();
     else
         printf("planned %zu ok %zu failed %zu missing %zu\n", p->nruns, w.ok, w.failed, w.missing);
     return rc;

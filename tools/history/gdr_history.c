@@ -15,6 +15,7 @@
  * input, 3 environment missing (gnuplot). */
 #include "config.h"
 
+#include "atomic_file.h"
 #include "error.h"
 #include "history_db.h"
 #include "history_ingest.h"
@@ -532,23 +533,16 @@ static int export_openmetrics(struct common *c, struct hdb *h, char (*names)[256
         if (rc == 0 && tbs[loaded].nruns == 0)
             rc = gdr_fail(GDR_EXIT_USAGE, "%s: no testbed '%s'", c->db, names[loaded]);
     }
-    char tmp[4200] = "";
     FILE *f = stdout;
-    if (rc == 0 && c->out) {
-        snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", c->out, (long)getpid());
-        if (!(f = fopen(tmp, "w")))
-            rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s", tmp, strerror(errno));
-    }
+    struct gdr_atomic_file a = {0};
+    if (rc == 0 && c->out && (rc = gdr_atomic_open(&a, c->out, GDR_EXIT_USAGE)) == 0)
+        f = a.f;
     if (rc == 0)
         rc = hist_metrics_write(f, tbs, n, &c->stats);
-    if (f && f != stdout) {
-        if (fclose(f) && rc == 0)
-            rc = gdr_fail(GDR_EXIT_USAGE, "%s: write error", c->out);
-        if (rc == 0 && rename(tmp, c->out))
-            rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s", c->out, strerror(errno));
-        if (rc)
-            unlink(tmp);
-    }
+    if (a.f && rc == 0)
+        rc = gdr_atomic_commit(&a);
+    else
+        gdr_atomic_abort(&a);
     for (size_t i = 0; i < loaded; i++)
         hdb_testbed_free(&tbs[i]);
     free(tbs);

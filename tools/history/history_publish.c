@@ -3,6 +3,7 @@
 
 #include "history_publish.h"
 #include "history_report.h"
+#include "atomic_file.h"
 #include "error.h"
 #include "json.h"
 
@@ -455,7 +456,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     }
     gdr_buf_puts(&b, "</section>\n");
     gdr_html_end(&b, "made by gdr-history publish (gdrbench " PACKAGE_VERSION ")");
-    rc = gdr_buf_write_atomic(&b, path, false);
+    rc = gdr_buf_write_atomic(&b, path);
 out:
     gdr_buf_free(&b);
     free(pts);
@@ -497,14 +498,7 @@ static void row_to_json(cJSON *arr, const struct pub_row *r)
 
 static void copy_str(const cJSON *o, const char *key, char *buf, size_t len)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
-}
-
-static double get_num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    snprintf(buf, len, "%s", gdr_jstr_or(o, key, ""));
 }
 
 /* The rows of the last publish; a missing or unreadable state means every
@@ -539,10 +533,10 @@ static size_t state_load(const char *outdir, struct pub_row **rows)
         copy_str(o, "verdict", r->verdict, sizeof(r->verdict));
         copy_str(o, "last", r->last, sizeof(r->last));
         copy_str(o, "unit", r->unit, sizeof(r->unit));
-        r->size = (unsigned long long)get_num(o, "size");
-        r->value = get_num(o, "value");
-        r->baseline = get_num(o, "baseline");
-        r->change = get_num(o, "change");
+        r->size = (unsigned long long)gdr_jnum_or(o, "size", NAN);
+        r->value = gdr_jnum_or(o, "value", NAN);
+        r->baseline = gdr_jnum_or(o, "baseline", NAN);
+        r->change = gdr_jnum_or(o, "change", NAN);
     }
     cJSON_Delete(j);
     return *rows ? k : 0;
@@ -573,8 +567,7 @@ static int state_save(const char *outdir, const struct pub_row *rows, size_t n)
     cJSON_Delete(j);
     if (!text)
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
-    struct gdr_buf b = {.s = text, .len = strlen(text), .cap = strlen(text) + 1};
-    int rc = gdr_buf_write_atomic(&b, path, false);
+    int rc = gdr_atomic_write(path, text, strlen(text), GDR_EXIT_USAGE);
     free(text);
     return rc;
 }
@@ -665,7 +658,7 @@ static int write_index(const char *outdir, struct pub_row *rows, size_t n)
     gdr_html_end(&b, "made by gdr-history publish (gdrbench " PACKAGE_VERSION ")");
     char path[4200];
     snprintf(path, sizeof(path), "%s/index.html", outdir);
-    int rc = gdr_buf_write_atomic(&b, path, true);
+    int rc = gdr_buf_write_atomic(&b, path);
     gdr_buf_free(&b);
     return rc;
 }

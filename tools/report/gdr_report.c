@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "atomic_file.h"
 #include "error.h"
 
 #include <errno.h>
@@ -140,21 +141,11 @@ static bool wait_deadline(pid_t pid, int *status, double limit_s)
     return true;
 }
 
-/* chromium --headless --print-to-pdf=PDF.tmp file://HTML, then rename. */
-static int print_pdf(const char *chromium, const char *html, const char *pdf)
+/* Chromium headless, printing url to the file in arg out, its profile in
+ * arg dataarg; its output to /dev/null and a process group of its own (a
+ * deadline ends its renderers too). An errno, ETIMEDOUT when it hung. */
+static int run_chromium(const char *chromium, char *dataarg, char *out, char *url, int *status)
 {
-    char *abs = realpath(html, NULL);
-    if (!abs)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", html, strerror(errno));
-    char url[4200], out[4300], tmp[4200], profile[] = "/tmp/gdr-report-chromium.XXXXXX",
-                                          dataarg[200];
-    snprintf(url, sizeof(url), "file://%s", abs);
-    free(abs);
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", pdf, (long)getpid());
-    snprintf(out, sizeof(out), "--print-to-pdf=%s", tmp);
-    if (!mkdtemp(profile))
-        return gdr_fail(GDR_EXIT_RUN, "a temporary profile directory: %s", strerror(errno));
-    snprintf(dataarg, sizeof(dataarg), "--user-data-dir=%s", profile);
     char *argv[] = {(char *)chromium,
                     "--headless",
                     "--no-sandbox",
@@ -170,7 +161,6 @@ static int print_pdf(const char *chromium, const char *html, const char *pdf)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    /* A group of its own, so that a deadline ends its renderers too. */
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
@@ -179,33 +169,70 @@ static int print_pdf(const char *chromium, const char *html, const char *pdf)
     int err = posix_spawn(&pid, chromium, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
-    int status = 0;
-    bool hung = !err && wait_deadline(pid, &status, pdf_timeout_s());
-    if (hung)
-        err = ETIMEDOUT;
-    char rm[4300];
-    snprintf(rm, sizeof(rm), "%s", profile);
-    /* The profile is ours alone: remove it with its contents. */
+    *status = 0;
+    return !err && wait_deadline(pid, status, pdf_timeout_s()) ? ETIMEDOUT : err;
+}
+
+/* The profile is ours alone: remove it with its contents. */
+static void remove_tree(const char *dir)
+{
     pid_t rp;
-    char *rmargv[] = {"rm", "-rf", rm, NULL};
+    char *rmargv[] = {"rm", "-rf", (char *)dir, NULL};
     if (posix_spawnp(&rp, "rm", NULL, NULL, rmargv, environ) == 0)
         waitpid(rp, NULL, 0);
+}
+
+/* from to path through atomic_file: the one way a file is put in place. */
+static int copy_atomic(const char *from, const char *path)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return gdr_fail(GDR_EXIT_RUN, "%s: %s", from, strerror(errno));
+    struct gdr_atomic_file a;
+    if (gdr_atomic_open(&a, path, GDR_EXIT_USAGE)) {
+        fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && fwrite(buf, 1, n, a.f) == n)
+        ;
+    int bad = ferror(in);
+    fclose(in);
+    if (!bad)
+        return gdr_atomic_commit(&a);
+    gdr_atomic_abort(&a);
+    return gdr_fail(GDR_EXIT_RUN, "%s: read error", from);
+}
+
+/* chromium --headless --print-to-pdf into a private directory, then that
+ * file to pdf atomically. */
+static int print_pdf(const char *chromium, const char *html, const char *pdf)
+{
+    char *abs = realpath(html, NULL);
+    if (!abs)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", html, strerror(errno));
+    char url[4200], out[4300], printed[200], profile[] = "/tmp/gdr-report-chromium.XXXXXX",
+                                             dataarg[200];
+    snprintf(url, sizeof(url), "file://%s", abs);
+    free(abs);
+    if (!mkdtemp(profile))
+        return gdr_fail(GDR_EXIT_RUN, "a temporary profile directory: %s", strerror(errno));
+    snprintf(dataarg, sizeof(dataarg), "--user-data-dir=%s", profile);
+    snprintf(printed, sizeof(printed), "%s/page.pdf", profile);
+    snprintf(out, sizeof(out), "--print-to-pdf=%s", printed);
+    int status, err = run_chromium(chromium, dataarg, out, url, &status), rc;
     struct stat st;
-    if (hung) {
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_RUN, "%s did not print %s to PDF within %g s (ended it)", chromium,
-                        html, pdf_timeout_s());
-    }
-    if (err || !WIFEXITED(status) || WEXITSTATUS(status) || stat(tmp, &st) || st.st_size == 0) {
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_RUN, "%s could not print %s to PDF", chromium, html);
-    }
-    if (rename(tmp, pdf)) {
-        int e = errno;
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", pdf, strerror(e));
-    }
-    return 0;
+    if (err == ETIMEDOUT)
+        rc = gdr_fail(GDR_EXIT_RUN, "%s did not print %s to PDF within %g s (ended it)", chromium,
+                      html, pdf_timeout_s());
+    else if (err || !WIFEXITED(status) || WEXITSTATUS(status) || stat(printed, &st) ||
+             st.st_size == 0)
+        rc = gdr_fail(GDR_EXIT_RUN, "%s could not print %s to PDF", chromium, html);
+    else
+        rc = copy_atomic(printed, pdf);
+    remove_tree(profile);
+    return rc;
 }
 
 static bool is_dir(const char *p)
@@ -300,7 +327,7 @@ int main(int argc, char **argv)
     else
         rc = gdr_report_sweep(&b, dir, &o);
     if (rc == 0)
-        rc = gdr_buf_write_atomic(&b, out, true);
+        rc = gdr_buf_write_atomic(&b, out);
     gdr_buf_free(&b);
     if (rc)
         return fail();

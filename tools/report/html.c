@@ -3,76 +3,15 @@
 
 #include "html.h"
 #include "sha256.h"
+#include "atomic_file.h"
 #include "error.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-void gdr_buf_free(struct gdr_buf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof(*b));
-}
-
-static bool reserve(struct gdr_buf *b, size_t more)
-{
-    if (b->oom)
-        return false;
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-        b->oom = true;
-        return false;
-    }
-    b->s = s;
-    b->cap = cap;
-    return true;
-}
-
-void gdr_buf_put(struct gdr_buf *b, const char *s, size_t n)
-{
-    if (!reserve(b, n))
-        return;
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-void gdr_buf_puts(struct gdr_buf *b, const char *s)
-{
-    gdr_buf_put(b, s, strlen(s));
-}
-
-static void vprintf_buf(struct gdr_buf *b, const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0 || !reserve(b, (size_t)n))
-        return;
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    b->len += (size_t)n;
-}
-
-void gdr_buf_printf(struct gdr_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf_buf(b, fmt, ap);
-    va_end(ap);
-}
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one
  * (stray continuation byte, overlong form, surrogate, above U+10FFFF,
@@ -334,39 +273,12 @@ void gdr_badge(struct gdr_buf *b, const char *cls, const char *text)
     gdr_buf_escf(b, "<span class=\"badge v-%s\">%s</span>", c, text);
 }
 
-int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path, bool durable)
+int gdr_buf_write_atomic(struct gdr_buf *b, const char *path)
 {
+    size_t len = gdr_buf_len(b);
     if (b->oom)
         return gdr_fail(GDR_EXIT_RUN, "%s: out of memory while building the page", path);
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
-    size_t off = 0;
-    while (off < b->len) {
-        ssize_t n = write(fd, b->s + off, b->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            close(fd);
-            unlink(tmp);
-            return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(e));
-        }
-        off += (size_t)n;
-    }
-    if ((durable && fsync(fd)) | close(fd)) {
-        int e = errno;
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(e));
-    }
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(e));
-    }
-    return 0;
+    return gdr_atomic_write(path, b->s, len, GDR_EXIT_USAGE);
 }
 
 void gdr_fmt_num(double v, char *buf, size_t len)

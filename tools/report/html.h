@@ -1,5 +1,5 @@
 /* html.h - the pages of gdr-report and the history dashboard: a growing
- * text buffer, escaping for HTML and SVG text, the page skeleton with its
+ * text buffer (util/buf.h), escaping for HTML and SVG text, the page skeleton with its
  * Content-Security-Policy, and the atomic write (temporary file + rename,
  * so a reader never sees half a page and a failure leaves no partial one).
  *
@@ -13,18 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct gdr_buf {
-    char *s;
-    size_t len, cap;
-    bool oom; /* an allocation failed: the text is incomplete */
-};
+#include "buf.h" /* gdr_buf_printf: trusted text only (numbers, names we chose) */
 
-void gdr_buf_free(struct gdr_buf *b);
-void gdr_buf_put(struct gdr_buf *b, const char *s, size_t n);
-void gdr_buf_puts(struct gdr_buf *b, const char *s);
-/* Trusted text: the format and every argument are ours (numbers, names we
- * chose). */
-__attribute__((format(printf, 2, 3))) void gdr_buf_printf(struct gdr_buf *b, const char *fmt, ...);
 /* Untrusted text, escaped. */
 void gdr_buf_esc(struct gdr_buf *b, const char *s);
 /* At most max characters of s, escaped, with "..." when cut (SVG text does
@@ -53,11 +43,10 @@ void gdr_section_end(struct gdr_buf *b);
  * (a verdict word), text is escaped. */
 void gdr_badge(struct gdr_buf *b, const char *cls, const char *text);
 
-/* Write b to path atomically: path.tmp.PID, fsync when durable, rename.
- * Returns 0, or -1 after gdr_fail(GDR_EXIT_USAGE) naming the path; the
- * temporary file is removed on failure. An incomplete buffer (oom) is an
- * error. */
-int gdr_buf_write_atomic(const struct gdr_buf *b, const char *path, bool durable);
+/* Write b to path atomically (common/util/atomic_file.h). Returns 0, or -1
+ * after gdr_fail(GDR_EXIT_USAGE) naming the path; the temporary file is
+ * removed on failure. An incomplete buffer (oom) is an error. */
+int gdr_buf_write_atomic(struct gdr_buf *b, const char *path);
 
 /* Human numbers: three significant digits, no exponent for 0.001..999999. */
 void gdr_fmt_num(double v, char *buf, size_t len);

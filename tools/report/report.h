@@ -7,6 +7,7 @@
 #define GDR_REPORT_REPORT_H
 
 #include "html.h"
+#include "json.h" /* gdr_jstr, gdr_jnum */
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -76,9 +77,6 @@ void gdr_row_extra(const struct gdr_rdir *r, const struct gdr_series *s, uint64_
 int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const char *test);
 
 /* Shared page pieces (report_page.c). */
-/* An optional field of a JSON object: the string (or NULL), the number (or NAN). */
-const char *gdr_jstr(const cJSON *o, const char *key);
-double gdr_jnum(const cJSON *o, const char *key);
 /* A JSON array of strings (a command line), joined by spaces, escaped. */
 void gdr_argv_text(struct gdr_buf *b, const cJSON *arr);
 const char *gdr_pair_short(const char *pair); /* "host-cuda" -> "H-D" */

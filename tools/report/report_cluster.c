@@ -677,7 +677,7 @@ static int failed_run(const cJSON *r, void *ctx)
     return 0;
 }
 
-static void failed_runs(struct gdr_buf *b, const struct failed_list *fl)
+static void failed_runs(struct gdr_buf *b, struct failed_list *fl)
 {
     if (!fl->n)
         return;
@@ -687,8 +687,7 @@ static void failed_runs(struct gdr_buf *b, const struct failed_list *fl)
                        FAILED_SHOWN, fl->n);
     gdr_buf_puts(b, "<div class=\"tbl\"><table><thead>"
                     "<tr><th>run</th><th>status</th><th>reason</th></tr></thead><tbody>\n");
-    if (fl->rows.len)
-        gdr_buf_put(b, fl->rows.s, fl->rows.len);
+    gdr_buf_put(b, gdr_buf_text(&fl->rows), gdr_buf_len(&fl->rows));
     gdr_buf_puts(b, "</tbody></table></div>\n");
 }
 

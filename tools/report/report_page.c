@@ -96,18 +96,6 @@ void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce)
                         "emulation: read ratios and shapes only, never absolute numbers.</p>\n");
 }
 
-const char *gdr_jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-double gdr_jnum(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* A JSON array of strings joined by spaces into the buffer, escaped. */
 void gdr_argv_text(struct gdr_buf *b, const cJSON *arr)
 {

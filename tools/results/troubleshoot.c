@@ -8,6 +8,7 @@
 
 #include "troubleshoot.h"
 
+#include "buf.h"
 #include "doc.h"
 #include "error.h"
 #include "json.h"
@@ -22,47 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- a growing string ---- */
-
-struct buf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-__attribute__((format(printf, 2, 3))) static void bprintf(struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || b->oom)
-        return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-static const char *bstr(const struct buf *b)
-{
-    return b->s ? b->s : "";
-}
+/* ---- the growing strings (util/buf.h) ---- */
 
 /* The text after a list's leading separator ("; a; b" -> "a; b"). */
-static const char *list(const struct buf *b, size_t sep_len)
+static const char *list(struct gdr_buf *b, size_t sep_len)
 {
-    return b->len > sep_len ? b->s + sep_len : "";
+    return gdr_buf_len(b) > sep_len ? b->s + sep_len : "";
 }
 
 /* ---- reading what was collected ---- */
@@ -128,12 +94,12 @@ static const cJSON *field2(const cJSON *o, const char *k1, const char *k2)
 /* ---- step 1: the doctor on each node ---- */
 
 struct doctor_notes {
-    struct buf md;          /* report.md's step 1 */
-    struct buf fails;       /* "; NODE: check subject: message" */
-    struct buf warns;       /* ", NODE: check subject" */
-    struct buf paths;       /* "; on the NODE the NIC-GPU path ... is PATH: why" */
-    struct buf env_missing; /* "; NODE: what" */
-    struct buf soft;        /* ", rxe0" */
+    struct gdr_buf md;          /* report.md's step 1 */
+    struct gdr_buf fails;       /* "; NODE: check subject: message" */
+    struct gdr_buf warns;       /* ", NODE: check subject" */
+    struct gdr_buf paths;       /* "; on the NODE the NIC-GPU path ... is PATH: why" */
+    struct gdr_buf env_missing; /* "; NODE: what" */
+    struct gdr_buf soft;        /* ", rxe0" */
 };
 
 static void pair_reason(const char *used, const char *path, const char *dev, const char *level,
@@ -162,15 +128,15 @@ static void doctor_checks(const cJSON *j, const char *pfx, struct doctor_notes *
         text_of(field(c, "subject"), subj, sizeof(subj));
         text_of(field(c, "message"), msg, sizeof(msg));
         text_of(field(c, "fix"), fix, sizeof(fix));
-        bprintf(&n->md, "\n- %s %s %s: %s", st, check, subj, msg);
+        gdr_buf_printf(&n->md, "\n- %s %s %s: %s", st, check, subj, msg);
         if (fix[0] && strcmp(fix, "null"))
-            bprintf(&n->md, " (fix: %s)", fix);
+            gdr_buf_printf(&n->md, " (fix: %s)", fix);
         if (!strcmp(st, "FAIL"))
-            bprintf(&n->fails, "; %s%s %s: %s", pfx, check, subj, msg);
+            gdr_buf_printf(&n->fails, "; %s%s %s: %s", pfx, check, subj, msg);
         else
-            bprintf(&n->warns, ", %s%s %s", pfx, check, subj);
+            gdr_buf_printf(&n->warns, ", %s%s %s", pfx, check, subj);
     }
-    bprintf(&n->md, "\n");
+    gdr_buf_printf(&n->md, "\n");
 }
 
 /* The NIC-GPU pairs and their path classes; the first four go in the verdict. */
@@ -188,18 +154,18 @@ static void doctor_pairs(const cJSON *j, const char *node, const char *level, co
         text_of(field(p, "gpu"), gpu, sizeof(gpu));
         text_of(field(p, "gdr_used"), used, sizeof(used));
         pair_reason(used, path, dev, level, why, sizeof(why));
-        bprintf(&n->md, "\n- pair %s<->%s: path %s: %s", dev, gpu, path, why);
+        gdr_buf_printf(&n->md, "\n- pair %s<->%s: path %s: %s", dev, gpu, path, why);
         if (npairs < 4)
-            bprintf(&n->paths, "; on the %s the NIC-GPU path %s<->%s is %s: %s", node, dev, gpu,
-                    path, why);
+            gdr_buf_printf(&n->paths, "; on the %s the NIC-GPU path %s<->%s is %s: %s", node, dev,
+                           gpu, path, why);
         npairs++;
     }
     if (npairs > 4)
-        bprintf(&n->paths, " (and %d more pairs, see report.md)", npairs - 4);
+        gdr_buf_printf(&n->paths, " (and %d more pairs, see report.md)", npairs - 4);
     if (npairs == 0) {
-        bprintf(&n->md, "\n- no NIC-GPU pair to classify");
+        gdr_buf_printf(&n->md, "\n- no NIC-GPU pair to classify");
         if (em[0])
-            bprintf(&n->md, " (%s)", em);
+            gdr_buf_printf(&n->md, " (%s)", em);
         const cJSON *d;
         cJSON_ArrayForEach(d, field(j, "rdma_devices")) {
             char name[TXT];
@@ -207,12 +173,12 @@ static void doctor_pairs(const cJSON *j, const char *node, const char *level, co
                 break;
             text_of(field(d, "name"), name, sizeof(name));
             if (cJSON_IsTrue(field(d, "software"))) {
-                bprintf(&n->md, "\n- %s is a software RDMA device (no PCIe path)", name);
-                bprintf(&n->soft, ", %s", name);
+                gdr_buf_printf(&n->md, "\n- %s is a software RDMA device (no PCIe path)", name);
+                gdr_buf_printf(&n->soft, ", %s", name);
             }
         }
     }
-    bprintf(&n->md, "\n");
+    gdr_buf_printf(&n->md, "\n");
 }
 
 static void doctor_node(const char *dir, const char *node, bool local, struct doctor_notes *n)
@@ -226,8 +192,8 @@ static void doctor_node(const char *dir, const char *node, bool local, struct do
     const char *pfx_node = local ? "" : node;
     char pfx[64];
     snprintf(pfx, sizeof(pfx), "%s%s", pfx_node, local ? "" : ": ");
-    bprintf(&n->md, "\n### %s (%s): gdr_doctor exit %s\n", local ? "lab node" : node,
-            host[0] ? host : "?", rc[0] ? rc : "?");
+    gdr_buf_printf(&n->md, "\n### %s (%s): gdr_doctor exit %s\n", local ? "lab node" : node,
+                   host[0] ? host : "?", rc[0] ? rc : "?");
 
     snprintf(path, sizeof(path), "%s.json", base);
     cJSON *j = read_optional(path);
@@ -236,8 +202,8 @@ static void doctor_node(const char *dir, const char *node, bool local, struct do
         snprintf(path, sizeof(path), "%s.err", base);
         first_line(path, e, sizeof(e));
         const char *why = e[0] ? e : "no output";
-        bprintf(&n->md, "\ngdr_doctor gave no JSON: %s\n", why);
-        bprintf(&n->fails, "; %sgdr_doctor did not run (%s)", pfx, why);
+        gdr_buf_printf(&n->md, "\ngdr_doctor gave no JSON: %s\n", why);
+        gdr_buf_printf(&n->fails, "; %sgdr_doctor did not run (%s)", pfx, why);
         cJSON_Delete(j);
         return;
     }
@@ -250,16 +216,17 @@ static void doctor_node(const char *dir, const char *node, bool local, struct do
     if (!strcmp(em, "null"))
         em[0] = '\0';
     if (em[0])
-        bprintf(&n->env_missing, "; %s: %s", node, em);
+        gdr_buf_printf(&n->env_missing, "; %s: %s", node, em);
     char cnt[4][32];
     static const char *const keys[] = {"pass", "warn", "fail", "unknown"};
     for (int i = 0; i < 4; i++)
         text_of(field2(j, "summary", keys[i]), cnt[i], sizeof(cnt[i]));
-    bprintf(&n->md, "\nSummary: %s PASS, %s WARN, %s FAIL, %s UNKNOWN; NCCL_NET_GDR_LEVEL=%s (%s)",
-            cnt[0], cnt[1], cnt[2], cnt[3], level, lsrc);
+    gdr_buf_printf(&n->md,
+                   "\nSummary: %s PASS, %s WARN, %s FAIL, %s UNKNOWN; NCCL_NET_GDR_LEVEL=%s (%s)",
+                   cnt[0], cnt[1], cnt[2], cnt[3], level, lsrc);
     if (em[0])
-        bprintf(&n->md, "; environment missing: %s", em);
-    bprintf(&n->md, "\n");
+        gdr_buf_printf(&n->md, "; environment missing: %s", em);
+    gdr_buf_printf(&n->md, "\n");
     doctor_checks(j, pfx, n);
     doctor_pairs(j, node, level, em, n);
     cJSON_Delete(j);
@@ -352,42 +319,42 @@ static bool gdr_registration(const char *reg)
 /* ---- steps 2-4 ---- */
 
 struct step {
-    struct buf md, txt;
+    struct gdr_buf md, txt;
 };
 
 static void step_host_host(const struct run *hh, struct step *st)
 {
     if (!ok(hh)) {
-        bprintf(&st->txt,
-                "even the host-host run failed (%s): the fabric or RDMA setup, not "
-                "GDR, is the first problem",
-                hh->error);
-        bprintf(&st->md, "The host-host run failed: %s", hh->error);
+        gdr_buf_printf(&st->txt,
+                       "even the host-host run failed (%s): the fabric or RDMA setup, not "
+                       "GDR, is the first problem",
+                       hh->error);
+        gdr_buf_printf(&st->md, "The host-host run failed: %s", hh->error);
         return;
     }
     if (hh->doc.nrows == 0) {
-        bprintf(&st->txt, "the host-host run has no result rows");
-        bprintf(&st->md, "The host-host run has no result rows.");
+        gdr_buf_printf(&st->txt, "the host-host run has no result rows");
+        gdr_buf_printf(&st->md, "The host-host run has no result rows.");
         return;
     }
-    bprintf(&st->md, "| size | bandwidth | CPU (client+server) |\n|---:|---:|---:|");
+    gdr_buf_printf(&st->md, "| size | bandwidth | CPU (client+server) |\n|---:|---:|---:|");
     char size[32], bw[32];
     for (size_t i = 0; i < hh->doc.nrows; i++) {
         const struct gdr_row *r = &hh->doc.rows[i];
         gdr_fmt_size(r->size, size, sizeof(size));
         gdr_fmt_gbps(r->bw_avg, bw, sizeof(bw));
-        bprintf(&st->md, "\n| %s | %s | %.2f |", size, bw, r->cpu_client + r->cpu_server);
+        gdr_buf_printf(&st->md, "\n| %s | %s | %.2f |", size, bw, r->cpu_client + r->cpu_server);
     }
     /* size and bw are now the largest size's */
     const cJSON *speed = field(field2(hh->client, "ends", "client"), "speed_bps");
     double spd = cJSON_IsNumber(speed) ? speed->valuedouble : 0;
     double last_bw = hh->doc.rows[hh->doc.nrows - 1].bw_avg;
-    bprintf(&st->txt, "host-host reaches %s at %s (", bw, size);
+    gdr_buf_printf(&st->txt, "host-host reaches %s at %s (", bw, size);
     if (spd > 0)
-        bprintf(&st->txt, "%.0f%% of the %.4g Gb/s link)", 800 * last_bw / spd, spd / 1e9);
+        gdr_buf_printf(&st->txt, "%.0f%% of the %.4g Gb/s link)", 800 * last_bw / spd, spd / 1e9);
     else
-        bprintf(&st->txt, "link rate unknown)");
-    bprintf(&st->md, "\n\nAt the largest size: %s.", bstr(&st->txt));
+        gdr_buf_printf(&st->txt, "link rate unknown)");
+    gdr_buf_printf(&st->md, "\n\nAt the largest size: %s.", gdr_buf_text(&st->txt));
 }
 
 /* Step 3; returns whether GDR is in effect. */
@@ -398,26 +365,26 @@ static bool step_registration(const struct run *on, struct step *st)
     registration(on, "server", sreg, sizeof(sreg));
     if (ok(on) && gdr_registration(creg) && gdr_registration(sreg)) {
         if (!strcmp(creg, sreg))
-            bprintf(&st->txt, "D-D registered with %s on both ends", creg);
+            gdr_buf_printf(&st->txt, "D-D registered with %s on both ends", creg);
         else
-            bprintf(&st->txt, "D-D registered with %s on the client and %s on the server", creg,
-                    sreg);
-        bprintf(&st->md,
-                "Client: `%s`, server: `%s`: the NIC reads and writes GPU memory "
-                "directly.",
-                creg, sreg);
+            gdr_buf_printf(&st->txt, "D-D registered with %s on the client and %s on the server",
+                           creg, sreg);
+        gdr_buf_printf(&st->md,
+                       "Client: `%s`, server: `%s`: the NIC reads and writes GPU memory "
+                       "directly.",
+                       creg, sreg);
         return true;
     }
     if (ok(on)) {
-        bprintf(&st->txt,
-                "the D-D run with GDR on registered %s on the client and %s on the "
-                "server, not dmabuf/peermem: the data went through host memory",
-                creg[0] ? creg : "nothing", sreg[0] ? sreg : "nothing");
-        bprintf(&st->md, "Client: `%s`, server: `%s`: not GPU memory registration.",
-                creg[0] ? creg : "?", sreg[0] ? sreg : "?");
+        gdr_buf_printf(&st->txt,
+                       "the D-D run with GDR on registered %s on the client and %s on the "
+                       "server, not dmabuf/peermem: the data went through host memory",
+                       creg[0] ? creg : "nothing", sreg[0] ? sreg : "nothing");
+        gdr_buf_printf(&st->md, "Client: `%s`, server: `%s`: not GPU memory registration.",
+                       creg[0] ? creg : "?", sreg[0] ? sreg : "?");
     } else {
-        bprintf(&st->txt, "the D-D run with GDR on failed: %s", on->error);
-        bprintf(&st->md, "The D-D run with GDR on failed: %s", on->error);
+        gdr_buf_printf(&st->txt, "the D-D run with GDR on failed: %s", on->error);
+        gdr_buf_printf(&st->md, "The D-D run with GDR on failed: %s", on->error);
     }
     return false;
 }
@@ -426,19 +393,21 @@ static bool step_registration(const struct run *on, struct step *st)
 static void step_compare(const struct run *on, const struct run *off, struct step *st)
 {
     if (!ok(on)) {
-        bprintf(&st->md, "Not compared: the GDR-on run did not complete.");
+        gdr_buf_printf(&st->md, "Not compared: the GDR-on run did not complete.");
         if (ok(off))
-            bprintf(&st->md, " The staged run (GDR off) worked, so the GPU and the fabric work: "
-                             "only direct registration fails.");
+            gdr_buf_printf(&st->md,
+                           " The staged run (GDR off) worked, so the GPU and the fabric work: "
+                           "only direct registration fails.");
         return;
     }
     if (!ok(off)) {
-        bprintf(&st->txt, "the GDR-off comparison run failed (%s)", off->error);
-        bprintf(&st->md, "The GDR-off run failed: %s", off->error);
+        gdr_buf_printf(&st->txt, "the GDR-off comparison run failed (%s)", off->error);
+        gdr_buf_printf(&st->md, "The GDR-off run failed: %s", off->error);
         return;
     }
-    bprintf(&st->md, "| size | GDR on | GDR off (staged) | speed-up on/off | CPU on | CPU off |\n"
-                     "|---:|---:|---:|---:|---:|---:|\n");
+    gdr_buf_printf(&st->md,
+                   "| size | GDR on | GDR off (staged) | speed-up on/off | CPU on | CPU off |\n"
+                   "|---:|---:|---:|---:|---:|---:|\n");
     const struct gdr_row *last_on = NULL, *last_off = NULL;
     for (size_t i = 0; i < off->doc.nrows; i++) {
         const struct gdr_row *y = &off->doc.rows[i];
@@ -450,14 +419,15 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
         gdr_fmt_gbps(x->bw_avg, bon, sizeof(bon));
         gdr_fmt_gbps(y->bw_avg, boff, sizeof(boff));
         gdr_fmt_ratio(x->bw_avg, y->bw_avg, ratio, sizeof(ratio));
-        bprintf(&st->md, "%s| %s | %s | %s | %sx | %.2f | %.2f |", last_on ? "\n" : "", size, bon,
-                boff, ratio, x->cpu_client + x->cpu_server, y->cpu_client + y->cpu_server);
+        gdr_buf_printf(&st->md, "%s| %s | %s | %s | %sx | %.2f | %.2f |", last_on ? "\n" : "", size,
+                       bon, boff, ratio, x->cpu_client + x->cpu_server,
+                       y->cpu_client + y->cpu_server);
         last_on = x;
         last_off = y;
     }
-    bprintf(&st->md, "\n\nCPU is the client's plus the server's, as a fraction of one CPU.");
+    gdr_buf_printf(&st->md, "\n\nCPU is the client's plus the server's, as a fraction of one CPU.");
     if (!last_on) {
-        bprintf(&st->txt, "the GDR on and off runs share no size");
+        gdr_buf_printf(&st->txt, "the GDR on and off runs share no size");
         return;
     }
     char size[32], br[32], cr[32];
@@ -465,12 +435,13 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
     gdr_fmt_ratio(last_on->bw_avg, last_off->bw_avg, br, sizeof(br));
     gdr_fmt_ratio(last_on->cpu_client + last_on->cpu_server,
                   last_off->cpu_client + last_off->cpu_server, cr, sizeof(cr));
-    bprintf(&st->txt, "at %s it delivers %sx the bandwidth of the staged path and %sx its CPU",
-            size, br, cr);
+    gdr_buf_printf(&st->txt,
+                   "at %s it delivers %sx the bandwidth of the staged path and %sx its CPU", size,
+                   br, cr);
     /* The ratio as printed: 0.996 shows as 1.00 and is not called slower. */
     if (strcmp(br, "n/a") && strtod(br, NULL) < 1)
-        bprintf(&st->txt, ": slower than staging, look at the topology, ACS, IOMMU and BAR1 "
-                          "findings of step 1");
+        gdr_buf_printf(&st->txt, ": slower than staging, look at the topology, ACS, IOMMU and BAR1 "
+                                 "findings of step 1");
 }
 
 /* Step 4 too: GDR's headline number, GPU-to-GPU write latency, on and off
@@ -480,14 +451,14 @@ static void step_latency(const struct run *on, const struct run *off, struct ste
 {
     if (!strcmp(on->status, "absent") && !strcmp(off->status, "absent"))
         return;
-    bprintf(&st->md, "\n\nWrite latency (gdr_write_lat D-D, median of half round trips):");
+    gdr_buf_printf(&st->md, "\n\nWrite latency (gdr_write_lat D-D, median of half round trips):");
     if (!ok(on) || !ok(off)) {
         const struct run *bad = ok(on) ? off : on;
-        bprintf(&st->md, " the GDR %s run failed: %s", bad == on ? "on" : "off", bad->error);
+        gdr_buf_printf(&st->md, " the GDR %s run failed: %s", bad == on ? "on" : "off", bad->error);
         return;
     }
-    bprintf(&st->md,
-            "\n\n| size | GDR on | GDR off (staged) | staged / on |\n|---:|---:|---:|---:|");
+    gdr_buf_printf(&st->md,
+                   "\n\n| size | GDR on | GDR off (staged) | staged / on |\n|---:|---:|---:|---:|");
     const struct gdr_row *first_on = NULL, *first_off = NULL;
     for (size_t i = 0; i < off->doc.nrows; i++) {
         const struct gdr_row *y = &off->doc.rows[i];
@@ -497,8 +468,8 @@ static void step_latency(const struct run *on, const struct run *off, struct ste
         char size[32], ratio[32];
         gdr_fmt_size(y->size, size, sizeof(size));
         gdr_fmt_ratio(y->lat[LAT_MEDIAN], x->lat[LAT_MEDIAN], ratio, sizeof(ratio));
-        bprintf(&st->md, "\n| %s | %.2f us | %.2f us | %sx |", size, x->lat[LAT_MEDIAN] * 1e6,
-                y->lat[LAT_MEDIAN] * 1e6, ratio);
+        gdr_buf_printf(&st->md, "\n| %s | %.2f us | %.2f us | %sx |", size,
+                       x->lat[LAT_MEDIAN] * 1e6, y->lat[LAT_MEDIAN] * 1e6, ratio);
         if (!first_on) {
             first_on = x;
             first_off = y;
@@ -509,26 +480,27 @@ static void step_latency(const struct run *on, const struct run *off, struct ste
     char size[32], ratio[32];
     gdr_fmt_size(first_on->size, size, sizeof(size));
     gdr_fmt_ratio(first_off->lat[LAT_MEDIAN], first_on->lat[LAT_MEDIAN], ratio, sizeof(ratio));
-    bprintf(&st->txt, "%sits write latency at %s is %.2f us, the staged path's %sx that",
-            st->txt.len ? "; " : "", size, first_on->lat[LAT_MEDIAN] * 1e6, ratio);
+    gdr_buf_printf(&st->txt, "%sits write latency at %s is %.2f us, the staged path's %sx that",
+                   gdr_buf_len(&st->txt) ? "; " : "", size, first_on->lat[LAT_MEDIAN] * 1e6, ratio);
 }
 
 /* ---- the verdict and the report ---- */
 
-static void doctor_clause(const struct doctor_notes *n, struct buf *out)
+static void doctor_clause(struct doctor_notes *n, struct gdr_buf *out)
 {
-    if (n->fails.len)
-        bprintf(out, "the doctor FAILs %s", list(&n->fails, 2));
-    if (n->paths.len)
-        bprintf(out, "%s%s", out->len ? "; " : "", list(&n->paths, 2));
-    if (n->soft.len) {
+    if (gdr_buf_len(&n->fails))
+        gdr_buf_printf(out, "the doctor FAILs %s", list(&n->fails, 2));
+    if (gdr_buf_len(&n->paths))
+        gdr_buf_printf(out, "%s%s", gdr_buf_len(out) ? "; " : "", list(&n->paths, 2));
+    if (gdr_buf_len(&n->soft)) {
         const char *devs = list(&n->soft, 2);
-        bprintf(out, "%s%s %s (no PCIe path, no GDR)", out->len ? "; " : "", devs,
-                strchr(devs, ',') ? "are software RDMA devices" : "is a software RDMA device");
+        gdr_buf_printf(out, "%s%s %s (no PCIe path, no GDR)", gdr_buf_len(out) ? "; " : "", devs,
+                       strchr(devs, ',') ? "are software RDMA devices"
+                                         : "is a software RDMA device");
     }
-    if (n->warns.len)
-        bprintf(out, "%sthe doctor WARNs on %s (report.md has the fixes)", out->len ? "; " : "",
-                list(&n->warns, 2));
+    if (gdr_buf_len(&n->warns))
+        gdr_buf_printf(out, "%sthe doctor WARNs on %s (report.md has the fixes)",
+                       gdr_buf_len(out) ? "; " : "", list(&n->warns, 2));
 }
 
 static int write_text(const char *dir, const char *name, const char *text, const char *end)
@@ -543,42 +515,43 @@ static int write_text(const char *dir, const char *name, const char *text, const
     return bad ? gdr_fail(GDR_EXIT_USAGE, "%s: write failed", path) : 0;
 }
 
-static void report(const struct gdr_ts_opts *o, const char *verdict, const struct doctor_notes *n,
-                   const struct step *hh, const struct step *reg, const struct step *cmp,
-                   struct buf *r)
+static void report(const struct gdr_ts_opts *o, const char *verdict, struct doctor_notes *n,
+                   struct step *hh, struct step *reg, struct step *cmp, struct gdr_buf *r)
 {
     time_t t = time(NULL);
     struct tm tm;
     char date[32] = "unknown";
     if (gmtime_r(&t, &tm))
         strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    bprintf(r, "# GPUDirect RDMA troubleshooting report\n\n");
+    gdr_buf_printf(r, "# GPUDirect RDMA troubleshooting report\n\n");
     if (o->local)
-        bprintf(r, "Where: soft-RoCE lab (--local), rxe, simulated GPU.\n");
+        gdr_buf_printf(r, "Where: soft-RoCE lab (--local), rxe, simulated GPU.\n");
     else
-        bprintf(r, "Where: server %s, client %s.\n", o->server ? o->server : "?",
-                o->client ? o->client : "?");
-    bprintf(r,
-            "Date: %s. Sizes: %s. Results: `sweep/` (gdr-sweep, manifest.json), "
-            "`doctor/`.\n\n",
-            date, o->sizes ? o->sizes : "?");
-    bprintf(r, "## Verdict\n\n%s\n\n", verdict);
-    bprintf(r, "## Step 1: topology and conditions (gdr_doctor)\n%s\n", bstr(&n->md));
-    bprintf(r, "## Step 2: raw host-host bandwidth (gdr_write_bw H-H)\n\n%s\n\n", bstr(&hh->md));
-    bprintf(r, "## Step 3: GPU memory registration (gdr_write_bw D-D, GDR on)\n\n%s\n\n",
-            bstr(&reg->md));
-    bprintf(r, "## Step 4: GDR on vs off (gdr_write_bw and gdr_write_lat D-D)\n\n%s\n",
-            bstr(&cmp->md));
+        gdr_buf_printf(r, "Where: server %s, client %s.\n", o->server ? o->server : "?",
+                       o->client ? o->client : "?");
+    gdr_buf_printf(r,
+                   "Date: %s. Sizes: %s. Results: `sweep/` (gdr-sweep, manifest.json), "
+                   "`doctor/`.\n\n",
+                   date, o->sizes ? o->sizes : "?");
+    gdr_buf_printf(r, "## Verdict\n\n%s\n\n", verdict);
+    gdr_buf_printf(r, "## Step 1: topology and conditions (gdr_doctor)\n%s\n",
+                   gdr_buf_text(&n->md));
+    gdr_buf_printf(r, "## Step 2: raw host-host bandwidth (gdr_write_bw H-H)\n\n%s\n\n",
+                   gdr_buf_text(&hh->md));
+    gdr_buf_printf(r, "## Step 3: GPU memory registration (gdr_write_bw D-D, GDR on)\n\n%s\n\n",
+                   gdr_buf_text(&reg->md));
+    gdr_buf_printf(r, "## Step 4: GDR on vs off (gdr_write_bw and gdr_write_lat D-D)\n\n%s\n",
+                   gdr_buf_text(&cmp->md));
 }
 
 static void doctor_notes_free(struct doctor_notes *n)
 {
-    free(n->md.s);
-    free(n->fails.s);
-    free(n->warns.s);
-    free(n->paths.s);
-    free(n->env_missing.s);
-    free(n->soft.s);
+    gdr_buf_free(&n->md);
+    gdr_buf_free(&n->fails);
+    gdr_buf_free(&n->warns);
+    gdr_buf_free(&n->paths);
+    gdr_buf_free(&n->env_missing);
+    gdr_buf_free(&n->soft);
 }
 
 int gdr_troubleshoot(const struct gdr_ts_opts *o)
@@ -635,33 +608,36 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     if (ok(&on))
         step_latency(&lat_on, &lat_off, &st[2]);
 
-    struct buf verdict = {0}, doctxt = {0}, rep = {0};
+    struct gdr_buf verdict = {0}, doctxt = {0}, rep = {0};
     doctor_clause(&n, &doctxt);
-    bprintf(&verdict, "GDR is %sin effect: %s", in_effect ? "" : "not ", bstr(&st[1].txt));
-    if (st[2].txt.len)
-        bprintf(&verdict, "; %s", bstr(&st[2].txt));
-    bprintf(&verdict, "; %s", bstr(&st[0].txt));
-    if (doctxt.len)
-        bprintf(&verdict, "; %s", bstr(&doctxt));
-    bprintf(&verdict, ".");
+    gdr_buf_printf(&verdict, "GDR is %sin effect: %s", in_effect ? "" : "not ",
+                   gdr_buf_text(&st[1].txt));
+    if (gdr_buf_len(&st[2].txt))
+        gdr_buf_printf(&verdict, "; %s", gdr_buf_text(&st[2].txt));
+    gdr_buf_printf(&verdict, "; %s", gdr_buf_text(&st[0].txt));
+    if (gdr_buf_len(&doctxt))
+        gdr_buf_printf(&verdict, "; %s", gdr_buf_text(&doctxt));
+    gdr_buf_printf(&verdict, ".");
     int code = in_effect ? 0 : 1;
     if (simulated) {
-        bprintf(&verdict, " Simulated GPU (the CUDA driver test double in the soft-RoCE lab): "
-                          "the numbers mean nothing; only the mechanics are checked.");
-    } else if (code == 1 && n.env_missing.len) {
-        bprintf(&verdict, " Missing environment: %s.", list(&n.env_missing, 2));
+        gdr_buf_printf(&verdict,
+                       " Simulated GPU (the CUDA driver test double in the soft-RoCE lab): "
+                       "the numbers mean nothing; only the mechanics are checked.");
+    } else if (code == 1 && gdr_buf_len(&n.env_missing)) {
+        gdr_buf_printf(&verdict, " Missing environment: %s.", list(&n.env_missing, 2));
         code = 3;
     }
-    report(o, bstr(&verdict), &n, &st[0], &st[1], &st[2], &rep);
+    report(o, gdr_buf_text(&verdict), &n, &st[0], &st[1], &st[2], &rep);
 
+    gdr_buf_text(&rep); /* the last of it reaches rep.oom at a flush */
     bool oom = verdict.oom || rep.oom || doctxt.oom || n.md.oom;
     if (oom)
         code = gdr_fail(GDR_EXIT_RUN, "out of memory writing the report");
-    else if (write_text(o->dir, "verdict.txt", bstr(&verdict), "\n") ||
-             write_text(o->dir, "report.md", bstr(&rep), ""))
+    else if (write_text(o->dir, "verdict.txt", gdr_buf_text(&verdict), "\n") ||
+             write_text(o->dir, "report.md", gdr_buf_text(&rep), ""))
         code = -1;
     else
-        printf("%s\n", bstr(&verdict));
+        printf("%s\n", gdr_buf_text(&verdict));
 
     run_free(&hh);
     run_free(&on);
@@ -670,12 +646,12 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
     run_free(&lat_off);
     cJSON_Delete(s.manifest);
     doctor_notes_free(&n);
-    free(verdict.s);
-    free(doctxt.s);
-    free(rep.s);
+    gdr_buf_free(&verdict);
+    gdr_buf_free(&doctxt);
+    gdr_buf_free(&rep);
     for (int i = 0; i < 3; i++) {
-        free(st[i].md.s);
-        free(st[i].txt.s);
+        gdr_buf_free(&st[i].md);
+        gdr_buf_free(&st[i].txt);
     }
     return code;
 }
