@@ -13,6 +13,7 @@ export LD_PRELOAD="$cudasim/libcuda.so.1" LD_LIBRARY_PATH="$cudasim${LD_LIBRARY_
 export GDR_JSON="$builddir/tools/gdr-json"
 export bench="$builddir/bench" out addr="$GDR_LAB_ADDR"
 
+inner_t0=$(date +%s)
 sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
 # The agents first (one job step; the shared directory is the results
 # directory every node writes to): full pairing of three nodes, a bye a
@@ -46,6 +47,7 @@ echo $(( $(date +%s) - start )) >"$out/cluster.seconds"
 # loops back to node1's own address). Each must claim its own loop CPU:
 # with --cpu=0-1, as two vCPUs leave no room for unasked pinning (the
 # default pins where the host has room; placement-checks.sh).
+start=$(date +%s)
 # shellcheck disable=SC2016 # expanded by the allocation's shell
 timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
     step() {   # ROLE ARGS...
@@ -60,6 +62,7 @@ timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
     sleep 3
     step client "$addr"
     wait' >"$out/steps.salloc.out" 2>&1
+echo $(( $(date +%s) - start )) >"$out/steps.seconds"
 
 # --drain-confirmed against the real scontrol: a second, fake cluster run
 # (tests/cluster/fake-launch as ssh, the fake benchmark; nodex is no Slurm
@@ -67,6 +70,7 @@ timeout -k 5 180 salloc -N1 -w node1 --exclusive -J gdr-steps sh -c '
 # its reason; the node's state is read back, then resumed. The web page
 # is not this case's subject (report.test and cluster-lab draw it): under
 # TCG on a loaded CI host gdr-report's step alone outlasted the deadline.
+start=$(date +%s)
 fake=$out/fake
 mkdir -p "$fake/bin" "$fake/path" "$fake/state"
 for t in write_bw read_lat send_bw; do ln -sf "$srcdir/tests/cluster/fake-bench" "$fake/bin/gdr_$t"; done
@@ -81,3 +85,5 @@ echo $? >"$out/drain.rc"
 scontrol show node node2 >"$out/drain-node2.txt" 2>&1
 sinfo -h -N -o '%N %t' >"$out/drain-sinfo.txt" 2>&1
 scontrol update nodename=node2 state=resume >/dev/null 2>&1
+echo $(( $(date +%s) - start )) >"$out/drain.seconds"
+echo $(( $(date +%s) - inner_t0 )) >"$out/inner.seconds"
