@@ -352,16 +352,88 @@ static void watch_during_waits(struct gdr_session *s)
     s->oob.watch_arg = s;
 }
 
-/* -o asked for more reads in flight than both devices allow: lowered, as
- * perftest does, and said in one line. */
+/* Reads in flight both devices allow the client, whatever -o says. */
+static unsigned reads_devices_allow(const struct gdr_session *s)
+{
+    const struct gdr_verbs *v = &s->verbs;
+    const struct gdr_endpoint *r = &s->remote;
+    if (s->is_server)
+        return gdr_reads_in_flight(r->max_init_rd_atom, (unsigned)v->dev_attr.max_qp_rd_atom, 0);
+    return gdr_reads_in_flight((unsigned)v->dev_attr.max_qp_init_rd_atom, r->max_rd_atom, 0);
+}
+
+/* -o asked for more reads in flight than both devices allow (lowered, as
+ * perftest does) or for other than a power of two (rounded down): said in
+ * one line. */
 static void notice_reads(const struct gdr_session *s)
 {
     unsigned got = gdr_reads_in_flight_of(s);
-    if (s->cfg->outs > got && !s->cfg->quiet)
-        fprintf(stderr,
-                "%s: notice: --outs %u: %u RDMA reads in flight per QP, as many as both "
-                "devices allow\n",
-                s->test->binary, s->cfg->outs, got);
+    if (s->cfg->outs <= got || s->cfg->quiet)
+        return;
+    const char *why = s->cfg->outs > reads_devices_allow(s)
+                          ? "as many as both devices allow"
+                          : "rounded down to a power of two, as mlx5 holds them";
+    fprintf(stderr, "%s: notice: --outs %u: %u RDMA reads in flight per QP, %s\n", s->test->binary,
+            s->cfg->outs, got, why);
+}
+
+/* Each end's QPs as they hold the reads in flight after RTS (a kernel may
+ * have rounded what was asked): the peer's, over the control channel. */
+static int exchange_reads(struct gdr_session *s, unsigned *peer_rd, unsigned *peer_dest)
+{
+    cJSON *mine = cJSON_CreateObject(), *theirs = NULL;
+    cJSON_AddNumberToObject(mine, "max_rd_atomic", s->verbs.max_rd_atomic);
+    cJSON_AddNumberToObject(mine, "max_dest_rd_atomic", s->verbs.max_dest_rd_atomic);
+    int rc;
+    if (s->is_server)
+        rc = gdr_oob_recv(&s->oob, GDR_MSG_READS, 0, &theirs) ||
+             gdr_oob_send(&s->oob, GDR_MSG_READS, mine);
+    else
+        rc = gdr_oob_send(&s->oob, GDR_MSG_READS, mine) ||
+             gdr_oob_recv(&s->oob, GDR_MSG_READS, 0, &theirs);
+    cJSON_Delete(mine);
+    char what[160];
+    snprintf(what, sizeof(what), "READS from %s", s->oob.peer);
+    uint64_t rd = 0, dest = 0;
+    rc = rc || gdr_json_u64(theirs, "max_rd_atomic", GDR_MAX_OUTS, &rd, what) ||
+         gdr_json_u64(theirs, "max_dest_rd_atomic", GDR_MAX_OUTS, &dest, what);
+    cJSON_Delete(theirs);
+    *peer_rd = (unsigned)rd;
+    *peer_dest = (unsigned)dest;
+    return rc ? -1 : 0;
+}
+
+/* A requester with more reads in flight than the responder holds
+ * resources for gets NAKs (IBV_WC_REM_INV_REQ_ERR) mid-run: refused here,
+ * with both numbers, at both ends (each has both). */
+static int check_reads(const struct gdr_session *s, unsigned peer_rd, unsigned peer_dest)
+{
+    const struct gdr_verbs *v = &s->verbs;
+    const char *me = s->is_server ? "server" : "client", *peer = s->is_server ? "client" : "server";
+    if (v->max_rd_atomic > peer_dest)
+        return gdr_fail(GDR_EXIT_RUN,
+                        "reads in flight: the %s's QPs issue %u (max_rd_atomic) but the %s's "
+                        "(%s) accept %u (max_dest_rd_atomic): the two kernels round -o "
+                        "differently",
+                        me, v->max_rd_atomic, peer, s->oob.peer, peer_dest);
+    if (peer_rd > v->max_dest_rd_atomic)
+        return gdr_fail(GDR_EXIT_RUN,
+                        "reads in flight: the %s's (%s) QPs issue %u (max_rd_atomic) but the "
+                        "%s's accept %u (max_dest_rd_atomic): the two kernels round -o "
+                        "differently",
+                        peer, s->oob.peer, peer_rd, me, v->max_dest_rd_atomic);
+    return 0;
+}
+
+/* What the QPs hold, read back and agreed with the peer's. */
+static int settle_reads(struct gdr_session *s)
+{
+    unsigned peer_rd, peer_dest;
+    gdr_verbs_query_reads(&s->verbs);
+    if (exchange_reads(s, &peer_rd, &peer_dest) || check_reads(s, peer_rd, peer_dest))
+        return -1;
+    notice_reads(s);
+    return 0;
 }
 
 /* Now that the control channel shows the path to the peer: the GID that
@@ -443,9 +515,7 @@ static int connect_peer(struct gdr_session *s)
         /* Both ends make the same GRH choice from the same two GIDs. */
         s->local.grh = s->remote.grh = s->verbs.grh;
     }
-    gdr_verbs_query_reads(&s->verbs);
-    notice_reads(s);
-    return 0;
+    return settle_reads(s);
 }
 
 static void teardown(struct gdr_session *s)

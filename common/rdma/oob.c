@@ -30,6 +30,7 @@ static const char *const type_names[] = {
     [GDR_MSG_SIZE_RESULT] = "SIZE_RESULT",
     [GDR_MSG_BYE] = "BYE",
     [GDR_MSG_ERROR] = "ERROR",
+    [GDR_MSG_READS] = "READS",
 };
 
 const char *gdr_msg_type_name(unsigned type)

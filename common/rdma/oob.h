@@ -30,7 +30,8 @@ enum gdr_msg_type {
     GDR_MSG_SIZE_RESULT, /* server -> client: the server's measurements, data check */
     GDR_MSG_BYE,         /* client -> server: sweep complete */
     GDR_MSG_ERROR,       /* either way: the sender is giving up, and why */
-    GDR_MSG_TYPE_MAX = GDR_MSG_ERROR,
+    GDR_MSG_READS,       /* both ways: the reads in flight its QPs hold (RTS) */
+    GDR_MSG_TYPE_MAX = GDR_MSG_READS,
 };
 
 struct gdr_msg_header {

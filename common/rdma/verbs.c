@@ -466,6 +466,17 @@ void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep)
     ep->psn = v->psn;
 }
 
+unsigned gdr_pow2_floor(unsigned n)
+{
+    unsigned p = 1;
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+
+/* A power of two: mlx5 keeps the two attributes as logarithms, and kernels
+ * before 6.12 round them down where later ones round them up, so any other
+ * number may be held differently at each end (the responder then NAKs). */
 unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, unsigned outs)
 {
     unsigned n = requester_cap < responder_cap ? requester_cap : responder_cap;
@@ -473,7 +484,7 @@ unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, uns
         n = outs;
     if (n > GDR_MAX_OUTS)
         n = GDR_MAX_OUTS;
-    return n ? n : 1;
+    return gdr_pow2_floor(n);
 }
 
 /* reads, dest_reads: RDMA reads in flight as requester and as responder. */

@@ -101,9 +101,13 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
 /* Fill the local facts of an endpoint (not the buffer fields). */
 void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep);
 
+/* The largest power of two not above n (1 for 0). */
+unsigned gdr_pow2_floor(unsigned n);
+
 /* RDMA reads one end may have in flight on a QP: the requester's
  * initiator limit, the responder's resources, and -o/--outs when given
- * (0: none), at most 255 (the attribute is 8 bits), at least 1. */
+ * (0: none), at most 255 (the attribute is 8 bits), at least 1, rounded
+ * down to a power of two (what every kernel keeps as asked). */
 unsigned gdr_reads_in_flight(unsigned requester_cap, unsigned responder_cap, unsigned outs);
 
 /* Move every QP to RTR then RTS against the remote endpoint. mtu 0: the

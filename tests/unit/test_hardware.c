@@ -39,15 +39,33 @@ static void test_link_rates(void **state)
 static void test_reads_in_flight(void **state)
 {
     (void)state;
-    assert_int_equal(gdr_reads_in_flight(16, 16, 0), 16);    /* ConnectX both ends */
-    assert_int_equal(gdr_reads_in_flight(128, 16, 0), 16);   /* rxe reads from ConnectX */
-    assert_int_equal(gdr_reads_in_flight(16, 128, 0), 16);   /* and the other way */
-    assert_int_equal(gdr_reads_in_flight(128, 128, 0), 128); /* rxe both ends */
-    assert_int_equal(gdr_reads_in_flight(128, 128, 4), 4);   /* -o 4 */
-    assert_int_equal(gdr_reads_in_flight(16, 16, 64), 16);   /* -o above: lowered */
-    assert_int_equal(gdr_reads_in_flight(1000, 1000, 0), 255);
+    assert_int_equal(gdr_reads_in_flight(16, 16, 0), 16);      /* ConnectX both ends */
+    assert_int_equal(gdr_reads_in_flight(128, 16, 0), 16);     /* rxe reads from ConnectX */
+    assert_int_equal(gdr_reads_in_flight(16, 128, 0), 16);     /* and the other way */
+    assert_int_equal(gdr_reads_in_flight(128, 128, 0), 128);   /* rxe both ends */
+    assert_int_equal(gdr_reads_in_flight(128, 128, 4), 4);     /* -o 4 */
+    assert_int_equal(gdr_reads_in_flight(16, 16, 64), 16);     /* -o above: lowered */
+    assert_int_equal(gdr_reads_in_flight(1000, 1000, 0), 128); /* 255, a power of two */
+    assert_int_equal(gdr_reads_in_flight(128, 128, 3), 2);     /* -o 3: rounded down */
+    assert_int_equal(gdr_reads_in_flight(12, 16, 0), 8);       /* a device's odd limit */
     assert_int_equal(gdr_reads_in_flight(0, 16, 0), 1);
     assert_int_equal(gdr_reads_in_flight(16, 0, 8), 1);
+}
+
+/* The power of two at or below n: what mlx5 keeps of max_rd_atomic on
+ * every kernel, whichever way it rounds. */
+static void test_pow2_floor(void **state)
+{
+    (void)state;
+    assert_int_equal(gdr_pow2_floor(0), 1);
+    assert_int_equal(gdr_pow2_floor(1), 1);
+    assert_int_equal(gdr_pow2_floor(2), 2);
+    assert_int_equal(gdr_pow2_floor(3), 2);
+    assert_int_equal(gdr_pow2_floor(4), 4);
+    assert_int_equal(gdr_pow2_floor(127), 64);
+    assert_int_equal(gdr_pow2_floor(128), 128);
+    assert_int_equal(gdr_pow2_floor(255), 128);
+    assert_int_equal(gdr_pow2_floor(0xffffffffu), 0x80000000u);
 }
 
 static void test_dmabuf_span(void **state)
@@ -90,6 +108,7 @@ int main(void)
         gdr_unit_test(test_link_rates),
         gdr_unit_test(test_dmabuf_span),
         gdr_unit_test(test_reads_in_flight),
+        gdr_unit_test(test_pow2_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

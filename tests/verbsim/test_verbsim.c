@@ -262,6 +262,30 @@ struct scenario {
     const char *env[2]; /* extra NAME=VALUE */
 };
 
+/* Reads in flight as the two kernels keep them: -o 3 held as 2 on one and
+ * 4 on the other; a power of two held as asked by both. */
+static void rd_atomic(void)
+{
+    CHECK(vs_rd_round(3, VS_RD_DOWN) == 2, "down 3 -> %u", vs_rd_round(3, VS_RD_DOWN));
+    CHECK(vs_rd_round(3, VS_RD_UP) == 4, "up 3 -> %u", vs_rd_round(3, VS_RD_UP));
+    CHECK(vs_rd_round(200, VS_RD_DOWN) == 128, "down 200 -> %u", vs_rd_round(200, VS_RD_DOWN));
+    CHECK(vs_rd_round(200, VS_RD_UP) == 128, "up 200 -> %u", vs_rd_round(200, VS_RD_UP));
+    CHECK(vs_rd_round(100, VS_RD_DOWN) == 64, "down 100 -> %u", vs_rd_round(100, VS_RD_DOWN));
+    for (unsigned p = 1; p <= 128; p *= 2)
+        CHECK(vs_rd_round(p, VS_RD_DOWN) == p && vs_rd_round(p, VS_RD_UP) == p,
+              "%u not held as asked", p);
+    CHECK(vs_rd_round(0, VS_RD_UP) == 0 && vs_rd_round(3, VS_RD_ASKED) == 3, "0 or asked changed");
+    struct ibv_qp_attr a = {.max_rd_atomic = 3, .max_dest_rd_atomic = 3};
+    vs_rd_hold(&a, IBV_QP_MAX_QP_RD_ATOMIC, VS_RD_UP);
+    CHECK(a.max_rd_atomic == 4 && a.max_dest_rd_atomic == 3, "up, rd only: %u %u", a.max_rd_atomic,
+          a.max_dest_rd_atomic);
+    vs_rd_hold(&a, IBV_QP_MAX_DEST_RD_ATOMIC, VS_RD_DOWN);
+    CHECK(a.max_dest_rd_atomic == 2, "down, dest: %u", a.max_dest_rd_atomic);
+    vs_rd_hold(&a, IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC, VS_RD_SHORT);
+    CHECK(a.max_rd_atomic == 4 && a.max_dest_rd_atomic == 1, "short: %u %u", a.max_rd_atomic,
+          a.max_dest_rd_atomic);
+}
+
 static const struct scenario scenarios[] = {
     {"ordering_point", ordering_point, {NULL}},
     {"batches_and_timer", batches_and_timer, {"GDR_VERBSIM_HOLD_US=2000"}},
@@ -269,6 +293,7 @@ static const struct scenario scenarios[] = {
     {"data_read_when_placed", data_read_when_placed, {NULL}},
     {"errors", errors, {"GDR_VERBSIM_BATCH=8"}},
     {"cq_delay", cq_delay, {"GDR_VERBSIM_CQ_DELAY_US=500000"}},
+    {"rd_atomic", rd_atomic, {NULL}},
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 

@@ -166,4 +166,13 @@ void vs_qp_register(struct ibv_qp *qp, uint32_t max_send_wr, bool sig_all);
 /* Run the layers' summaries now (the test reads them). */
 void vs_summaries(void);
 
+/* ---- rd_atomic.c: reads in flight as a kernel keeps them ---- */
+
+enum vs_rd_mode { VS_RD_ASKED, VS_RD_DOWN, VS_RD_UP, VS_RD_SHORT };
+
+/* n rounded to a power of two (at most 128) down or up; as asked otherwise. */
+unsigned vs_rd_round(unsigned n, enum vs_rd_mode m);
+/* The attributes in mask, as the mode holds them. */
+void vs_rd_hold(struct ibv_qp_attr *a, int mask, enum vs_rd_mode m);
+
 #endif
