@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 
 #define GDR_OOB_MAGIC 0x47445242u /* "GDRB" */
-#define GDR_OOB_VERSION 1
+#define GDR_OOB_VERSION 2
 #define GDR_OOB_HEADER_LEN 12
 #define GDR_OOB_MAX_PAYLOAD 65536
 

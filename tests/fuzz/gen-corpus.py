@@ -4,7 +4,7 @@ exchanges (the same fields and shapes common/ sends), plus a few framed
 sequences. Usage: tests/fuzz/gen-corpus.py [DIR] (default: corpus/ beside it)."""
 import json, os, struct, sys
 
-def frame(mtype, body, version=1, magic=b"GDRB"):
+def frame(mtype, body, version=2, magic=b"GDRB"):  # version: GDR_OOB_VERSION
     payload = json.dumps(body, separators=(",", ":")).encode()
     return magic + struct.pack(">HHI", version, mtype, len(payload)) + payload
 
@@ -61,7 +61,7 @@ messages["server_sequence"] = (messages["hello"] + messages["endpoint"] +
 messages["client_sequence"] = (messages["hello_ack"] + messages["endpoint"] + messages["ready"] +
                                messages["size_result"] + messages["error"])
 messages["truncated"] = messages["endpoint"][:40]
-messages["wrong_version"] = frame(HELLO, {}, version=2)
+messages["wrong_version"] = frame(HELLO, {}, version=3)
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
 os.makedirs(out, exist_ok=True)

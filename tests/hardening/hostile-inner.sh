@@ -45,7 +45,7 @@ cases() {
     poke truncated_stall "hdr:1:100" 'raw:{"tool":"gdr' "sleep:6"
     poke oversized "hdr:1:4294967295"
     poke over_limit "hdr:1:65537"
-    poke wrong_version "hdr:1:2:2"
+    poke wrong_version "hdr:1:2:3"
     poke wrong_magic "hdr:1:2:1:GDRX"
     poke unknown_type "hdr:77:2"
     poke bad_json 'msg:1:{"tool":'

@@ -7,7 +7,8 @@
  * came for SEC seconds, default 10), then "elapsed S": seconds from the
  * connection to that end. ITEMs:
  *
- *   hdr:TYPE:LEN[:VERSION[:MAGIC]]  a 12-byte header (MAGIC 4 characters)
+ *   hdr:TYPE:LEN[:VERSION[:MAGIC]]  a 12-byte header (MAGIC 4 characters; VERSION
+ *                                   by default the protocol's, GDR_OOB_VERSION)
  *   msg:TYPE:JSON                   a well-formed message with that payload
  *   raw:TEXT                        TEXT as is
  *   sleep:SEC                       wait before the next item
@@ -25,6 +26,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "oob.h" /* GDR_OOB_VERSION: the header every item but hdr: gets */
 
 static void header(uint8_t out[12], const char *magic, unsigned version, unsigned type,
                    uint32_t len)
@@ -62,7 +65,7 @@ static int send_item(int fd, char *item)
         char *ver = strtok(NULL, ":"), *magic = strtok(NULL, ":");
         if (!type || !len || (magic && strlen(magic) != 4))
             return fprintf(stderr, "oob_poke: bad item\n"), -1;
-        header(hdr, magic ? magic : "GDRB", ver ? (unsigned)strtoul(ver, NULL, 0) : 1,
+        header(hdr, magic ? magic : "GDRB", ver ? (unsigned)strtoul(ver, NULL, 0) : GDR_OOB_VERSION,
                (unsigned)strtoul(type, NULL, 0), (uint32_t)strtoul(len, NULL, 0));
         return send_all(fd, hdr, sizeof(hdr));
     }
@@ -71,7 +74,8 @@ static int send_item(int fd, char *item)
         if (!json)
             return fprintf(stderr, "oob_poke: bad item\n"), -1;
         *json++ = '\0';
-        header(hdr, "GDRB", 1, (unsigned)strtoul(item + 4, NULL, 0), (uint32_t)strlen(json));
+        header(hdr, "GDRB", GDR_OOB_VERSION, (unsigned)strtoul(item + 4, NULL, 0),
+               (uint32_t)strlen(json));
         return send_all(fd, hdr, sizeof(hdr)) || send_all(fd, json, strlen(json)) ? -1 : 0;
     }
     if (!strncmp(item, "raw:", 4))

@@ -42,15 +42,15 @@ static void test_header_round_trip(void **state)
     assert_string_equal(gdr_msg_type_name(GDR_MSG_ERROR), "ERROR");
 }
 
-/* The wire layout, byte by byte: "GDRB", version 1, type, length, all
- * big-endian. */
+/* The wire layout, byte by byte: "GDRB", version 2 (the READS message
+ * came with it), type, length, all big-endian. */
 static void test_header_layout(void **state)
 {
     (void)state;
     uint8_t buf[GDR_OOB_HEADER_LEN];
     gdr_oob_encode_header(buf, GDR_MSG_SIZE_DONE, 0x01020304);
     static const uint8_t want[GDR_OOB_HEADER_LEN] = {
-        'G', 'D', 'R', 'B', 0, 1, 0, 6, 1, 2, 3, 4,
+        'G', 'D', 'R', 'B', 0, 2, 0, 6, 1, 2, 3, 4,
     };
     assert_memory_equal(buf, want, sizeof(want));
 }
@@ -69,11 +69,11 @@ static void test_header_rejects(void **state)
     assert_non_null(strstr(why, "bad magic"));
 
     gdr_oob_encode_header(buf, GDR_MSG_HELLO, 10);
-    buf[5] = 2; /* version 2 */
+    buf[5] = 1; /* version 1: a peer built before the READS message */
     why = gdr_oob_check_header(buf, &h);
     assert_non_null(why);
     assert_non_null(strstr(why, "version mismatch"));
-    assert_int_equal(h.version, 2);
+    assert_int_equal(h.version, 1);
 
     gdr_oob_encode_header(buf, 0, 10);
     why = gdr_oob_check_header(buf, &h);
