@@ -117,16 +117,20 @@ static int server_hello(struct gdr_session *s)
     return rc;
 }
 
+/* One message of TYPE each way: the server receives first, so the two
+ * ends never both wait. Nonzero on failure (recorded). */
+static int swap_messages(struct gdr_session *s, enum gdr_msg_type type, const cJSON *mine,
+                         cJSON **theirs)
+{
+    if (s->is_server)
+        return gdr_oob_recv(&s->oob, type, 0, theirs) || gdr_oob_send(&s->oob, type, mine);
+    return gdr_oob_send(&s->oob, type, mine) || gdr_oob_recv(&s->oob, type, 0, theirs);
+}
+
 static int exchange_endpoints(struct gdr_session *s)
 {
     cJSON *mine = gdr_endpoint_to_json(&s->local), *theirs = NULL;
-    int rc;
-    if (s->is_server)
-        rc = gdr_oob_recv(&s->oob, GDR_MSG_ENDPOINT, 0, &theirs) ||
-             gdr_oob_send(&s->oob, GDR_MSG_ENDPOINT, mine);
-    else
-        rc = gdr_oob_send(&s->oob, GDR_MSG_ENDPOINT, mine) ||
-             gdr_oob_recv(&s->oob, GDR_MSG_ENDPOINT, 0, &theirs);
+    int rc = swap_messages(s, GDR_MSG_ENDPOINT, mine, &theirs);
     cJSON_Delete(mine);
     if (rc) {
         cJSON_Delete(theirs);
@@ -384,13 +388,7 @@ static int exchange_reads(struct gdr_session *s, unsigned *peer_rd, unsigned *pe
     cJSON *mine = cJSON_CreateObject(), *theirs = NULL;
     cJSON_AddNumberToObject(mine, "max_rd_atomic", s->verbs.max_rd_atomic);
     cJSON_AddNumberToObject(mine, "max_dest_rd_atomic", s->verbs.max_dest_rd_atomic);
-    int rc;
-    if (s->is_server)
-        rc = gdr_oob_recv(&s->oob, GDR_MSG_READS, 0, &theirs) ||
-             gdr_oob_send(&s->oob, GDR_MSG_READS, mine);
-    else
-        rc = gdr_oob_send(&s->oob, GDR_MSG_READS, mine) ||
-             gdr_oob_recv(&s->oob, GDR_MSG_READS, 0, &theirs);
+    int rc = swap_messages(s, GDR_MSG_READS, mine, &theirs);
     cJSON_Delete(mine);
     char what[160];
     snprintf(what, sizeof(what), "READS from %s", s->oob.peer);
