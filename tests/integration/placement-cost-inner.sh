@@ -4,7 +4,7 @@
 # host-host and staged GPU-GPU (the strict CUDA double, copies without a
 # planted delay), the default and --no-bind alternating, REPEATS times, on
 # the lab's default device (what the quickstart uses). Each run's client
-# document goes to OUT/cost.PATH.MODE.REP.json.
+# document goes to OUT/cost.PATH.MODE.REP.json; placement_cost.py judges them.
 # Arguments: OUT BENCH CUDASIM [REPEATS]
 out=$1 bench=$2 cudasim=$3 repeats=${4:-5}
 dev=${GDR_LAB_DEV:-rxe0}
@@ -13,7 +13,7 @@ port=19300
 lap_file=$out/times
 . "$(dirname "$0")/../lab-times.sh"
 sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=0"
-args="--sizes=1K:4K:4 -n 2000 --warmup=200"
+args="--sizes=1K:4K:4 -n 8000 --warmup=200"
 # run PATH MODE REP ENV MEM: one server/client pair
 run() {
     path=$1 mode=$2 rep=$3 env=$4 mem=$5
@@ -32,13 +32,31 @@ run() {
     wait $spid
     lap_end "cost.$path.$mode.$rep"
 }
-rep=1
-while [ $rep -le "$repeats" ]; do
-    # The two modes of a path run back to back (a change in the host's load
-    # moves both alike), and which goes first alternates.
-    if [ $((rep % 2)) = 1 ]; then modes="default nobind"; else modes="nobind default"; fi
-    for mode in $modes; do run direct "$mode" "$rep" "" ""; done
-    for mode in $modes; do run staged "$mode" "$rep" "$sim" "--mem=cuda --gdr=off"; done
-    rep=$((rep + 1))
-done
+# batch PATHS FIRST LAST: repeats FIRST..LAST of each path. The two modes
+# of a path run back to back (a change in the host's load moves both
+# alike), and which goes first alternates.
+batch() {
+    rep=$2
+    while [ "$rep" -le "$3" ]; do
+        if [ $((rep % 2)) = 1 ]; then modes="default nobind"; else modes="nobind default"; fi
+        for path in $1; do
+            for mode in $modes; do
+                case $path in
+                direct) run direct "$mode" "$rep" "" "" ;;
+                staged) run staged "$mode" "$rep" "$sim" "--mem=cuda --gdr=off" ;;
+                esac
+            done
+        done
+        rep=$((rep + 1))
+    done
+}
+batch "direct staged" 1 "$repeats"
+# A path whose first batch fails the judgment runs as many repeats again
+# and is judged on all of them: a confirmation, as gdr-cluster retests a
+# suspect, so one noisy minute on the host does not fail the suite.
+retest=$(python3 "$(dirname "$0")/placement_cost.py" --retest "$out" 2>/dev/null)
+if [ -n "$retest" ]; then
+    echo "$retest" | tr '\n' ' ' >"$out/cost.retested"
+    batch "$retest" $((repeats + 1)) $((repeats * 2))
+fi
 exit 0
