@@ -68,11 +68,10 @@ find_gdr_json() {
 # "runs[3].error_class") as "KIND[ WC_STATUS][ EVENT]"; "" when null or
 # absent. Needs gj.
 class_of() {
-    c=$("$gj" get "$1" "$2.kind" 2>/dev/null) || return 0
-    for f in wc_status event; do
-        v=$("$gj" get "$1" "$2.$f" 2>/dev/null) && c="$c $v"
-    done
-    printf '%s' "$c"
+    "$gj" get "$1" "$2.kind" "$2.wc_status" "$2.event" 2>/dev/null | {
+        read -r kind; read -r wc; read -r event
+        [ -z "$kind" ] || printf '%s' "$kind${wc:+ $wc}${event:+ $event}"
+    }
 }
 
 # git_version SRCDIR: the source version a manifest records: the installed

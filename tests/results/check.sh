@@ -87,4 +87,9 @@ expect_rc 0 "get a value" "$GDR_JSON" get "$lat" 'results[1].latency_s.median'
 [ "$(cat "$tmp/out")" = "3.4489999999999997e-05" ] && pass "get prints the number" || fail "get printed $(cat "$tmp/out")"
 expect_rc 2 "get a missing path" "$GDR_JSON" get "$lat" 'results[9].size'
 one_line_error "no element 9"
+expect_rc 0 "get several paths" "$GDR_JSON" get "$lat" test 'results[9].size' 'results[1].latency_s.median'
+[ "$(tr '\n' '|' <"$tmp/out")" = "read_lat||3.4489999999999997e-05|" ] &&
+    pass "a line a path, empty where absent" || fail "get of several printed $(cat "$tmp/out")"
+expect_rc 2 "get several: a malformed path is an error" "$GDR_JSON" get "$lat" test 'results[x]'
+one_line_error "bad index in path 'results\[x\]'"
 finish

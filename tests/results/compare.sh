@@ -131,6 +131,12 @@ expect_rc 2 "a run missing from the baseline is bad input" sh "$cmp" "$tmp/base"
 one_line_error "send_bw host-host host/host .* has no baseline"
 expect_rc 2 "a run missing from the run is bad input" sh "$cmp" "$tmp/run" "$tmp/base"
 one_line_error "send_bw host-host host/host is in the baseline .* but not in the run"
+expect_rc 0 "--subset: a series the run lacks is listed, the rest compared" sh "$cmp" --subset "$tmp/run" "$tmp/base"
+grep -q "^gdr-compare: not in the run, not compared: send_bw host-host host/host (.*send_bw-client.json)" "$tmp/out" &&
+    pass "--subset names the baseline's series the run lacks" || fail "--subset did not list send_bw"
+grep -q "clean: 0 regressions" "$tmp/out" && pass "--subset compares the rest" || fail "--subset: no clean summary"
+expect_rc 2 "--subset: a run series without a baseline is still bad input" sh "$cmp" --subset "$tmp/base" "$tmp/run"
+one_line_error "send_bw host-host host/host .* has no baseline"
 
 sed 's/"status":\t"complete"/"status":\t"failed", "error": "peer gone"/' "$wbw" > "$tmp/failed.json"
 expect_rc 1 "a failed run fails the comparison" sh "$cmp" "$wbw" "$tmp/failed.json"

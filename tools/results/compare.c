@@ -27,7 +27,8 @@ struct line {
     enum verdict v;
 };
 
-static int match(const struct gdr_set *base, const struct gdr_set *run)
+static int match(const struct gdr_set *base, const struct gdr_set *run,
+                 const struct gdr_compare_opts *o)
 {
     char name[256];
     for (size_t k = 0; k < run->nseries; k++) {
@@ -62,11 +63,13 @@ static int match(const struct gdr_set *base, const struct gdr_set *run)
     }
     for (size_t k = 0; k < base->nseries; k++) {
         const struct gdr_series *b = &base->series[k];
-        if (!gdr_set_find(run, b)) {
-            gdr_series_name(b, name, sizeof(name));
+        if (gdr_set_find(run, b))
+            continue;
+        gdr_series_name(b, name, sizeof(name));
+        if (!o->subset)
             return gdr_fail(GDR_EXIT_USAGE, "%s is in the baseline (%s) but not in the run", name,
                             b->docs[0]->path);
-        }
+        printf("gdr-compare: not in the run, not compared: %s (%s)\n", name, b->docs[0]->path);
     }
     return 0;
 }
@@ -209,7 +212,7 @@ static int write_markdown(const char *path, const struct line *l, size_t n,
 int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
                 const struct gdr_compare_opts *o)
 {
-    if (match(base, run))
+    if (match(base, run, o))
         return 2;
     size_t n = 0;
     for (size_t k = 0; k < run->nseries; k++)

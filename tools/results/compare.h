@@ -20,6 +20,8 @@ struct gdr_compare_opts {
     double bw_tol, lat_tol; /* fractions: 0.05 = 5% */
     const char *markdown;   /* write a Markdown table here, or NULL */
     bool by_limit;          /* bandwidth by % of the path's limit */
+    bool subset;            /* the run may cover part of the baseline: the
+                               baseline's other series are listed, not an error */
 };
 
 /* Prints the table and a summary on stdout. Returns 0 clean, 1 regression,

@@ -33,8 +33,9 @@ static const char usage_text[] =
     "  check [-q] FILE...        check result documents (schema gdrbench.result/1);\n"
     "                            prints one line per bad file (and, without -q, one\n"
     "                            per good one); exit 2 if any is bad\n"
-    "  get FILE PATH             print the value at PATH (e.g. ends.client.host,\n"
-    "                            results[0].latency_s.median); objects as compact JSON\n"
+    "  get FILE PATH...          print the value at PATH (e.g. ends.client.host,\n"
+    "                            results[0].latency_s.median); objects as compact JSON;\n"
+    "                            with two or more PATHs a line each, empty if absent\n"
     "  table FILE                rows of one document as a whitespace table (SI units)\n"
     "  brief FILE                the document's result in one line: bandwidth at the\n"
     "                            largest size and its % of the path's limit, or the\n"
@@ -42,7 +43,8 @@ static const char usage_text[] =
     "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
     "                            (test, placements, registrations), write DIR/<n>.dat\n"
     "                            per series and print a tab-separated index\n"
-    "  compare [--bw-tol PCT] [--lat-tol PCT] [--by-limit] [--markdown FILE] BASELINE... -- RUN...\n"
+    "  compare [--bw-tol PCT] [--lat-tol PCT] [--by-limit] [--subset] [--markdown FILE]\n"
+    "          BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
     "  manifest init MANIFEST [--run-id ID] [--git-version V] [--mode MODE] [--resume]\n"
     "           [-- COMMAND LINE...]\n"
@@ -113,9 +115,10 @@ static int cmd_check(int argc, char **argv)
 
 /* ---- get ---- */
 
-static const cJSON *walk(const cJSON *node, const char *path, const char *file)
+static const cJSON *walk(const cJSON *node, const char *path, const char *file, bool *absent)
 {
     const char *p = path;
+    *absent = false;
     while (*p) {
         if (*p == '[') {
             char *end;
@@ -126,6 +129,7 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file)
                 return NULL;
             }
             if (!cJSON_IsArray(node) || idx >= cJSON_GetArraySize(node)) {
+                *absent = true;
                 gdr_fail(GDR_EXIT_USAGE, "%s: '%.*s' has no element %ld", file, (int)(p - path),
                          path, idx);
                 return NULL;
@@ -146,6 +150,7 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file)
             const cJSON *next =
                 cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
             if (!next) {
+                *absent = true;
                 gdr_fail(GDR_EXIT_USAGE, "%s: no field '%.*s'", file, (int)(p - path + n), path);
                 return NULL;
             }
@@ -156,25 +161,46 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file)
     return node;
 }
 
+/* One value: strings as they are, numbers, objects as compact JSON. With
+ * one_line, a newline inside a string becomes a space, so that each of
+ * several values stays one line. */
+static void print_value(const cJSON *v, bool one_line)
+{
+    char *s = cJSON_IsString(v) ? NULL : cJSON_PrintUnformatted(v);
+    const char *text = cJSON_IsString(v) ? v->valuestring : s ? s : "";
+    if (cJSON_IsNumber(v))
+        printf("%.17g\n", v->valuedouble);
+    else {
+        for (const char *c = text; *c; c++)
+            putchar(one_line && *c == '\n' ? ' ' : *c);
+        putchar('\n');
+    }
+    free(s);
+}
+
+/* get FILE PATH: the value, or an error naming the path. get FILE PATH...
+ * (two or more): a line per path, empty where a path is absent (a malformed
+ * path is still an error), so that a script reads a document's fields with
+ * one process. */
 static int cmd_get(int argc, char **argv)
 {
-    if (argc != 2)
+    if (argc < 2)
         return usage_error("get: %s", "needs FILE and PATH");
     cJSON *root = gdr_json_read_file(argv[0], GDR_DOC_MAX_BYTES);
     if (!root)
         return report_error(GDR_EXIT_USAGE);
-    const cJSON *v = walk(root, argv[1], argv[0]);
     int rc = GDR_EXIT_OK;
-    if (!v) {
-        rc = report_error(GDR_EXIT_USAGE);
-    } else if (cJSON_IsString(v)) {
-        printf("%s\n", v->valuestring);
-    } else if (cJSON_IsNumber(v)) {
-        printf("%.17g\n", v->valuedouble);
-    } else {
-        char *s = cJSON_PrintUnformatted(v);
-        printf("%s\n", s ? s : "");
-        free(s);
+    for (int i = 1; i < argc; i++) {
+        bool absent;
+        const cJSON *v = walk(root, argv[i], argv[0], &absent);
+        if (v) {
+            print_value(v, argc > 2);
+        } else if (argc == 2 || !absent) {
+            rc = report_error(GDR_EXIT_USAGE);
+            break;
+        } else {
+            putchar('\n');
+        }
     }
     cJSON_Delete(root);
     return rc;
@@ -360,6 +386,10 @@ static int cmd_compare(int argc, char **argv)
         const char *opt = argv[i];
         if (!strcmp(opt, "--by-limit")) {
             o.by_limit = true;
+            continue;
+        }
+        if (!strcmp(opt, "--subset")) {
+            o.subset = true;
             continue;
         }
         if (i + 1 >= argc)
