@@ -144,22 +144,21 @@ void gdr_context_describe(struct gdr_session *s)
         gdr_context_gpu_bdf(s->buf.cuda_bus_id, s->ctx.gpu_bdf, sizeof(s->ctx.gpu_bdf));
     describe_port(s);
     describe_pcie(s);
+    gdr_counters_watch_init(&s->ctx.nic, NULL, s->verbs.dev_name, (unsigned)s->verbs.port);
     if (s->buf.cuda_device >= 0)
         describe_gpu(s);
 }
 
 void gdr_context_size_begin(struct gdr_session *s)
 {
-    gdr_counters_read(NULL, s->verbs.dev_name, (unsigned)s->verbs.port, &s->ctx.before);
+    gdr_counters_watch_begin(&s->ctx.nic);
     gdr_nvml_mark(&s->ctx.nvml);
 }
 
-void gdr_context_size_end(struct gdr_session *s, struct gdr_size_seen *seen)
+void gdr_context_size_end(struct gdr_session *s, uint64_t quiet_ns, struct gdr_size_seen *seen)
 {
-    static struct gdr_counter_snap after; /* large; one session per process */
     memset(seen, 0, sizeof(*seen));
-    gdr_counters_read(NULL, s->verbs.dev_name, (unsigned)s->verbs.port, &after);
-    gdr_counters_delta(&s->ctx.before, &after, &seen->nic);
+    gdr_counters_watch_end(&s->ctx.nic, quiet_ns, &seen->nic);
     seen->gpu.pstate = -1;
     seen->gpu.replay_delta = -1;
     if (!s->ctx.gpu_bdf[0])
@@ -382,6 +381,10 @@ static cJSON *counters_json(const struct gdr_counter_deltas *d)
     if (!d->available)
         return o;
     cJSON_AddBoolToObject(o, "clean", d->clean);
+    add_num_or_null(o, "lifespan_s", d->lifespan_s, d->lifespan_s >= 0);
+    cJSON_AddNumberToObject(o, "between_snapshots_s", d->between_s);
+    cJSON_AddNumberToObject(o, "after_loop_s", d->after_loop_s);
+    cJSON_AddNumberToObject(o, "waited_s", d->waited_s);
     cJSON *deltas = cJSON_AddObjectToObject(o, "deltas");
     for (size_t i = 0; i < d->n; i++)
         gdr_json_add_u64(deltas, d->d[i].name, d->d[i].delta);

@@ -25,7 +25,7 @@ struct gdr_size_seen;
 struct gdr_context {
     char gpu_bdf[GDR_BDF_LEN]; /* sysfs form; "" without a GPU buffer */
     struct gdr_nvml nvml;
-    struct gdr_counter_snap before; /* the port's counters as a size began */
+    struct gdr_counter_watch nic; /* the port's counters around each size */
 };
 
 /* One path's limit: the least of its parts, each in payload bytes/s. */
@@ -48,9 +48,11 @@ void gdr_context_gpu_bdf(const char *cuda_bus_id, char *bdf, size_t len);
 /* Once the device and the buffer are set up: this end's port rate, PCIe
  * links and GPU state into s->local (they travel in ENDPOINT). */
 void gdr_context_describe(struct gdr_session *s);
-/* Around this end's part of each size, outside the timed loop. */
+/* Around this end's part of each size, outside the timed loop. The
+ * traffic of the size ended quiet_ns ago (0: just now); the counters are
+ * read once the kernel must have refreshed them since (counters.h). */
 void gdr_context_size_begin(struct gdr_session *s);
-void gdr_context_size_end(struct gdr_session *s, struct gdr_size_seen *seen);
+void gdr_context_size_end(struct gdr_session *s, uint64_t quiet_ns, struct gdr_size_seen *seen);
 /* The row's limit, from both ends' facts (both ends compute the same). */
 void gdr_context_row_limit(const struct gdr_session *s, struct gdr_size_result *row);
 /* Add limit, pct_of_limit, clean, nic_counters, gpu and steadiness. */

@@ -188,7 +188,7 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     if (client_run_loop(s, size, iters, &mine->m))
         return -1;
     if (timed)
-        gdr_context_size_end(s, &mine->seen);
+        gdr_context_size_end(s, 0, &mine->seen);
 
     msg = gdr_size_done_encode(mine);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_DONE, msg);
@@ -287,6 +287,20 @@ static int check_start(struct gdr_session *s, const struct gdr_size_start *st, u
     return 0;
 }
 
+/* How long ago the size's traffic ended, as the server sees it: at the
+ * later of its own loop's end and the client's, which ended at least
+ * after_loop_s before its SIZE_DONE left. Durations only: the two clocks
+ * are never compared. The client's wait for its counters thus counts
+ * towards the server's. */
+static uint64_t traffic_quiet_ns(uint64_t loop_end, uint64_t done_at,
+                                 const struct gdr_counter_deltas *client)
+{
+    uint64_t now = gdr_now_ns();
+    uint64_t since_mine = now - loop_end;
+    uint64_t since_client = now - done_at + (uint64_t)(client->after_loop_s * 1e9);
+    return since_mine < since_client ? since_mine : since_client;
+}
+
 static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, bool *filled,
                         struct gdr_size_result *row)
 {
@@ -328,18 +342,21 @@ static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, 
     gdr_cpu_mark(&mark);
     if (run_loop(s, r->server_loop, st->size, st->iters, mine))
         return -1;
+    uint64_t loop_end = gdr_now_ns();
     cJSON *done;
     if (gdr_oob_recv(&s->oob, GDR_MSG_SIZE_DONE, st->expect_s, &done))
         return -1;
+    uint64_t done_at = gdr_now_ns();
     mine->cpu = gdr_cpu_since(&mark);
-    if (timed)
-        gdr_context_size_end(s, &result.seen);
     char what[160];
     snprintf(what, sizeof(what), "SIZE_DONE from %s", s->oob.peer);
     rc = gdr_size_done_decode(done, &theirs, what);
     cJSON_Delete(done);
     if (rc)
         return -1;
+    if (timed)
+        gdr_context_size_end(s, traffic_quiet_ns(loop_end, done_at, &theirs.seen.nic),
+                             &result.seen);
     if (cfg->validate && dest_here && timed &&
         for_each_slot(s, SLOT_CHECK, st->size, st->iters, &bad))
         return -1;

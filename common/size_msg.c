@@ -85,6 +85,10 @@ static cJSON *seen_encode(const struct gdr_size_seen *s)
     cJSON *nic = cJSON_AddObjectToObject(o, "nic");
     cJSON_AddBoolToObject(nic, "available", s->nic.available);
     cJSON_AddBoolToObject(nic, "clean", s->nic.clean);
+    cJSON_AddNumberToObject(nic, "lifespan_s", s->nic.lifespan_s);
+    cJSON_AddNumberToObject(nic, "between_s", s->nic.between_s);
+    cJSON_AddNumberToObject(nic, "after_loop_s", s->nic.after_loop_s);
+    cJSON_AddNumberToObject(nic, "waited_s", s->nic.waited_s);
     cJSON *d = cJSON_AddObjectToObject(nic, "deltas");
     for (size_t i = 0; i < s->nic.n; i++)
         gdr_json_add_u64(d, s->nic.d[i].name, s->nic.d[i].delta);
@@ -107,6 +111,26 @@ static cJSON *seen_encode(const struct gdr_size_seen *s)
     return o;
 }
 
+/* When the end took its snapshots: seconds, each within a run's length
+ * (the lifespan -1 when the port has none). A peer built before them
+ * sends none: unknown lifespan, and the server waits its full time. */
+static int nic_timing_decode(const cJSON *nic, struct gdr_counter_deltas *d, const char *what)
+{
+    d->lifespan_s = -1;
+    if (!cJSON_GetObjectItemCaseSensitive(nic, "lifespan_s"))
+        return 0;
+    if (gdr_json_double(nic, "lifespan_s", &d->lifespan_s, what) ||
+        gdr_json_double(nic, "between_s", &d->between_s, what) ||
+        gdr_json_double(nic, "after_loop_s", &d->after_loop_s, what) ||
+        gdr_json_double(nic, "waited_s", &d->waited_s, what))
+        return -1;
+    const double t[] = {d->lifespan_s + 1, d->between_s, d->after_loop_s, d->waited_s};
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (!(t[i] >= 0 && t[i] <= GDR_MAX_SECONDS))
+            return gdr_fail(GDR_EXIT_RUN, "%s: a counter snapshot's time out of range", what);
+    return 0;
+}
+
 static int seen_decode(const cJSON *o, struct gdr_size_seen *s, const char *what)
 {
     const cJSON *nic = cJSON_GetObjectItemCaseSensitive(o, "nic");
@@ -117,7 +141,7 @@ static int seen_decode(const cJSON *o, struct gdr_size_seen *s, const char *what
     uint64_t u[6];
     double pstate, replay;
     if (gdr_json_bool(nic, "available", &s->nic.available, what) ||
-        gdr_json_bool(nic, "clean", &s->nic.clean, what) ||
+        gdr_json_bool(nic, "clean", &s->nic.clean, what) || nic_timing_decode(nic, &s->nic, what) ||
         gdr_json_double(o, "gpu_gts", &s->gpu_gts, what) ||
         gdr_json_u64(o, "gpu_width", 64, &u[0], what) ||
         gdr_json_bool(gpu, "available", &g->available, what) ||

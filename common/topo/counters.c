@@ -8,7 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The kernel's hw_counters lifespan when its file cannot be read. */
+#define KERNEL_DEFAULT_LIFESPAN_MS 10
+/* A jiffy at HZ=100, the longest the kernel has. */
+#define LONGEST_TICK_MS 10
 
 /* Substrings of counter names, checked in this order. */
 static const struct {
@@ -115,6 +121,12 @@ static bool have(const struct gdr_counter_snap *s, const char *name)
     return false;
 }
 
+/* hw_counters/lifespan is the cache's setting, not a counter. */
+static bool is_setting(const char *name, bool hw)
+{
+    return hw && strcmp(name, "lifespan") == 0;
+}
+
 static void read_dir(const char *dir, bool hw, struct gdr_counter_snap *s)
 {
     DIR *d = opendir(dir);
@@ -124,7 +136,8 @@ static void read_dir(const char *dir, bool hw, struct gdr_counter_snap *s)
     while ((de = readdir(d)) != NULL && s->n < GDR_COUNTERS_MAX) {
         char path[PATH_MAX];
         uint64_t v = 0;
-        if (de->d_name[0] == '.' || strlen(de->d_name) >= GDR_COUNTER_NAME - 12 ||
+        if (de->d_name[0] == '.' || is_setting(de->d_name, hw) ||
+            strlen(de->d_name) >= GDR_COUNTER_NAME - 12 ||
             (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path) ||
             read_u64(path, &v))
             continue;
@@ -139,22 +152,104 @@ static void read_dir(const char *dir, bool hw, struct gdr_counter_snap *s)
     closedir(d);
 }
 
+/* ROOT/class/infiniband/IBDEV/ports/PORT/SUB into path. */
+static int port_path(char *path, size_t len, const char *sysfs_root, const char *ibdev,
+                     unsigned port, const char *sub)
+{
+    const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/sys";
+    if ((size_t)snprintf(path, len, "%s/class/infiniband/%s/ports/%u/%s", root, ibdev, port, sub) >=
+        len)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
 int gdr_counters_read(const char *sysfs_root, const char *ibdev, unsigned port,
                       struct gdr_counter_snap *snap)
 {
     char dir[PATH_MAX];
-    const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/sys";
     snap->n = 0;
     snap->ok = false;
     const char *sub[] = {"counters", "hw_counters"};
     for (int k = 0; k < 2; k++) {
-        if ((size_t)snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%u/%s", root, ibdev,
-                             port, sub[k]) >= sizeof(dir))
+        if (port_path(dir, sizeof(dir), sysfs_root, ibdev, port, sub[k]))
             return -ENAMETOOLONG;
         read_dir(dir, k == 1, snap);
     }
     snap->ok = snap->n > 0;
     return 0;
+}
+
+int gdr_counters_lifespan_ms(const char *sysfs_root, const char *ibdev, unsigned port)
+{
+    char path[PATH_MAX];
+    uint64_t ms;
+    if (port_path(path, sizeof(path), sysfs_root, ibdev, port, "hw_counters"))
+        return -1;
+    if (access(path, F_OK))
+        return -1;
+    if (port_path(path, sizeof(path), sysfs_root, ibdev, port, "hw_counters/lifespan") ||
+        read_u64(path, &ms) || ms > INT_MAX)
+        return KERNEL_DEFAULT_LIFESPAN_MS;
+    return (int)ms;
+}
+
+uint64_t gdr_counters_settle_ns(int lifespan_ms)
+{
+    if (lifespan_ms < 0)
+        return 0;
+    uint64_t tick =
+        lifespan_ms > 0 && lifespan_ms < LONGEST_TICK_MS ? (uint64_t)lifespan_ms : LONGEST_TICK_MS;
+    return ((uint64_t)lifespan_ms + tick) * 1000000u;
+}
+
+/* The clock the kernel's ticks follow. */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t deadline_ns)
+{
+    struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+void gdr_counters_watch_init(struct gdr_counter_watch *w, const char *sysfs_root, const char *ibdev,
+                             unsigned port)
+{
+    memset(w, 0, sizeof(*w));
+    w->sysfs_root = sysfs_root;
+    snprintf(w->ibdev, sizeof(w->ibdev), "%s", ibdev);
+    w->port = port;
+    w->lifespan_ms = gdr_counters_lifespan_ms(sysfs_root, ibdev, port);
+}
+
+void gdr_counters_watch_begin(struct gdr_counter_watch *w)
+{
+    gdr_counters_read(w->sysfs_root, w->ibdev, w->port, &w->before);
+    w->before_end = mono_ns();
+}
+
+void gdr_counters_watch_end(struct gdr_counter_watch *w, uint64_t quiet_ns,
+                            struct gdr_counter_deltas *out)
+{
+    static struct gdr_counter_snap after; /* large; one watch at a time */
+    uint64_t now = mono_ns();
+    uint64_t traffic_end = quiet_ns < now ? now - quiet_ns : 0;
+    uint64_t last = traffic_end > w->before_end ? traffic_end : w->before_end;
+    uint64_t deadline = last + gdr_counters_settle_ns(w->lifespan_ms);
+    if (deadline > now)
+        sleep_until(deadline);
+    uint64_t after_start = mono_ns();
+    gdr_counters_read(w->sysfs_root, w->ibdev, w->port, &after);
+    gdr_counters_delta(&w->before, &after, out);
+    out->lifespan_s = w->lifespan_ms < 0 ? -1 : w->lifespan_ms * 1e-3;
+    out->between_s = (double)(after_start - w->before_end) * 1e-9;
+    out->after_loop_s = (double)(after_start - traffic_end) * 1e-9;
+    out->waited_s = deadline > now ? (double)(deadline - now) * 1e-9 : 0;
 }
 
 static void note_lost(struct gdr_counter_deltas *out, const char *name, const char *why)

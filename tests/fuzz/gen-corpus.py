@@ -37,7 +37,8 @@ measure = {"iters": 1000, "bytes": 4096000, "elapsed_ns": 1000000, "bw_avg": 4.0
            "bw_peak": 4.5e9, "msg_rate": 1e6, "cpu_user": 0.01, "cpu_system": 0.0, "lat": lat,
            "window_msgs": 128, "window_bytes": 524288,
            "steady": {"slices": 10, "min": 4.0e9, "max": 4.2e9, "cv": 0.01}}
-seen = {"nic": {"available": True, "clean": False,
+seen = {"nic": {"available": True, "clean": False, "lifespan_s": 0.012, "between_s": 0.03,
+                "after_loop_s": 0.022, "waited_s": 0.02,
                 "deltas": {"sent_pkts": 4000, "completer_retry_err": 3, "hw_counters/link_downed": 0},
                 "lost": {"out_of_sequence": "vanished"}},
         "gpu_gts": 16, "gpu_width": 16,

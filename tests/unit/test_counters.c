@@ -1,6 +1,8 @@
 /* test_counters.c - an RDMA port's counters (common/topo/counters.c) on
  * a sysfs tree written here: deltas and their classes, clean or not, and
- * counters that vanish mid-run, wrap around, are reset or saturated. */
+ * counters that vanish mid-run, wrap around, are reset or saturated; the
+ * hw_counters lifespan, and (under tests/slowsysfs's cache of hw_counters,
+ * tests/slowsysfs/kernel-cache.test) a row shorter than it. */
 #include "config.h"
 
 #include "unit.h"
@@ -259,6 +261,109 @@ static void test_no_counters(void **state)
     assert_false(d.clean);
 }
 
+static void test_lifespan_is_not_a_counter(void **state)
+{
+    (void)state;
+    assert_int_equal(gdr_counters_lifespan_ms(root, "mlx5_0", 1), -1); /* no hw_counters */
+    put("counters", "port_xmit_data", 1);
+    put("hw_counters", "out_of_sequence", 0);
+    assert_int_equal(gdr_counters_lifespan_ms(root, "mlx5_0", 1), 10); /* kernel's default */
+    put("hw_counters", "lifespan", 12);
+    assert_int_equal(gdr_counters_lifespan_ms(root, "mlx5_0", 1), 12);
+    assert_int_equal(gdr_counters_read(root, "mlx5_0", 1, &before), 0);
+    assert_int_equal(before.n, 2);
+    for (size_t i = 0; i < before.n; i++)
+        assert_null(strstr(before.c[i].name, "lifespan"));
+}
+
+static void test_settle_time(void **state)
+{
+    (void)state;
+    const uint64_t ms = 1000000;
+    assert_int_equal(gdr_counters_settle_ns(-1), 0);       /* nothing cached */
+    assert_int_equal(gdr_counters_settle_ns(10), 20 * ms); /* HZ=100: a tick is 10 ms */
+    assert_int_equal(gdr_counters_settle_ns(12), 22 * ms); /* HZ=250, 3 ticks */
+    assert_int_equal(gdr_counters_settle_ns(4), 8 * ms);   /* a tick is at most the lifespan */
+    assert_int_equal(gdr_counters_settle_ns(0), 10 * ms);  /* still one tick */
+    assert_int_equal(gdr_counters_settle_ns(100), 110 * ms);
+}
+
+/* The kernel's cache is emulated only under the double. */
+static bool kernel_cache(void)
+{
+    const char *on = getenv("GDR_SLOW_COUNTERS_CACHE");
+    return on && strcmp(on, "1") == 0;
+}
+
+/* Retransmissions during a loop: written at once (put() starts a shell,
+ * longer than a short row). */
+static void loop_retransmits(void)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence",
+             root);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "7\n");
+    fclose(f);
+}
+
+/* The double is strict: within the lifespan a read returns the values of
+ * the last refresh, so back-to-back snapshots (the old way) see nothing. */
+static void test_cache_hides_a_short_row(void **state)
+{
+    (void)state;
+    if (!kernel_cache())
+        skip();
+    base_tree();
+    put("hw_counters", "lifespan", 1000); /* long: a slow machine cannot outlast it */
+    snap_delta(loop_retransmits);
+    assert_true(d.available);
+    assert_true(d.clean);
+    assert_int_equal(delta_of("out_of_sequence"), 0);
+}
+
+/* A row shorter than the lifespan with retransmissions in it: the watch
+ * waits for a refresh and sees them. */
+static void test_short_row_is_not_clean(void **state)
+{
+    (void)state;
+    if (!kernel_cache())
+        skip();
+    base_tree();
+    put("hw_counters", "lifespan", 12); /* rxe's, at HZ=250 */
+    struct gdr_counter_watch w;
+    gdr_counters_watch_init(&w, root, "mlx5_0", 1);
+    assert_int_equal(w.lifespan_ms, 12);
+    gdr_counters_watch_begin(&w);
+    loop_retransmits();
+    gdr_counters_watch_end(&w, 0, &d);
+    assert_true(d.available);
+    assert_false(d.clean);
+    assert_int_equal(delta_of("out_of_sequence"), 7);
+    assert_true(d.lifespan_s > 0.0119 && d.lifespan_s < 0.0121);
+    assert_true(d.between_s > 0.0219 && d.after_loop_s > 0.0219);
+    assert_true(d.waited_s < 0.0221);
+}
+
+/* Traffic that ended longer ago than the settle time, after a "before"
+ * read as old: no wait, and the retransmissions are seen. */
+static void test_no_wait_once_settled(void **state)
+{
+    (void)state;
+    base_tree();
+    put("hw_counters", "lifespan", 12);
+    struct gdr_counter_watch w;
+    gdr_counters_watch_init(&w, root, "mlx5_0", 1);
+    gdr_counters_watch_begin(&w);
+    loop_retransmits();
+    usleep(30000);
+    gdr_counters_watch_end(&w, 25000000, &d); /* the traffic ended 25 ms ago */
+    assert_true(d.waited_s == 0);
+    assert_true(d.between_s >= 0.030 && d.after_loop_s >= 0.025);
+    assert_false(d.clean);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +376,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_saturated_narrow_counters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pma_counter_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lifespan_is_not_a_counter, setup, teardown),
+        cmocka_unit_test(test_settle_time),
+        cmocka_unit_test_setup_teardown(test_cache_hides_a_short_row, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_short_row_is_not_clean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_wait_once_settled, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

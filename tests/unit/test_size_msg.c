@@ -94,11 +94,40 @@ static void test_bad_fields(void **state)
     cJSON_Delete(msg);
 }
 
+/* When an end took its counter snapshots: they survive the trip, a peer
+ * built before them sends none (lifespan unknown, no wait counted), and
+ * a time out of range is refused. */
+static void test_snapshot_times(void **state)
+{
+    (void)state;
+    fill();
+    in.seen.nic.lifespan_s = 0.012;
+    in.seen.nic.between_s = 0.03;
+    in.seen.nic.after_loop_s = 0.022;
+    in.seen.nic.waited_s = 0.02;
+    cJSON *msg = gdr_size_result_encode(&in);
+    assert_int_equal(gdr_size_result_decode(msg, &out, "SIZE_RESULT from test"), 0);
+    assert_near(out.seen.nic.lifespan_s, 0.012, 1e-15);
+    assert_near(out.seen.nic.after_loop_s, 0.022, 1e-15);
+    cJSON *nic = cJSON_GetObjectItem(cJSON_GetObjectItem(msg, "seen"), "nic");
+    cJSON_ReplaceItemInObject(nic, "after_loop_s", cJSON_CreateNumber(-1));
+    assert_int_equal(gdr_size_result_decode(msg, &out, "SIZE_RESULT from test"), -1);
+    assert_error(GDR_EXIT_RUN, "a counter snapshot's time out of range");
+    gdr_error_clear();
+    const char *fields[] = {"lifespan_s", "between_s", "after_loop_s", "waited_s"};
+    for (size_t i = 0; i < 4; i++)
+        cJSON_DeleteItemFromObject(nic, fields[i]);
+    assert_int_equal(gdr_size_result_decode(msg, &out, "SIZE_RESULT from test"), 0);
+    assert_true(out.seen.nic.lifespan_s < 0 && out.seen.nic.after_loop_s == 0);
+    cJSON_Delete(msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         gdr_unit_test(test_round_trip),
         gdr_unit_test(test_bad_fields),
+        gdr_unit_test(test_snapshot_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
