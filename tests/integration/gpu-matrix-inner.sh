@@ -186,11 +186,13 @@ wait $spid 2>/dev/null
 echo $(($(date +%s) - stall_t0)) >"$out/stall.seconds"
 lap_end stall
 
-# ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations.
+# ci/gpu-check's soft-RoCE step, on the double: one slot size, few iterations
+# and a two-message warm-up (the default's would move more than the runs).
 mkdir -p "$out/gpucheck"
 lap_start
 # shellcheck disable=SC2086
-env $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 \
+env $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 GDR_GPU_CHECK_LAT_ITERS=20 \
+    GDR_GPU_CHECK_WARMUP=2 \
     "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
 echo $? >"$out/gpucheck.rc"
 lap_end gpucheck
