@@ -486,8 +486,8 @@ static void test_heat_blocks(void **state)
     assert_non_null(f);
     assert_non_null(fgets(line, sizeof(line), f));
     fclose(f);
-    assert_string_equal(line, "blocks 150 size 2 nodes 300\n");
-    /* block (125, 10) holds node 250's cells: its worst is about 0.5 */
+    assert_string_equal(line, "blocks 60 size 5 nodes 300\n");
+    /* blocks (50, y) and (x, 50) hold node 250's cells: its worst is about 0.5 */
     snprintf(path, sizeof(path), "%s/heat-write_bw.H-H.na-1048576-r0.dat", dir);
     f = fopen(path, "r");
     assert_non_null(f);
@@ -498,12 +498,12 @@ static void test_heat_blocks(void **state)
         if (sscanf(line, "%u %u %lf", &x, &y, &ratio) != 3)
             continue;
         lines++;
-        if (ratio < 0.7 && x != 125 && y != 125)
+        if (ratio < 0.7 && x != 50 && y != 50)
             fail_msg("block %u %u: %.2f, none of node 250's", x, y, ratio);
         low += ratio < 0.7;
     }
     fclose(f);
-    assert_int_equal(lines, 150 * 150);
+    assert_int_equal(lines, 60 * 60);
     assert_true(low > 0);
     snprintf(path, sizeof(path), "%s/topnames-write_bw.H-H.na-1048576-r0.txt", dir);
     f = fopen(path, "r");

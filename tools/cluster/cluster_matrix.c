@@ -898,9 +898,14 @@ static int heat_top(const struct gdr_matrix_set *s, const struct gdr_matrix *m, 
     return rc;
 }
 
+size_t gdr_heat_block(size_t nodes)
+{
+    return nodes > GDR_HEAT_FULL_MAX ? (nodes + GDR_HEAT_FULL_MAX - 1) / GDR_HEAT_FULL_MAX : 1;
+}
+
 int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir)
 {
-    size_t b = s->n > GDR_HEAT_FULL_MAX ? (s->n + GDR_HEAT_FULL_MAX - 1) / GDR_HEAT_FULL_MAX : 0;
+    size_t b = gdr_heat_block(s->n) > 1 ? gdr_heat_block(s->n) : 0;
     for (size_t k = 0; k < s->count; k++) {
         const struct gdr_matrix *m = &s->m[k];
         FILE *h = open_fig(dir, "heat", m), *x = open_fig(dir, "failed", m),

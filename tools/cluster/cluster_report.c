@@ -1,300 +1,87 @@
 /* cluster_report.c - report.md for one cluster run (cluster_report.h). */
 #include "config.h"
 
-#include "cluster_links.h"
+#include "cluster_findings.h"
 #include "cluster_report.h"
 #include "error.h"
 #include "json.h"
-#include "stats.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A figure in the metric's unit: bits per second for bandwidth (Gb/s, or
- * Mb/s under 1 Gb/s, as in the soft-RoCE lab), microseconds for latency. */
-static void show(FILE *f, const struct gdr_matrix *m, double v)
+/* A value of matrix m (suspects.json) in the run's unit. */
+static void show(FILE *f, const cJSON *doc, const cJSON *m, double v)
 {
-    if (v <= 0 || isnan(v))
-        fprintf(f, " - |");
-    else if (m->latency)
-        fprintf(f, " %.2f us |", v * 1e6);
-    else if (v * 8 >= 1e9)
-        fprintf(f, " %.1f Gb/s |", v * 8 / 1e9);
-    else
-        fprintf(f, " %.1f Mb/s |", v * 8 / 1e6);
+    char t[48];
+    gdr_cluster_fmt(gdr_findings_unit(doc, gdr_jstr_or(m, "metric", "")), v, t, sizeof(t));
+    fprintf(f, " %s |", t);
 }
 
-/* Median of v[0..n) (sorts v); 0 when empty, which show() prints as "-". */
-static double median_of(double *v, size_t n)
+/* The analysis' rows of matrix m's nodes (every node, or the worst). */
+static void node_table(FILE *f, const cJSON *doc, const cJSON *m, size_t nnodes)
 {
-    return n ? gdr_median_inplace(v, n) : 0;
-}
-
-struct node_row {
-    size_t node, low, failed;
-    double client, server, worst; /* medians as client and server, the worst cell */
-};
-
-/* Worst first: the most low or failed cells, then the lowest median. */
-static int cmp_row(const void *x, const void *y)
-{
-    const struct node_row *a = x, *b = y;
-    size_t ba = a->low + a->failed, bb = b->low + b->failed;
-    if (ba != bb)
-        return ba > bb ? -1 : 1;
-    return a->node < b->node ? -1 : a->node > b->node;
-}
-
-/* Per node: median as client and as server, worst cell, low and failed
- * cells; every node, or the `worst` worst ones (the whole matrix is the
- * CSV). */
-static void node_table(FILE *f, const struct gdr_matrix_set *s, const struct gdr_matrix *m,
-                       const struct gdr_mstats *st, const struct gdr_detect_opts *o, size_t worst)
-{
-    size_t most = 0;
-    for (size_t i = 0; i < s->n; i++)
-        for (int d = 0; d < 2; d++)
-            if (gdr_matrix_node_count(m, i, d) > most)
-                most = gdr_matrix_node_count(m, i, d);
-    double *v = calloc(most + 1, sizeof(double));
-    struct node_row *rows = calloc(s->n + 1, sizeof(*rows));
-    if (!v || !rows) {
-        free(v);
-        free(rows);
-        return;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        struct node_row *r = &rows[i];
-        r->node = i;
-        for (int d = 0; d < 2; d++) {
-            size_t k = 0;
-            for (size_t q = 0; q < gdr_matrix_node_count(m, i, d); q++) {
-                const struct gdr_cell *c = gdr_matrix_node_cell(m, i, d, q);
-                if (c->c == c->s || c->state == GDR_CELL_NONE)
-                    continue;
-                if (c->state == GDR_CELL_FAILED) {
-                    r->failed++;
-                    continue;
-                }
-                r->low += gdr_cell_low(m, st, o, c);
-                v[k++] = c->value;
-                if (r->worst == 0 || (m->latency ? c->value > r->worst : c->value < r->worst))
-                    r->worst = c->value;
-            }
-            *(d ? &r->server : &r->client) = median_of(v, k);
-        }
-    }
-    size_t shown = s->n;
-    if (worst && s->n > worst) {
-        qsort(rows, s->n, sizeof(*rows), cmp_row);
-        shown = worst;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(m, "nodes"), *r;
+    size_t shown = (size_t)cJSON_GetArraySize(rows);
+    if (shown < nnodes)
         fprintf(f,
                 "The %zu nodes with the most low or failed cells, of %zu (every cell: the "
                 "CSV).\n\n",
-                worst, s->n);
-    }
+                shown, nnodes);
     fprintf(f, "| node | median as client | median as server | worst link | low | failed |\n"
                "|------|-----|-----|-----|-----|-----|\n");
-    for (size_t k = 0; k < shown; k++) {
-        const struct node_row *r = &rows[k];
-        fprintf(f, "| %s |", s->nodes[r->node]);
-        show(f, m, r->client);
-        show(f, m, r->server);
-        show(f, m, r->worst);
-        fprintf(f, " %zu | %zu |\n", r->low, r->failed);
+    cJSON_ArrayForEach(r, rows) {
+        fprintf(f, "| %s |", gdr_jstr_or(r, "node", "?"));
+        show(f, doc, m, gdr_jnum(r, "client_median"));
+        show(f, doc, m, gdr_jnum(r, "server_median"));
+        show(f, doc, m, gdr_jnum(r, "worst"));
+        fprintf(f, " %.0f | %.0f |\n", gdr_jnum_or(r, "low", 0), gdr_jnum_or(r, "failed", 0));
     }
-    free(v);
-    free(rows);
+    fprintf(f, "\nWorst links:");
+    bool first = true;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(m, "worst_links")) {
+        fprintf(f, "%s %s -> %s", first ? "" : ",", gdr_jstr_or(r, "client", "?"),
+                gdr_jstr_or(r, "server", "?"));
+        char t[48];
+        gdr_cluster_fmt(gdr_findings_unit(doc, gdr_jstr_or(m, "metric", "")), gdr_jnum(r, "value"),
+                        t, sizeof(t));
+        fprintf(f, " %s%s",
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "failed")) ? "failed" : t,
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "low")) ? " (low)" : "");
+        first = false;
+    }
+    fprintf(f, "%s.\n", first ? " none" : "");
 }
 
-/* One column of the node table: its heading, its key in the node's
- * "software" object (or, for hardware, in the node's document) and how to
- * show the value. */
-struct sw_column {
-    const char *title, *key;
-    void (*read)(const cJSON *sw, const char *key, char *out, size_t len);
-    bool hardware;
-};
-
-static void sw_string(const cJSON *sw, const char *key, char *out, size_t len)
+/* The nodes whose software or PCIe links differ from most nodes', as the
+ * analysis marked them (suspects.json "software"; the page shows every
+ * value). */
+static void differing_nodes(FILE *f, const cJSON *sw)
 {
-    const char *v = gdr_jstr_or(sw, key, "");
-    snprintf(out, len, "%s", *v ? v : "-");
-}
-
-static void sw_loaded(const cJSON *sw, const char *key, char *o, size_t n)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sw, key);
-    snprintf(o, n, "%s", cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? "loaded" : "no") : "-");
-}
-
-static const char *fw_text(const cJSON *it)
-{
-    return cJSON_IsString(it) && *it->valuestring ? it->valuestring : "-";
-}
-
-/* "28.39.1002 (8 NICs)" when the rail NICs agree, else each NIC with its
- * firmware: "mlx5_0 28.39.1002, mlx5_3 28.40.1000". */
-static void sw_firmware(const cJSON *sw, const char *key, char *o, size_t n)
-{
-    const cJSON *fw = cJSON_GetObjectItemCaseSensitive(sw, key), *it;
-    const char *first = NULL;
-    bool same = true;
-    size_t used = 0;
-    int count = 0;
-    cJSON_ArrayForEach(it, fw) {
-        const char *v = fw_text(it);
-        same = same && (!first || !strcmp(first, v));
-        first = first ? first : v;
-        count++;
-    }
-    if (count > 0 && same) {
-        snprintf(o, n, count > 1 ? "%s (%d NICs)" : "%s", first, count);
-        return;
-    }
-    o[0] = '\0';
-    cJSON_ArrayForEach(it, fw) {
-        int k = snprintf(o + used, n - used, "%s%s %s", used ? ", " : "", it->string, fw_text(it));
-        if (k < 0 || (size_t)k >= n - used)
-            break;
-        used += (size_t)k;
-    }
-    if (!used)
-        snprintf(o, n, "-");
-}
-
-/* The rails' PCIe links (cluster_links.h), "?" from a probe that did not
- * read them. */
-static void hw_links(const cJSON *doc, const char *key, char *o, size_t n)
-{
-    struct gdr_node_links *l = malloc(sizeof(*l));
-    if (l && gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(doc, key), l) == 0)
-        gdr_node_links_summary(l, o, n);
-    else
-        snprintf(o, n, "?");
-    free(l);
-}
-
-static const struct sw_column sw_columns[] = {
-    {"gdrbench", "gdrbench", sw_string, false},
-    {"kernel", "kernel", sw_string, false},
-    {"NVIDIA driver", "nvidia_driver", sw_string, false},
-    {"nvidia_peermem", "nvidia_peermem", sw_loaded, false},
-    {"NIC firmware", "nic_firmware", sw_firmware, false},
-    {"PCIe links", "pcie_links", hw_links, true}, /* last: PCIE_COLUMN */
-};
-#define NSWCOL (sizeof(sw_columns) / sizeof(sw_columns[0]))
-#define PCIE_COLUMN (NSWCOL - 1) /* the PCIe links are the last column */
-#define SW_CELL 256
-
-/* A known value other than the column's usual one ("?": not reported). */
-static bool differs(const char *v, const char *usual)
-{
-    return strcmp(v, "?") && strcmp(v, usual);
-}
-
-/* The software each node reported (rails/NODE.json): one row per node;
- * a value that differs from the most common one in its column is marked,
- * and the columns that differ are listed under the table. */
-static void software_table(FILE *f, const struct gdr_plan *p, const char *rails_dir)
-{
-    char(*cell)[NSWCOL][SW_CELL] = calloc(p->nnodes + 1, sizeof(*cell));
-    char(*shortl)[SW_CELL] = calloc(p->nnodes + 1, sizeof(*shortl));
-    size_t *common = calloc(NSWCOL, sizeof(size_t)), known = 0;
-    struct gdr_node_links *links = malloc(sizeof(*links));
-    if (!cell || !shortl || !common || !links)
-        goto out;
-    for (size_t i = 0; i < p->nnodes; i++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s.json", rails_dir, p->nodes[i]);
-        cJSON *doc = gdr_json_read_file(path, 1 << 20);
-        if (!doc)
-            gdr_error_clear(); /* a node without the file: "?" in its row */
-        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
-        for (size_t c = 0; c < NSWCOL; c++) {
-            const cJSON *src = sw_columns[c].hardware ? doc : sw;
-            if (cJSON_IsObject(src))
-                sw_columns[c].read(src, sw_columns[c].key, cell[i][c], SW_CELL);
-            else
-                snprintf(cell[i][c], SW_CELL, "?");
-        }
-        if (gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(doc, "pcie_links"), links) ==
-            0)
-            gdr_node_links_short(links, shortl[i], SW_CELL);
-        known += cJSON_IsObject(sw);
-        cJSON_Delete(doc);
-    }
-    fprintf(f, "## Nodes\n\n");
-    if (!known) {
-        fprintf(f, "No node reported its software (rails/NODE.json).\n\n");
-        goto out;
-    }
-    /* The most common value of each column (first of the ties). */
-    for (size_t c = 0; c < NSWCOL; c++) {
-        size_t best = 0;
-        for (size_t i = 0; i < p->nnodes; i++) {
-            if (!strcmp(cell[i][c], "?"))
-                continue;
-            size_t same = 0;
-            for (size_t k = 0; k < p->nnodes; k++)
-                same += !strcmp(cell[i][c], cell[k][c]);
-            if (same > best) {
-                best = same;
-                common[c] = i;
-            }
-        }
-    }
-    fprintf(f, "| node |");
-    for (size_t c = 0; c < NSWCOL; c++)
-        fprintf(f, " %s |", sw_columns[c].title);
-    fprintf(f, "\n|------|");
-    for (size_t c = 0; c < NSWCOL; c++)
-        fprintf(f, "-----|");
-    fprintf(f, "\n");
-    for (size_t i = 0; i < p->nnodes; i++) {
-        fprintf(f, "| %s |", p->nodes[i]);
-        for (size_t c = 0; c < NSWCOL; c++) {
-            bool odd = differs(cell[i][c], cell[common[c]][c]);
-            fprintf(f, odd ? " **%s** (differs) |" : " %s |", cell[i][c]);
-        }
-        fprintf(f, "\n");
-    }
+    const cJSON *x, *c;
     bool any = false;
-    for (size_t c = 0; c < NSWCOL; c++) {
-        bool first = true;
-        for (size_t i = 0; i < p->nnodes && !sw_columns[c].hardware; i++) {
-            if (!differs(cell[i][c], cell[common[c]][c]))
-                continue;
-            fprintf(f, "%s%s%s", any ? (first ? "; " : "") : "\nSoftware differs across nodes: ",
-                    first ? sw_columns[c].title : "", first ? " on " : ", ");
-            fprintf(f, "%s", p->nodes[i]);
-            any = true;
-            first = false;
-        }
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(sw, "nodes")) {
+        const cJSON *differs = cJSON_GetObjectItemCaseSensitive(x, "differs");
+        const char *below = gdr_jstr_or(x, "links_below_max", "");
+        if (!cJSON_GetArraySize(differs) && !*below)
+            continue;
+        fprintf(f, "%s%s:", any ? "; " : "- **nodes that differ** (report.html: Nodes): ",
+                gdr_jstr_or(x, "node", "?"));
+        cJSON_ArrayForEach(c, differs)
+            fprintf(f, "%s %s", c == differs->child ? "" : ",", cJSON_GetStringValue(c));
+        if (*below)
+            fprintf(f, "%s PCIe links below their maximum (%s)",
+                    cJSON_GetArraySize(differs) ? "," : "", below);
+        any = true;
     }
     if (any)
-        fprintf(f, ".\n\n");
-    else
-        fprintf(f, "\nEvery node %sruns the same software.\n\n",
-                known < p->nnodes ? "that reported it " : "");
-    /* The links: a node unlike the others, and each link short of what
-     * its two ends can do (the doctor's rule; a GPU's width only). */
-    for (size_t i = 0; i < p->nnodes; i++) {
-        const char *usual = cell[common[PCIE_COLUMN]][PCIE_COLUMN];
-        if (differs(cell[i][PCIE_COLUMN], usual))
-            fprintf(f, "**PCIe links differ** on %s: %s (most nodes: %s).\n\n", p->nodes[i],
-                    cell[i][PCIE_COLUMN], usual);
-    }
-    for (size_t i = 0; i < p->nnodes; i++)
-        if (shortl[i][0])
-            fprintf(f, "**PCIe links below their maximum** on %s: %s.\n\n", p->nodes[i], shortl[i]);
-out:
-    free(cell);
-    free(shortl);
-    free(common);
-    free(links);
+        fprintf(f, "\n");
+    else if (gdr_jnum_or(sw, "reported", 0) > 0)
+        fprintf(f, "- every node %sruns the same software and PCIe links\n",
+                gdr_jnum_or(sw, "reported", 0) <
+                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sw, "nodes"))
+                    ? "that reported it "
+                    : "");
 }
 
 /* " a, b" (" -" when empty) from a JSON array of strings. */
@@ -519,34 +306,35 @@ out:
 
 /* Links to the per-rail panels (panel-TEST-SIZE.png: made by gdr-cluster
  * where a test and size ran on two or more rails), each once. */
-static void rail_panels(FILE *f, const struct gdr_matrix_set *s, const struct gdr_detection *d,
-                        const struct gdr_report_input *in)
+static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_report_input *in)
 {
-    if (!in->figures_dir)
-        return;
-    for (size_t k = 0; k < d->nstats; k++) {
-        const struct gdr_matrix *m = &s->m[d->stats[k].matrix];
-        char tn[64], en[64], path[4096];
-        gdr_test_mode_name(&m->test, tn, sizeof(tn));
+    const cJSON *m, *e;
+    cJSON_ArrayForEach(m, ms) {
+        const char *tn = gdr_jstr_or(m, "test", "");
+        unsigned long long size = (unsigned long long)gdr_jnum_or(m, "size", 0);
         bool earlier = false;
-        for (size_t j = 0; j < k && !earlier; j++) {
-            const struct gdr_matrix *e = &s->m[d->stats[j].matrix];
-            gdr_test_mode_name(&e->test, en, sizeof(en));
-            earlier = e->size == m->size && !strcmp(en, tn);
-        }
-        snprintf(path, sizeof(path), "%s/panel-%s-%llu.png", in->figures_dir, tn,
-                 (unsigned long long)m->size);
+        for (e = ms->child; e != m && !earlier; e = e->next)
+            earlier = !strcmp(gdr_jstr_or(e, "test", ""), tn) && gdr_jnum_or(e, "size", 0) == size;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/panel-%s-%llu.png", in->figures_dir, tn, size);
         if (!earlier && !access(path, F_OK))
-            fprintf(f, "\n![rails of %s, %llu B](%s/panel-%s-%llu.png)\n", tn,
-                    (unsigned long long)m->size, in->figures_rel, tn, (unsigned long long)m->size);
+            fprintf(f, "\n![rails of %s, %llu B](%s/panel-%s-%llu.png)\n", tn, size,
+                    in->figures_rel, tn, size);
     }
 }
 
-void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matrix_set *s,
-                        const struct gdr_detection *d, const struct gdr_detect_opts *o,
+void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const cJSON *doc,
                         const struct gdr_report_input *in)
 {
     fprintf(f, "# gdrbench cluster report%s%s\n\n", *in->title ? ": " : "", in->title);
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary"), *r;
+    fprintf(f, "- **verdict: %s**", gdr_jstr_or(sum, "verdict", "?"));
+    bool lead = true;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(sum, "reasons")) {
+        fprintf(f, "%s%s", lead ? ": " : ", ", cJSON_GetStringValue(r));
+        lead = false;
+    }
+    fprintf(f, "\n- the web page: report.html (heatmaps, aggregate bandwidth, every node)\n");
     if (in->manifest) {
         fprintf(f, "- date: %s\n- gdrbench: %s\n- launcher: %s\n",
                 gdr_jstr_or(in->manifest, "end_date", ""),
@@ -571,7 +359,7 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
     fprintf(f, "- nodes (%zu):", p->nnodes);
     for (size_t i = 0; i < p->nnodes; i++)
         fprintf(f, "%s %s", i ? "," : "", p->nodes[i]);
-    const cJSON *opt = p->meta;
+    const cJSON *opt = p->meta, *o = cJSON_GetObjectItemCaseSensitive(doc, "options");
     fprintf(f, "\n- plan: %s pairing, %zu rounds, %zu steps, %zu runs, directions: %s%s\n",
             gdr_jstr_or(opt, "pairing", ""), p->nrounds, p->nsteps, p->nruns,
             gdr_jstr_or(opt, "directions", ""),
@@ -580,41 +368,39 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
                 : "");
     fprintf(f,
             "- judged: the %s size of each test and rail; low = under the threshold "
-            "(reference - max(%.0f MAD, %.0f %%))%s%s\n\n",
-            o->size ? "given" : "largest (latency: smallest)", o->mad_k, o->tolerance * 100,
-            o->min_link_frac > 0 ? ", or a link under the port-rate floor" : "",
-            o->min_pct_of_limit > 0 ? ", or a cell under --min-pct-of-limit of its row's limit"
-                                    : "");
+            "(reference - max(%.0f MAD, %.0f %%))%s%s\n",
+            gdr_jnum_or(o, "size", 0) > 0 ? "given" : "largest (latency: smallest)",
+            gdr_jnum_or(o, "mad_k", 0), gdr_jnum_or(o, "tolerance", 0) * 100,
+            gdr_jnum_or(o, "min_link_frac", 0) > 0 ? ", or a link under the port-rate floor" : "",
+            gdr_jnum_or(o, "min_pct_of_limit", 0) > 0
+                ? ", or a cell under --min-pct-of-limit of its row's limit"
+                : "");
+    differing_nodes(f, cJSON_GetObjectItemCaseSensitive(doc, "software"));
+    fprintf(f, "\n");
 
-    if (in->suspects)
-        dead_nodes(f, in->suspects);
-
-    if (in->rails_dir) {
-        software_table(f, p, in->rails_dir);
+    dead_nodes(f, doc);
+    if (in->rails_dir)
         rails_section(f, p, in->rails_dir);
-    }
 
     fprintf(
         f,
         "## Per rail\n\n| test | rail | size | median | reference | threshold | cells | low | failed |\n"
         "|------|------|------|-----|-----|-----|-----|-----|-----|\n");
-    for (size_t k = 0; k < d->nstats; k++) {
-        const struct gdr_mstats *st = &d->stats[k];
-        const struct gdr_matrix *m = &s->m[st->matrix];
-        char tn[64];
-        gdr_test_mode_name(&m->test, tn, sizeof(tn));
-        fprintf(f, "| %s | %d | %llu |", tn, m->rail, (unsigned long long)m->size);
-        show(f, m, gdr_matrix_median(m));
-        show(f, m, m->latency ? 1 / st->reference : st->reference);
-        show(f, m, m->latency ? 1 / st->threshold_score : st->threshold_score);
-        fprintf(f, " %zu | %zu | %zu |\n", st->nvalid, st->nlow, st->nfailed);
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(doc, "matrices"), *m;
+    cJSON_ArrayForEach(m, ms) {
+        fprintf(f, "| %s | %.0f | %.0f |", gdr_jstr_or(m, "test", ""), gdr_jnum_or(m, "rail", 0),
+                gdr_jnum_or(m, "size", 0));
+        show(f, doc, m, gdr_jnum(m, "median"));
+        show(f, doc, m, gdr_jnum(m, "reference"));
+        show(f, doc, m, gdr_jnum(m, "threshold"));
+        fprintf(f, " %.0f | %.0f | %.0f |\n", gdr_jnum_or(m, "cells", 0),
+                gdr_jnum_or(m, "low_cells", 0), gdr_jnum_or(m, "failed_cells", 0));
     }
-
-    rail_panels(f, s, d, in);
+    if (in->figures_dir)
+        rail_panels(f, ms, in);
 
     fprintf(f, "\n## Suspects\n\n");
-    const cJSON *ss =
-        in->suspects ? cJSON_GetObjectItemCaseSensitive(in->suspects, "suspects") : NULL;
+    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(doc, "suspects");
     if (cJSON_GetArraySize(ss) == 0) {
         fprintf(f, "None.\n");
     } else {
@@ -631,13 +417,13 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
         }
     }
 
-    for (size_t k = 0; k < d->nstats; k++) {
-        const struct gdr_mstats *st = &d->stats[k];
-        const struct gdr_matrix *m = &s->m[st->matrix];
-        char tn[64], base[160], path[4096];
-        gdr_test_mode_name(&m->test, tn, sizeof(tn));
-        snprintf(base, sizeof(base), "%s-%llu-r%d", tn, (unsigned long long)m->size, m->rail);
-        fprintf(f, "\n## %s, %llu B, rail %d\n\n", tn, (unsigned long long)m->size, m->rail);
+    cJSON_ArrayForEach(m, ms) {
+        char base[160], path[4096];
+        const char *tn = gdr_jstr_or(m, "test", "");
+        unsigned long long size = (unsigned long long)gdr_jnum_or(m, "size", 0);
+        int rail = (int)gdr_jnum_or(m, "rail", 0);
+        snprintf(base, sizeof(base), "%s-%llu-r%d", tn, size, rail);
+        fprintf(f, "\n## %s, %llu B, rail %d\n\n", tn, size, rail);
         for (int h = 0; in->figures_dir && h < 2; h++) {
             snprintf(path, sizeof(path), "%s/%s-%s.png", in->figures_dir, h ? "hist" : "heat",
                      base);
@@ -646,6 +432,6 @@ void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const struct gdr_matr
                         in->figures_rel, h ? "hist" : "heat", base);
         }
         fprintf(f, "\nMatrix: `matrix-%s.csv` (rows: client, columns: server).\n\n", base);
-        node_table(f, s, m, st, o, in->worst);
+        node_table(f, doc, m, p->nnodes);
     }
 }

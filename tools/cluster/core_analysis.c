@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "cluster_findings.h"
 #include "cluster_health.h"
+#include "cluster_stream.h"
 #include "cluster_matrix.h"
 #include "cluster_status.h"
 #include "cluster_suspects.h"
@@ -139,11 +141,19 @@ int gdr_core_cmd_suspects(int argc, char **argv)
     d.avoid = avoid;
     cJSON *j = gdr_detection_to_json(&d, &s, &p, &a.det, (unsigned)a.port);
     size_t ndead = h.n ? add_dead(j, &p, &s, &h, &d, (unsigned)a.port) : 0;
+    /* The findings, judged here once for report.md and report.html. */
+    char rails_dir[4096];
+    snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
+    cJSON *man = NULL;
+    if ((a.manifest && gdr_json_stream(a.manifest, "runs", NULL, NULL, &man)) ||
+        gdr_findings_add(j, &p, &s, &d, &a.det, man, rails_dir, a.worst))
+        rc = gdr_core_report_error();
+    cJSON_Delete(man);
     size_t nretest = 0;
     const cJSON *sp;
     cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(j, "suspects"))
         nretest += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sp, "retest"));
-    rc = gdr_core_write_json(j, a.out);
+    rc = rc ? rc : gdr_core_write_json(j, a.out);
     if (!rc && a.out && strcmp(a.out, "-"))
         printf("suspects %zu retest %zu\n", d.nsuspects + ndead, nretest);
     cJSON_Delete(j);
@@ -253,6 +263,7 @@ int gdr_core_cmd_confirm(int argc, char **argv)
         return gdr_core_report_error();
     }
     free(st);
+    gdr_findings_verdict(j);
     rc = gdr_core_write_json(j, a.out ? a.out : a.file);
     cJSON_Delete(j);
     if (rc)

@@ -1,7 +1,9 @@
-/* core_report.c - gdr-cluster-core report: report.md. */
+/* core_report.c - gdr-cluster-core report: report.md from suspects.json's
+ * findings. */
 #include "config.h"
 
 #include "core_cli.h"
+#include "cluster_findings.h"
 #include "cluster_report.h"
 #include "cluster_stream.h"
 #include "doc.h"
@@ -21,7 +23,6 @@ int gdr_core_cmd_report(int argc, char **argv)
         return gdr_core_usage_error("report: --dir RESULTS is required");
     struct gdr_plan p;
     struct gdr_matrix_set s;
-    struct gdr_detection d;
     cJSON *sus = NULL, *man = NULL;
     if (gdr_plan_load(a.plan, &p))
         return gdr_core_report_error();
@@ -33,24 +34,24 @@ int gdr_core_cmd_report(int argc, char **argv)
         gdr_plan_free(&p);
         return gdr_core_report_error();
     }
-    if (gdr_detect(&s, &a.det, &d)) {
+    /* The findings as the analysis wrote them (suspects.json), or, without
+     * them, the same analysis run here. */
+    char rails_dir[4096];
+    snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
+    sus = gdr_findings_ensure(sus, &p, &s, &a.det, man, rails_dir, a.worst);
+    FILE *f = !sus ? NULL : a.out && strcmp(a.out, "-") ? fopen(a.out, "w") : stdout;
+    if (!sus) {
         rc = gdr_core_report_error();
+    } else if (!f) {
+        rc = gdr_core_usage_error("report: %s: %s", a.out, strerror(errno));
     } else {
-        FILE *f = a.out && strcmp(a.out, "-") ? fopen(a.out, "w") : stdout;
-        if (!f) {
-            rc = gdr_core_usage_error("report: %s: %s", a.out, strerror(errno));
-        } else {
-            /* Figures are linked relative to the report's directory. */
-            const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
-            char rails_dir[4096];
-            snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
-            struct gdr_report_input in = {a.title ? a.title : "",    man,       sus,    a.figures,
-                                          rel ? rel + 1 : a.figures, rails_dir, a.worst};
-            gdr_cluster_report(f, &p, &s, &d, &a.det, &in);
-            if (f != stdout && fclose(f))
-                rc = gdr_core_usage_error("report: %s: write failed", a.out);
-        }
-        gdr_detection_free(&d);
+        /* Figures are linked relative to the report's directory. */
+        const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
+        struct gdr_report_input in = {a.title ? a.title : "", man, a.figures,
+                                      rel ? rel + 1 : a.figures, rails_dir};
+        gdr_cluster_report(f, &p, sus, &in);
+        if (f != stdout && fclose(f))
+            rc = gdr_core_usage_error("report: %s: write failed", a.out);
     }
     cJSON_Delete(sus);
     cJSON_Delete(man);

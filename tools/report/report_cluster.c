@@ -14,6 +14,7 @@
 #include "stats.h"
 
 #include "cluster_aggregate.h"
+#include "cluster_findings.h"
 #include "cluster_links.h"
 #include "cluster_stream.h"
 #include "cluster_suspects.h"
@@ -24,18 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bandwidth in bits per second, as report.md and network people read it;
- * latency in microseconds. */
-static void fmt_value(bool latency, double v, char *buf, size_t len)
+/* A value in the run's unit, as report.md writes it (cluster_findings.h). */
+static void fmt_value(const cJSON *doc, bool latency, double v, char *buf, size_t len)
 {
-    if (isnan(v))
-        snprintf(buf, len, "-");
-    else if (latency)
-        snprintf(buf, len, "%.3g\xc2\xa0\xc2\xb5s", v * 1e6);
-    else if (v * 8 >= 1e9)
-        snprintf(buf, len, "%.1f\xc2\xa0Gb/s", v * 8 / 1e9);
-    else
-        snprintf(buf, len, "%.1f\xc2\xa0Mb/s", v * 8 / 1e6);
+    gdr_cluster_fmt(gdr_findings_unit(doc, latency ? "latency" : "bandwidth"), v, buf, len);
 }
 
 /* A result document of a newer schema is not a failed run: refuse it. */
@@ -120,15 +113,31 @@ static void facts(struct gdr_buf *b, const struct gdr_plan *p, const cJSON *m)
     gdr_section_end(b);
 }
 
-static void suspects_section(struct gdr_buf *b, const cJSON *sj)
+/* The analysis' verdict and its reasons (suspects.json summary). */
+static void verdict(struct gdr_buf *b, const cJSON *doc)
+{
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary"), *r;
+    const char *v = gdr_jstr(sum, "verdict") ? gdr_jstr(sum, "verdict") : "unknown";
+    gdr_buf_escf(b, "<p data-verdict=\"%s\">Verdict: ", v);
+    gdr_badge(b, v, v);
+    bool lead = true;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(sum, "reasons")) {
+        gdr_buf_escf(b, "%s%s", lead ? " " : ", ", cJSON_GetStringValue(r));
+        lead = false;
+    }
+    gdr_buf_puts(b, "</p>\n");
+}
+
+static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
 {
     gdr_section_begin(b, "suspects", "Suspects and their retest verdicts");
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(sj, "suspects");
-    if (!sj) {
+    if (!read) {
         gdr_buf_puts(b, "<p>No suspects.json: the analysis did not run.</p>\n");
         gdr_section_end(b);
         return;
     }
+    verdict(b, sj);
     if (cJSON_GetArraySize(arr) == 0) {
         gdr_buf_puts(b, "<p>");
         gdr_badge(b, "ok", "no suspects");
@@ -155,7 +164,7 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj)
             }
         }
         char ref[48];
-        fmt_value(lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
+        fmt_value(sj, lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
         gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %.0f B</td>", gdr_jnum(s, "rail"),
                      gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "?", gdr_jnum(s, "size"));
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "evidence");
@@ -171,7 +180,7 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj)
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "client"),
                         *v = cJSON_GetObjectItemCaseSensitive(r, "server");
             char val[48];
-            fmt_value(lat, gdr_jnum(r, "value"), val, sizeof(val));
+            fmt_value(sj, lat, gdr_jnum(r, "value"), val, sizeof(val));
             gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>",
                          gdr_jstr(c, "node") ? gdr_jstr(c, "node") : "?",
                          gdr_jstr(v, "node") ? gdr_jstr(v, "node") : "?", val,
@@ -199,8 +208,8 @@ static int slower_pair(const void *x, const void *y)
                                   : (a->server > b->server) - (a->server < b->server);
 }
 
-static void aggregate_section(struct gdr_buf *b, const struct gdr_aggregate_set *g,
-                              const struct gdr_matrix_set *s)
+static void aggregate_section(struct gdr_buf *b, const cJSON *doc,
+                              const struct gdr_aggregate_set *g, const struct gdr_matrix_set *s)
 {
     gdr_section_begin(b, "aggregate", "Aggregate node-pair bandwidth over all rails");
     if (g->count == 0) {
@@ -219,12 +228,9 @@ static void aggregate_section(struct gdr_buf *b, const struct gdr_aggregate_set 
             e++;
         char tn[64];
         gdr_test_mode_name(&g->a[i].test, tn, sizeof(tn));
-        double max = 0;
-        for (size_t k = i; k < e; k++)
-            max = fmax(max, isnan(g->a[k].max) ? 0 : g->a[k].max);
-        bool gbit = max * 8 >= 1e9;
-        double scale = gbit ? 8 / 1e9 : 8 / 1e6;
-        const char *unit = gbit ? "Gb/s" : "Mb/s";
+        /* the run's unit (cluster_findings.h), as every other number */
+        const char *unit = gdr_findings_unit(doc, "bandwidth");
+        double scale = !strcmp(unit, "Mb/s") ? 8 / 1e6 : 8 / 1e9;
         struct gdr_pt pts[64];
         size_t n = 0;
         for (size_t k = i; k < e && n < 64; k++)
@@ -330,24 +336,15 @@ static const struct gdr_mstats *stats_of(const struct gdr_detection *d, size_t k
     return NULL;
 }
 
-/* A heatmap shows every node up to HEAT_FULL_MAX; above, each cell is a
- * block of B x B nodes (B the smallest that fits), as report.md's figures
- * do: the page stays a few megabytes at thousands of nodes. */
-#define HEAT_FULL_MAX 64
-
-static size_t heat_block(size_t n)
-{
-    return n > HEAT_FULL_MAX ? (n + HEAT_FULL_MAX - 1) / HEAT_FULL_MAX : 1;
-}
-
-/* Matrix k against ref, a block of nodes a cell (heat_block): a block
- * holds its worst cell (a failed one, else the lowest ratio) and is low
- * when any of its cells is. */
-static void heatmap(struct gdr_buf *b, const struct gdr_matrix_set *s, size_t k, double ref,
-                    const struct gdr_mstats *st, const struct gdr_detect_opts *o, const char *title)
+/* Matrix k against ref, a block of nodes a cell (gdr_heat_block, the rule
+ * of the figures too): a block holds its worst cell (a failed one, else
+ * the lowest ratio) and is low when any of its cells is. */
+static void heatmap(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix_set *s, size_t k,
+                    double ref, const struct gdr_mstats *st, const struct gdr_detect_opts *o,
+                    const char *title)
 {
     const struct gdr_matrix *m = &s->m[k];
-    size_t bs = heat_block(s->n), n = (s->n + bs - 1) / bs, nn = n * n;
+    size_t bs = gdr_heat_block(s->n), n = (s->n + bs - 1) / bs, nn = n * n;
     enum gdr_heat_state *state = calloc(nn + 1, sizeof(*state));
     double *ratio = calloc(nn + 1, sizeof(*ratio)), *value = calloc(nn + 1, sizeof(*value));
     bool *low = calloc(nn + 1, sizeof(*low));
@@ -384,7 +381,8 @@ static void heatmap(struct gdr_buf *b, const struct gdr_matrix_set *s, size_t k,
             }
         }
         for (size_t i = 0; i < nn; i++) {
-            fmt_value(m->latency, state[i] == GDR_HEAT_OK ? value[i] : NAN, txt[i], sizeof(txt[i]));
+            fmt_value(doc, m->latency, state[i] == GDR_HEAT_OK ? value[i] : NAN, txt[i],
+                      sizeof(txt[i]));
             text[i] = txt[i];
         }
         struct gdr_heat h = {.label = title,
@@ -410,7 +408,7 @@ static void heatmap(struct gdr_buf *b, const struct gdr_matrix_set *s, size_t k,
     free(blocks);
 }
 
-static void heatmaps_section(struct gdr_buf *b, const struct gdr_matrix_set *s,
+static void heatmaps_section(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix_set *s,
                              const struct gdr_detection *d, const struct gdr_detect_opts *o)
 {
     gdr_section_begin(b, "heatmaps", "Node \xc3\x97 node heatmaps");
@@ -423,26 +421,26 @@ static void heatmaps_section(struct gdr_buf *b, const struct gdr_matrix_set *s,
         char tn[64], title[256], ref[48];
         gdr_test_mode_name(&m->test, tn, sizeof(tn));
         double r = m->latency && st->reference > 0 ? 1 / st->reference : st->reference;
-        fmt_value(m->latency, r, ref, sizeof(ref));
+        fmt_value(doc, m->latency, r, ref, sizeof(ref));
         snprintf(title, sizeof(title), "%s, %llu B, rail %d", tn, (unsigned long long)m->size,
                  m->rail);
         gdr_buf_escf(b, "<figure><h3>%s</h3>", title);
-        heatmap(b, s, st->matrix, r, st, o, title);
+        heatmap(b, doc, s, st->matrix, r, st, o, title);
         gdr_buf_escf(b,
                      "<figcaption>Reference %s; %zu cells, %zu low, %zu failed. Rows: client, "
                      "columns: server.",
                      ref, st->nvalid, st->nlow, st->nfailed);
-        if (heat_block(s->n) > 1)
+        if (gdr_heat_block(s->n) > 1)
             gdr_buf_printf(b,
                            " Each square is a block of %zu \xc3\x97 %zu nodes holding its worst "
                            "cell (a failed one first); the suspects above name the nodes.",
-                           heat_block(s->n), heat_block(s->n));
+                           gdr_heat_block(s->n), gdr_heat_block(s->n));
         gdr_buf_puts(b, "</figcaption></figure>\n");
     }
     gdr_section_end(b);
 }
 
-static void rail_panel(struct gdr_buf *b, const struct gdr_matrix_set *s,
+static void rail_panel(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix_set *s,
                        const struct gdr_detection *d, const struct gdr_detect_opts *o)
 {
     gdr_section_begin(b, "rails", "Per-rail panel");
@@ -488,7 +486,7 @@ static void rail_panel(struct gdr_buf *b, const struct gdr_matrix_set *s,
             char title[160];
             snprintf(title, sizeof(title), "%s rail %d", tn, s->m[rails[r]].rail);
             gdr_buf_escf(b, "<figure><h3>rail %d</h3>", s->m[rails[r]].rail);
-            heatmap(b, s, rails[r], med, stats_of(d, rails[r]), o, title);
+            heatmap(b, doc, s, rails[r], med, stats_of(d, rails[r]), o, title);
             gdr_buf_puts(b, "</figure>");
         }
         gdr_buf_puts(b, "</div>\n");
@@ -496,36 +494,6 @@ static void rail_panel(struct gdr_buf *b, const struct gdr_matrix_set *s,
     if (!any)
         gdr_buf_puts(b, "<p>One rail per test: nothing to set side by side.</p>\n");
     gdr_section_end(b);
-}
-
-/* By value, then by node: a tie keeps node order. */
-static int cmp_value(const void *x, const void *y)
-{
-    const char *const *a = *(const char *const *const *)x, *const *b =
-                                                               *(const char *const *const *)y;
-    int c = strcmp(*a, *b);
-    return c ? c : (a > b) - (a < b);
-}
-
-/* The value of most nodes, to mark the ones that differ; a tie goes to
- * the value of the first node. Sorted, for thousands of nodes; by is
- * scratch space for n pointers. */
-static const char *majority(const char **v, size_t n, const char ***by)
-{
-    for (size_t i = 0; i < n; i++)
-        by[i] = &v[i];
-    qsort(by, n, sizeof(*by), cmp_value);
-    const char *const *best = NULL;
-    size_t bc = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && !strcmp(*by[i], *by[j]); j++)
-            ;
-        if (j - i > bc || (j - i == bc && by[i] < best)) {
-            bc = j - i;
-            best = by[i];
-        }
-    }
-    return best ? *best : NULL;
 }
 
 /* rails/NODE.json, or NULL (no file, or not JSON: a "?" row). */
@@ -538,118 +506,114 @@ static cJSON *rails_doc(const char *dir, const char *node)
     return doc;
 }
 
-static void nodes_section(struct gdr_buf *b, const char *dir, const struct gdr_plan *p)
+/* Each node's software and PCIe links as the analysis marked them
+ * (suspects.json "software"), then its rails and warnings (rails/NODE.json,
+ * read one node at a time). */
+static void nodes_section(struct gdr_buf *b, const char *dir, const cJSON *doc)
 {
     gdr_section_begin(b, "nodes", "Nodes: software, rails and PCIe paths");
-    size_t n = p->nnodes;
-    static const char *const cols[] = {"gdrbench", "kernel", "nvidia_driver"};
-    enum { NC = 3, NV = NC + 3 }; /* then peermem, NIC firmware, PCIe links */
-    char(*vals)[NV][256] = calloc(n + 1, sizeof(*vals));
-    char(*shortl)[256] = calloc(n + 1, sizeof(*shortl));
-    const char **col = calloc(n + 1, sizeof(*col));
-    const char ***by = calloc(n + 1, sizeof(*by));
-    bool *have = calloc(n + 1, sizeof(*have));
-    struct gdr_node_links *links = malloc(sizeof(*links));
-    if (!vals || !shortl || !col || !by || !have || !links) {
-        free(vals);
-        free(shortl);
-        free(col);
-        free(by);
-        free(have);
-        free(links);
-        gdr_section_end(b);
-        return;
-    }
-    /* Each node's rails file read twice (its values, then its rails and
-     * warnings), never thousands of them held at once. */
-    for (size_t i = 0; i < n; i++) {
-        cJSON *doc = rails_doc(dir, p->nodes[i]);
-        have[i] = doc != NULL;
-        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software");
-        for (int c = 0; c < NC; c++)
-            snprintf(vals[i][c], sizeof(vals[i][c]), "%s",
-                     !doc                                                ? "?"
-                     : gdr_jstr(sw, cols[c]) && gdr_jstr(sw, cols[c])[0] ? gdr_jstr(sw, cols[c])
-                                                                         : "-");
-        snprintf(vals[i][NC], sizeof(vals[i][NC]), "%s",
-                 !doc                                                                   ? "?"
-                 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sw, "nvidia_peermem")) ? "yes"
-                                                                                        : "no");
-        /* NIC firmware: DEVICE VERSION pairs. */
-        char fw[256] = "";
-        const cJSON *f;
-        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(sw, "nic_firmware")) {
-            if (cJSON_IsString(f) && f->string && strlen(fw) + strlen(f->string) + 40 < sizeof(fw))
-                snprintf(fw + strlen(fw), sizeof(fw) - strlen(fw), "%s%s %s", fw[0] ? ", " : "",
-                         f->string, f->valuestring[0] ? f->valuestring : "-");
-        }
-        snprintf(vals[i][NC + 1], sizeof(vals[i][NC + 1]), "%s", doc ? fw : "?");
-        /* The rails' PCIe links (cluster_links.h); "?" from an older probe. */
-        snprintf(vals[i][NC + 2], sizeof(vals[i][NC + 2]), "?");
-        if (gdr_node_links_from_json(cJSON_GetObjectItemCaseSensitive(doc, "pcie_links"), links) ==
-            0) {
-            gdr_node_links_summary(links, vals[i][NC + 2], sizeof(vals[i][NC + 2]));
-            gdr_node_links_short(links, shortl[i], sizeof(shortl[i]));
-        }
-        cJSON_Delete(doc);
-    }
-    const char *maj[NV];
-    for (int c = 0; c < NV; c++) {
-        for (size_t i = 0; i < n; i++)
-            col[i] = vals[i][c];
-        maj[c] = majority(col, n, by);
-    }
-    gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"nodes\"><thead><tr><th>node</th>"
-                    "<th>gdrbench</th><th>kernel</th><th>NVIDIA driver</th><th>nvidia_peermem</th>"
-                    "<th>NIC firmware</th><th>PCIe links</th>"
-                    "<th>rails: GPU \xe2\x86\x94 NIC (PCIe path)</th>"
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "software"), *c, *x, *v;
+    gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"nodes\"><thead><tr><th>node</th>");
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sw, "columns"))
+        gdr_buf_escf(b, "<th>%s</th>", cJSON_GetStringValue(c));
+    gdr_buf_puts(b, "<th>rails: GPU \xe2\x86\x94 NIC (PCIe path)</th>"
                     "<th>warnings</th></tr></thead><tbody>\n");
-    size_t differ = 0;
-    for (size_t i = 0; i < n; i++) {
-        cJSON *doc = have[i] ? rails_doc(dir, p->nodes[i]) : NULL;
-        gdr_buf_escf(b, "<tr><td>%s</td>", p->nodes[i]);
-        for (int c = 0; c < NV; c++) {
-            bool d = maj[c] && strcmp(vals[i][c], maj[c]) && strcmp(vals[i][c], "?");
-            differ += d;
-            gdr_buf_escf(b, "<td>%s%s", vals[i][c], d ? " \xe2\x89\xa0" : "");
-            if (c == NC + 2 && shortl[i][0]) /* links short of their maximum, named */
-                gdr_buf_escf(b, "<br><span class=\"warn\">below max: %s</span>", shortl[i]);
+    bool differ = false;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(sw, "nodes")) {
+        const cJSON *differs = cJSON_GetObjectItemCaseSensitive(x, "differs");
+        const char *node = gdr_jstr(x, "node") ? gdr_jstr(x, "node") : "?";
+        gdr_buf_escf(b, "<tr><td>%s</td>", node);
+        c = cJSON_GetObjectItemCaseSensitive(sw, "columns")->child;
+        cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(x, "values")) {
+            bool d = false;
+            const cJSON *t;
+            cJSON_ArrayForEach(t, differs)
+                d |= c && cJSON_IsString(t) && !strcmp(t->valuestring, c->valuestring);
+            differ |= d;
+            gdr_buf_escf(b, "<td>%s%s", cJSON_GetStringValue(v), d ? " \xe2\x89\xa0" : "");
+            if (!v->next && gdr_jstr(x, "links_below_max") && *gdr_jstr(x, "links_below_max"))
+                gdr_buf_escf(b, "<br><span class=\"warn\">below max: %s</span>",
+                             gdr_jstr(x, "links_below_max"));
             gdr_buf_puts(b, "</td>");
+            c = c ? c->next : NULL;
         }
+        cJSON *rd = rails_doc(dir, node);
         gdr_buf_puts(b, "<td>");
         const cJSON *r;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "rails")) {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rd, "rails")) {
             const char *bdf = gdr_jstr(r, "gpu_bdf");
             gdr_buf_escf(b, "%.0f: %s \xe2\x86\x94 %s (%s)<br>", gdr_jnum(r, "rail"),
                          bdf && bdf[0] ? bdf : "host",
                          gdr_jstr(r, "device") ? gdr_jstr(r, "device") : "?",
                          gdr_jstr(r, "path") ? gdr_jstr(r, "path") : "?");
         }
-        if (!doc)
+        if (!rd)
             gdr_buf_puts(b, "? (no rails file)");
         gdr_buf_puts(b, "</td><td>");
         const cJSON *w;
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "warnings")) {
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(rd, "warnings")) {
             if (cJSON_IsString(w))
                 gdr_buf_escf(b, "%s<br>", w->valuestring);
         }
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "unused_devices")) {
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(rd, "unused_devices")) {
             if (cJSON_IsString(w))
                 gdr_buf_escf(b, "not a rail: %s<br>", w->valuestring);
         }
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(rd, "down_devices")) {
+            if (cJSON_IsString(w))
+                gdr_buf_escf(b, "port down: %s<br>", w->valuestring);
+        }
         gdr_buf_puts(b, "</td></tr>\n");
-        cJSON_Delete(doc);
+        cJSON_Delete(rd);
     }
     gdr_buf_puts(b, "</tbody></table></div>\n");
     gdr_buf_puts(b, differ ? "<p class=\"warn\">\xe2\x89\xa0 marks a value that differs from most "
                              "nodes': rule it out first when that node is slow.</p>\n"
                            : "<p>Every node runs the same software and PCIe links.</p>\n");
-    free(vals);
-    free(shortl);
-    free(col);
-    free(by);
-    free(have);
-    free(links);
+    gdr_section_end(b);
+}
+
+/* Per analysed matrix, its statistics and worst links and nodes, as the
+ * analysis wrote them (suspects.json "matrices"). */
+static void per_rail_section(struct gdr_buf *b, const cJSON *doc)
+{
+    gdr_section_begin(b, "per-rail", "Per rail: statistics, worst links and nodes");
+    gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"per-rail\"><thead><tr><th>test</th>"
+                    "<th class=\"n\">rail</th><th class=\"n\">size</th><th>median</th>"
+                    "<th>reference</th><th>threshold</th><th class=\"n\">cells</th>"
+                    "<th class=\"n\">low</th><th class=\"n\">failed</th><th>worst links</th>"
+                    "<th>worst nodes (low, failed cells)</th></tr></thead><tbody>\n");
+    const cJSON *m, *x;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "matrices")) {
+        bool lat = !strcmp(gdr_jstr(m, "metric") ? gdr_jstr(m, "metric") : "", "latency");
+        char v[3][48];
+        static const char *const keys[] = {"median", "reference", "threshold"};
+        for (int k = 0; k < 3; k++)
+            fmt_value(doc, lat, gdr_jnum(m, keys[k]), v[k], sizeof(v[k]));
+        gdr_buf_escf(b,
+                     "<tr><td>%s</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
+                     "<td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%.0f</td>"
+                     "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>",
+                     gdr_jstr(m, "test") ? gdr_jstr(m, "test") : "?", gdr_jnum(m, "rail"),
+                     gdr_jnum(m, "size"), v[0], v[1], v[2], gdr_jnum(m, "cells"),
+                     gdr_jnum(m, "low_cells"), gdr_jnum(m, "failed_cells"));
+        cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "worst_links")) {
+            fmt_value(doc, lat, gdr_jnum(x, "value"), v[0], sizeof(v[0]));
+            bool failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "failed"));
+            gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>", gdr_jstr(x, "client"),
+                         gdr_jstr(x, "server"), failed ? "failed" : v[0],
+                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "low")) ? " (low)" : "");
+        }
+        gdr_buf_puts(b, "</td><td>");
+        int shown = 0;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "nodes")) {
+            if (gdr_jnum(x, "low") + gdr_jnum(x, "failed") > 0 && shown++ < GDR_WORST_LINKS)
+                gdr_buf_escf(b, "%s (%.0f, %.0f)<br>", gdr_jstr(x, "node"), gdr_jnum(x, "low"),
+                             gdr_jnum(x, "failed"));
+        }
+        gdr_buf_puts(b, shown ? "</td></tr>\n" : "none</td></tr>\n");
+    }
+    gdr_buf_puts(b, "</tbody></table></div>\n");
     gdr_section_end(b);
 }
 
@@ -752,23 +716,6 @@ static int load_cells(const struct gdr_plan *p, const char *dir, struct gdr_matr
     return newer_docs(dir) || gdr_matrix_load(p, &src, false, 0, s) ? -1 : 0;
 }
 
-static void detect_opts_of(const cJSON *sj, struct gdr_detect_opts *o)
-{
-    gdr_detect_opts_default(o);
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(sj, "options");
-    double v;
-    if (!isnan(v = gdr_jnum(op, "tolerance")))
-        o->tolerance = v;
-    if (!isnan(v = gdr_jnum(op, "mad_k")))
-        o->mad_k = v;
-    if (!isnan(v = gdr_jnum(op, "min_link_frac")))
-        o->min_link_frac = v;
-    if (!isnan(v = gdr_jnum(op, "min_pct_of_limit")))
-        o->min_pct_of_limit = v;
-    if (!isnan(v = gdr_jnum(op, "size")) && v >= 0)
-        o->size = (uint64_t)v;
-}
-
 int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_report_opts *o)
 {
     char path[4200];
@@ -788,13 +735,20 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
     struct gdr_detection d = {0};
     struct gdr_aggregate_set g = {0};
     struct gdr_detect_opts dopts;
-    detect_opts_of(sj, &dopts);
+    gdr_detect_opts_from_json(sj, &dopts);
+    bool read_sj = sj != NULL;
     bool have_s = false, have_d = false, have_g = false;
     struct first_doc fd = {dir, NULL, 0};
     if (rc == 0 && gdr_plan_foreach(&p, 0, first_doc, &fd) < 0)
         rc = -1;
     if (rc == 0 && (rc = load_cells(&p, dir, &s)) == 0)
         have_s = true;
+    /* The findings suspects.json holds (or the analysis run here on an
+     * older run's); the detector again only for each heatmap cell's mark. */
+    char rails_dir[4200];
+    snprintf(rails_dir, sizeof(rails_dir), "%s/rails", dir);
+    if (rc == 0 && !(sj = gdr_findings_ensure(sj, &p, &s, &dopts, m, rails_dir, 20)))
+        rc = -1;
     if (rc == 0 && (rc = gdr_detect(&s, &dopts, &d)) == 0)
         have_d = true;
     if (rc == 0 && (rc = gdr_aggregate_compute(&p, &s, &g)) == 0)
@@ -817,11 +771,12 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         gdr_buf_puts(b, "</header>\n");
         facts(b, &p, m);
         failed_runs(b, &fl);
-        suspects_section(b, sj);
-        aggregate_section(b, &g, &s);
-        heatmaps_section(b, &s, &d, &dopts);
-        rail_panel(b, &s, &d, &dopts);
-        nodes_section(b, dir, &p);
+        suspects_section(b, sj, read_sj);
+        per_rail_section(b, sj);
+        aggregate_section(b, sj, &g, &s);
+        heatmaps_section(b, sj, &s, &d, &dopts);
+        rail_panel(b, sj, &s, &d, &dopts);
+        nodes_section(b, dir, sj);
         gdr_html_end(b, o->generator);
     }
     if (have_g)
