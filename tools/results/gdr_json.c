@@ -22,11 +22,12 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define PROG "gdr-json" /* in usage errors */
 
 static const char usage_text[] =
     "usage: gdr-json COMMAND ARGS\n"
@@ -66,17 +67,6 @@ static const char usage_text[] =
     "exit: 0 ok, 1 regression or failed run, 2 bad input (or a file that cannot be\n"
     "written), 3 troubleshoot: GDR not in effect and the environment missing\n";
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "gdr-json: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (gdr-json --help)\n");
-    va_end(ap);
-    return GDR_EXIT_USAGE;
-}
-
 static int report_error(int code)
 {
     fprintf(stderr, "gdr-json: %s\n", gdr_error_message());
@@ -93,7 +83,7 @@ static int cmd_check(int argc, char **argv)
         argv++;
     }
     if (argc < 1)
-        return usage_error("check: %s", "no file given");
+        return gdr_usage_error(PROG, "check: %s", "no file given");
     int bad = 0;
     for (int i = 0; i < argc; i++) {
         struct gdr_doc d;
@@ -159,7 +149,7 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file)
 static int cmd_get(int argc, char **argv)
 {
     if (argc != 2)
-        return usage_error("get: %s", "needs FILE and PATH");
+        return gdr_usage_error(PROG, "get: %s", "needs FILE and PATH");
     cJSON *root = gdr_json_read_file(argv[0], GDR_DOC_MAX_BYTES);
     if (!root)
         return report_error(GDR_EXIT_USAGE);
@@ -220,7 +210,7 @@ static void print_brief(const struct gdr_doc *d)
 static int cmd_one_doc(const char *cmd, void (*show)(const struct gdr_doc *), int argc, char **argv)
 {
     if (argc != 1)
-        return usage_error("%s: %s", cmd, "needs one FILE");
+        return gdr_usage_error(PROG, "%s: %s", cmd, "needs one FILE");
     struct gdr_doc d;
     if (gdr_doc_load(argv[0], &d))
         return report_error(GDR_EXIT_USAGE);
@@ -303,10 +293,10 @@ static int cmd_series(int argc, char **argv)
         argv += 2;
     }
     if (argc < 1)
-        return usage_error("series: %s", "no results given");
+        return gdr_usage_error(PROG, "series: %s", "no results given");
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-        return usage_error("series: %s is not a directory", dir);
+        return gdr_usage_error(PROG, "series: %s is not a directory", dir);
     struct gdr_set set;
     bool failed;
     if (gdr_set_load(&set, argv, (size_t)argc, GDR_INCOMPLETE_SKIP, &failed))
@@ -330,7 +320,7 @@ static int cmd_series(int argc, char **argv)
     if (!rc && write_speedups(&set, dir))
         rc = report_error(GDR_EXIT_USAGE);
     if (!rc && set.nseries == 0)
-        rc = usage_error("series: %s", "no complete result documents");
+        rc = gdr_usage_error(PROG, "series: %s", "no complete result documents");
     gdr_set_free(&set);
     return rc;
 }
@@ -363,18 +353,20 @@ static int cmd_compare(int argc, char **argv)
             continue;
         }
         if (i + 1 >= argc)
-            return usage_error("compare: %s needs a value", opt);
+            return gdr_usage_error(PROG, "compare: %s needs a value", opt);
         const char *val = argv[++i];
         if (!strcmp(opt, "--bw-tol")) {
             if (tolerance(val, 100, &o.bw_tol))
-                return usage_error("compare: --bw-tol '%s' is not a percentage 0..<100", val);
+                return gdr_usage_error(PROG, "compare: --bw-tol '%s' is not a percentage 0..<100",
+                                       val);
         } else if (!strcmp(opt, "--lat-tol")) {
             if (tolerance(val, 1000, &o.lat_tol))
-                return usage_error("compare: --lat-tol '%s' is not a percentage 0..<1000", val);
+                return gdr_usage_error(PROG, "compare: --lat-tol '%s' is not a percentage 0..<1000",
+                                       val);
         } else if (!strcmp(opt, "--markdown")) {
             o.markdown = val;
         } else {
-            return usage_error("compare: unknown option %s", opt);
+            return gdr_usage_error(PROG, "compare: unknown option %s", opt);
         }
     }
     int sep = -1;
@@ -382,7 +374,7 @@ static int cmd_compare(int argc, char **argv)
         if (!strcmp(argv[k], "--") && sep < 0)
             sep = k;
     if (sep < 0 || sep == i || sep == argc - 1)
-        return usage_error("compare: %s", "needs BASELINE... -- RUN...");
+        return gdr_usage_error(PROG, "compare: %s", "needs BASELINE... -- RUN...");
     struct gdr_set base, run;
     bool failed;
     if (gdr_set_load(&base, argv + i, (size_t)(sep - i), GDR_INCOMPLETE_FAIL, &failed)) {
@@ -418,7 +410,7 @@ static int count_arg(const char *opt, const char *val, long *out)
     errno = 0;
     long v = strtol(val, &end, 10);
     if (val[0] < '0' || val[0] > '9' || *end || errno || v > INT_MAX)
-        return usage_error("manifest: %s wants a number, not '%s'", opt, val);
+        return gdr_usage_error(PROG, "manifest: %s wants a number, not '%s'", opt, val);
     *out = v;
     return 0;
 }
@@ -426,7 +418,7 @@ static int count_arg(const char *opt, const char *val, long *out)
 static int bool_arg(const char *opt, const char *val, bool *out)
 {
     if (strcmp(val, "true") && strcmp(val, "false"))
-        return usage_error("manifest: %s wants true or false, not '%s'", opt, val);
+        return gdr_usage_error(PROG, "manifest: %s wants true or false, not '%s'", opt, val);
     *out = !strcmp(val, "true");
     return 0;
 }
@@ -464,9 +456,9 @@ static int manifest_add_run(const char *path, int argc, char **argv)
         while (k < sizeof(opts) / sizeof(opts[0]) && strcmp(argv[i], opts[k].opt))
             k++;
         if (k == sizeof(opts) / sizeof(opts[0]))
-            return usage_error("manifest add-run: unknown argument '%s'", argv[i]);
+            return gdr_usage_error(PROG, "manifest add-run: unknown argument '%s'", argv[i]);
         if (i + 1 >= argc)
-            return usage_error("manifest add-run: %s needs a value", argv[i]);
+            return gdr_usage_error(PROG, "manifest add-run: %s needs a value", argv[i]);
         const char *val = argv[++i];
         if (opts[k].text)
             *opts[k].text = val;
@@ -475,8 +467,8 @@ static int manifest_add_run(const char *path, int argc, char **argv)
             return GDR_EXIT_USAGE;
     }
     if (!r.status || !r.tool || !r.placement || !r.gdr || r.index < 0)
-        return usage_error("manifest add-run: %s",
-                           "needs --index, --status, --tool, --placement and --gdr");
+        return gdr_usage_error(PROG, "manifest add-run: %s",
+                               "needs --index, --status, --tool, --placement and --gdr");
     return gdr_manifest_add_run(path, &r) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
 }
 
@@ -492,9 +484,9 @@ static int manifest_init(const char *path, int argc, char **argv)
         if (!strcmp(argv[i], "--resume")) {
             h.resumed = true;
         } else if (!dest) {
-            return usage_error("manifest init: unknown argument '%s'", argv[i]);
+            return gdr_usage_error(PROG, "manifest init: unknown argument '%s'", argv[i]);
         } else if (i + 1 >= argc) {
-            return usage_error("manifest init: %s needs a value", argv[i]);
+            return gdr_usage_error(PROG, "manifest init: %s needs a value", argv[i]);
         } else {
             *dest = argv[++i];
         }
@@ -511,7 +503,7 @@ static int manifest_finish(const char *path, int argc, char **argv)
     const char *missing = NULL;
     if (argc >= 1 && !strcmp(argv[0], "--missing")) {
         if (argc < 2)
-            return usage_error("manifest finish: %s", "--missing needs a reason");
+            return gdr_usage_error(PROG, "manifest finish: %s", "--missing needs a reason");
         missing = argv[1];
         argc -= 2;
         argv += 2;
@@ -521,11 +513,12 @@ static int manifest_finish(const char *path, int argc, char **argv)
         argv++;
     }
     if (argc == 0 || argc % 3)
-        return usage_error("manifest finish: %s", "the plan is TOOL PLACEMENT GDR triples");
+        return gdr_usage_error(PROG, "manifest finish: %s",
+                               "the plan is TOOL PLACEMENT GDR triples");
     size_t n = (size_t)argc / 3;
     struct gdr_manifest_plan_item *plan = calloc(n, sizeof(*plan));
     if (!plan)
-        return usage_error("manifest finish: %s", "out of memory");
+        return gdr_usage_error(PROG, "manifest finish: %s", "out of memory");
     for (size_t k = 0; k < n; k++)
         plan[k] = (struct gdr_manifest_plan_item){argv[3 * k], argv[3 * k + 1], argv[3 * k + 2]};
     int rc =
@@ -537,7 +530,8 @@ static int manifest_finish(const char *path, int argc, char **argv)
 static int cmd_manifest(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("manifest: %s", "needs init|hosts|add-run|finish and MANIFEST");
+        return gdr_usage_error(PROG, "manifest: %s",
+                               "needs init|hosts|add-run|finish and MANIFEST");
     const char *sub = argv[0], *path = argv[1];
     argc -= 2;
     argv += 2;
@@ -549,11 +543,11 @@ static int cmd_manifest(int argc, char **argv)
         return manifest_finish(path, argc, argv);
     if (!strcmp(sub, "hosts")) {
         if (argc != 3)
-            return usage_error("manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
+            return gdr_usage_error(PROG, "manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
         return gdr_manifest_hosts(path, argv[0], argv[1], argv[2]) ? report_error(GDR_EXIT_USAGE)
                                                                    : GDR_EXIT_OK;
     }
-    return usage_error("manifest: unknown subcommand '%s'", sub);
+    return gdr_usage_error(PROG, "manifest: unknown subcommand '%s'", sub);
 }
 
 /* ---- troubleshoot ---- */
@@ -570,18 +564,19 @@ static int cmd_troubleshoot(int argc, char **argv)
             o.local = true;
         } else if (dest) {
             if (i + 1 >= argc)
-                return usage_error("troubleshoot: %s needs a value", argv[i]);
+                return gdr_usage_error(PROG, "troubleshoot: %s needs a value", argv[i]);
             *dest = argv[++i];
         } else if (argv[i][0] == '-' || o.dir) {
-            return usage_error("troubleshoot: unexpected argument '%s'", argv[i]);
+            return gdr_usage_error(PROG, "troubleshoot: unexpected argument '%s'", argv[i]);
         } else {
             o.dir = argv[i];
         }
     }
     if (!o.dir)
-        return usage_error("troubleshoot: %s", "needs the directory gdr-troubleshoot collected");
+        return gdr_usage_error(PROG, "troubleshoot: %s",
+                               "needs the directory gdr-troubleshoot collected");
     if (o.local == (o.server != NULL))
-        return usage_error("troubleshoot: %s", "say --local or --server HOST");
+        return gdr_usage_error(PROG, "troubleshoot: %s", "say --local or --server HOST");
     int code = gdr_troubleshoot(&o);
     return code < 0 ? report_error(GDR_EXIT_USAGE) : code;
 }
@@ -589,7 +584,7 @@ static int cmd_troubleshoot(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("%s", "no command given");
+        return gdr_usage_error(PROG, "%s", "no command given");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
@@ -617,5 +612,5 @@ int main(int argc, char **argv)
         return cmd_manifest(argc, argv);
     if (!strcmp(cmd, "troubleshoot"))
         return cmd_troubleshoot(argc, argv);
-    return usage_error("unknown command '%s'", cmd);
+    return gdr_usage_error(PROG, "unknown command '%s'", cmd);
 }
