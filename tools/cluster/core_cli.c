@@ -6,6 +6,7 @@
 #include "doc.h"
 #include "error.h"
 #include "json.h"
+#include "parse.h"
 #include "sizes.h"
 
 #include <errno.h>
@@ -27,19 +28,9 @@ int gdr_core_getopt(int argc, char **argv, const char *letters, const struct opt
      * a missing value is told apart from an unknown option. */
     char shorts[16];
     snprintf(shorts, sizeof(shorts), "-:%s", letters);
-    opterr = 0; /* the messages are ours */
-    *rc = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, shorts, opts, NULL);
-        if (c == ':') {
-            *rc = gdr_core_usage_error("%s: %s needs a value", argv[0], argv[optind - 1]);
-            return -1;
-        }
-        if (c == '?') {
-            *rc = gdr_core_usage_error("%s: unknown argument '%s'", argv[0], argv[optind - 1]);
-            return -1;
-        }
-        if (c != 1 && !(c == -1 && optind < argc)) /* an option, or the end */
+        int c = gdr_getopt("gdr-cluster-core", argv[0], argc, argv, shorts, opts, rc);
+        if (*rc || (c != 1 && !(c == -1 && optind < argc))) /* an error, an option, the end */
             return c;
         /* Not an option: one before the end, or the rest after "--". */
         const char *arg = c == 1 ? optarg : argv[optind++];

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "json.h"
 #include "manifest.h"
+#include "parse.h"
 #include "text.h"
 #include "troubleshoot.h"
 
@@ -344,31 +345,31 @@ static int tolerance(const char *arg, double max, double *out)
 
 static int cmd_compare(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"by-limit", no_argument, NULL, 'l'},
+        {"bw-tol", required_argument, NULL, 'b'},
+        {"lat-tol", required_argument, NULL, 't'},
+        {"markdown", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
+    };
     struct gdr_compare_opts o = {.bw_tol = 0.05, .lat_tol = 0.10, .markdown = NULL};
-    int i = 0;
-    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
-        const char *opt = argv[i];
-        if (!strcmp(opt, "--by-limit")) {
+    int c, rc;
+    /* '+': the options stop at the first baseline, so its "--" stays. */
+    while ((c = gdr_getopt(PROG, "compare", argc, argv, "+:", opts, &rc)) != -1) {
+        if (c == 'l')
             o.by_limit = true;
-            continue;
-        }
-        if (i + 1 >= argc)
-            return gdr_usage_error(PROG, "compare: %s needs a value", opt);
-        const char *val = argv[++i];
-        if (!strcmp(opt, "--bw-tol")) {
-            if (tolerance(val, 100, &o.bw_tol))
-                return gdr_usage_error(PROG, "compare: --bw-tol '%s' is not a percentage 0..<100",
-                                       val);
-        } else if (!strcmp(opt, "--lat-tol")) {
-            if (tolerance(val, 1000, &o.lat_tol))
-                return gdr_usage_error(PROG, "compare: --lat-tol '%s' is not a percentage 0..<1000",
-                                       val);
-        } else if (!strcmp(opt, "--markdown")) {
-            o.markdown = val;
-        } else {
-            return gdr_usage_error(PROG, "compare: unknown option %s", opt);
-        }
+        else if (c == 'm')
+            o.markdown = optarg;
+        else if (c == 'b' && tolerance(optarg, 100, &o.bw_tol))
+            return gdr_usage_error(PROG, "compare: --bw-tol '%s' is not a percentage 0..<100",
+                                   optarg);
+        else if (c == 't' && tolerance(optarg, 1000, &o.lat_tol))
+            return gdr_usage_error(PROG, "compare: --lat-tol '%s' is not a percentage 0..<1000",
+                                   optarg);
     }
+    if (rc)
+        return rc;
+    int i = optind;
     int sep = -1;
     for (int k = i; k < argc; k++)
         if (!strcmp(argv[k], "--") && sep < 0)
@@ -389,7 +390,7 @@ static int cmd_compare(int argc, char **argv)
         gdr_set_free(&run);
         return failed ? GDR_EXIT_RUN : GDR_EXIT_USAGE;
     }
-    int rc = gdr_compare(&base, &run, &o);
+    rc = gdr_compare(&base, &run, &o);
     if (rc == 2)
         fprintf(stderr, "gdr-json: compare: %s\n", gdr_error_message());
     gdr_set_free(&base);
@@ -427,12 +428,13 @@ static int manifest_add_run(const char *path, int argc, char **argv)
 {
     struct gdr_manifest_run r = {
         .client_exit = -1, .server_exit = -1, .duration_s = 0, .port = -1, .index = -1};
+    /* Where each option's value goes: text as is, a count, a boolean. */
     struct {
         const char *opt;
         const char **text;
         long *num;
         bool *flag;
-    } opts[] = {
+    } dest[] = {
         {"--status", &r.status, NULL, NULL},
         {"--tool", &r.tool, NULL, NULL},
         {"--placement", &r.placement, NULL, NULL},
@@ -447,25 +449,31 @@ static int manifest_add_run(const char *path, int argc, char **argv)
         {"--port", NULL, &r.port, NULL},
         {"--simulated", NULL, NULL, &r.simulated},
     };
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--resumed")) {
+    enum { N = sizeof(dest) / sizeof(dest[0]), RESUMED = 256 + N };
+    struct option opts[N + 2];
+    for (int k = 0; k < N; k++)
+        opts[k] = (struct option){dest[k].opt + 2, required_argument, NULL, 256 + k};
+    opts[N] = (struct option){"resumed", no_argument, NULL, RESUMED};
+    opts[N + 1] = (struct option){NULL, 0, NULL, 0};
+    int c, rc;
+    /* '-': an argument that is not an option comes back (1), and is refused. */
+    while ((c = gdr_getopt(PROG, "manifest add-run", argc, argv, "-:", opts, &rc)) != -1) {
+        if (c == 1)
+            return gdr_usage_error(PROG, "manifest add-run: unknown argument '%s'", optarg);
+        if (c == RESUMED) {
             r.resumed = true;
             continue;
         }
-        size_t k = 0;
-        while (k < sizeof(opts) / sizeof(opts[0]) && strcmp(argv[i], opts[k].opt))
-            k++;
-        if (k == sizeof(opts) / sizeof(opts[0]))
-            return gdr_usage_error(PROG, "manifest add-run: unknown argument '%s'", argv[i]);
-        if (i + 1 >= argc)
-            return gdr_usage_error(PROG, "manifest add-run: %s needs a value", argv[i]);
-        const char *val = argv[++i];
-        if (opts[k].text)
-            *opts[k].text = val;
-        else if (opts[k].num ? count_arg(opts[k].opt, val, opts[k].num)
-                             : bool_arg(opts[k].opt, val, opts[k].flag))
+        int k = c - 256;
+        if (dest[k].text)
+            *dest[k].text = optarg;
+        else if (dest[k].num ? count_arg(dest[k].opt, optarg, dest[k].num)
+                             : bool_arg(dest[k].opt, optarg, dest[k].flag))
             return GDR_EXIT_USAGE;
     }
+    if (rc || optind < argc) /* after "--": nothing is taken */
+        return rc ? rc
+                  : gdr_usage_error(PROG, "manifest add-run: unknown argument '%s'", argv[optind]);
     if (!r.status || !r.tool || !r.placement || !r.gdr || r.index < 0)
         return gdr_usage_error(PROG, "manifest add-run: %s",
                                "needs --index, --status, --tool, --placement and --gdr");
@@ -474,44 +482,46 @@ static int manifest_add_run(const char *path, int argc, char **argv)
 
 static int manifest_init(const char *path, int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"run-id", required_argument, NULL, 'i'},
+        {"git-version", required_argument, NULL, 'g'},
+        {"mode", required_argument, NULL, 'm'},
+        {"resume", no_argument, NULL, 'r'},
+        {NULL, 0, NULL, 0},
+    };
     struct gdr_manifest_header h = {0};
-    int i = 0;
-    for (; i < argc && strcmp(argv[i], "--"); i++) {
-        const char **dest = !strcmp(argv[i], "--run-id")        ? &h.run_id
-                            : !strcmp(argv[i], "--git-version") ? &h.git_version
-                            : !strcmp(argv[i], "--mode")        ? &h.mode
-                                                                : NULL;
-        if (!strcmp(argv[i], "--resume")) {
-            h.resumed = true;
-        } else if (!dest) {
-            return gdr_usage_error(PROG, "manifest init: unknown argument '%s'", argv[i]);
-        } else if (i + 1 >= argc) {
-            return gdr_usage_error(PROG, "manifest init: %s needs a value", argv[i]);
-        } else {
-            *dest = argv[++i];
+    int c, rc;
+    /* '-': an argument before "--" comes back (1), and is refused; after
+     * it, the rest is the command line. */
+    while ((c = gdr_getopt(PROG, "manifest init", argc, argv, "-:", opts, &rc)) != -1) {
+        switch (c) {
+        case 'i': h.run_id = optarg; break;
+        case 'g': h.git_version = optarg; break;
+        case 'm': h.mode = optarg; break;
+        case 'r': h.resumed = true; break;
+        default: return gdr_usage_error(PROG, "manifest init: unknown argument '%s'", optarg);
         }
     }
-    if (i < argc) {
-        h.command_line = argv + i + 1;
-        h.ncommand_line = (size_t)(argc - i - 1);
-    }
+    if (rc)
+        return rc;
+    h.command_line = argv + optind;
+    h.ncommand_line = (size_t)(argc - optind);
     return gdr_manifest_init(path, &h) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
 }
 
 static int manifest_finish(const char *path, int argc, char **argv)
 {
+    static const struct option opts[] = {{"missing", required_argument, NULL, 'm'},
+                                         {NULL, 0, NULL, 0}};
     const char *missing = NULL;
-    if (argc >= 1 && !strcmp(argv[0], "--missing")) {
-        if (argc < 2)
-            return gdr_usage_error(PROG, "manifest finish: %s", "--missing needs a reason");
-        missing = argv[1];
-        argc -= 2;
-        argv += 2;
-    }
-    if (argc >= 1 && !strcmp(argv[0], "--")) {
-        argc--;
-        argv++;
-    }
+    int rc;
+    /* '+': the options stop at the plan's first word (or at "--"). */
+    while (gdr_getopt(PROG, "manifest finish", argc, argv, "+:", opts, &rc) != -1)
+        missing = optarg; /* the one option */
+    if (rc)
+        return rc;
+    argc -= optind;
+    argv += optind;
     if (argc == 0 || argc % 3)
         return gdr_usage_error(PROG, "manifest finish: %s",
                                "the plan is TOOL PLACEMENT GDR triples");
@@ -521,8 +531,7 @@ static int manifest_finish(const char *path, int argc, char **argv)
         return gdr_usage_error(PROG, "manifest finish: %s", "out of memory");
     for (size_t k = 0; k < n; k++)
         plan[k] = (struct gdr_manifest_plan_item){argv[3 * k], argv[3 * k + 1], argv[3 * k + 2]};
-    int rc =
-        gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
+    rc = gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
     free(plan);
     return rc;
 }
@@ -533,8 +542,9 @@ static int cmd_manifest(int argc, char **argv)
         return gdr_usage_error(PROG, "manifest: %s",
                                "needs init|hosts|add-run|finish and MANIFEST");
     const char *sub = argv[0], *path = argv[1];
-    argc -= 2;
-    argv += 2;
+    /* From here argv[0] is MANIFEST: getopt reads the options from argv[1]. */
+    argc -= 1;
+    argv += 1;
     if (!strcmp(sub, "init"))
         return manifest_init(path, argc, argv);
     if (!strcmp(sub, "add-run"))
@@ -542,9 +552,9 @@ static int cmd_manifest(int argc, char **argv)
     if (!strcmp(sub, "finish"))
         return manifest_finish(path, argc, argv);
     if (!strcmp(sub, "hosts")) {
-        if (argc != 3)
+        if (argc != 4)
             return gdr_usage_error(PROG, "manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
-        return gdr_manifest_hosts(path, argv[0], argv[1], argv[2]) ? report_error(GDR_EXIT_USAGE)
+        return gdr_manifest_hosts(path, argv[1], argv[2], argv[3]) ? report_error(GDR_EXIT_USAGE)
                                                                    : GDR_EXIT_OK;
     }
     return gdr_usage_error(PROG, "manifest: unknown subcommand '%s'", sub);
@@ -554,24 +564,30 @@ static int cmd_manifest(int argc, char **argv)
 
 static int cmd_troubleshoot(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"server", required_argument, NULL, 's'},
+        {"client", required_argument, NULL, 'c'},
+        {"sizes", required_argument, NULL, 'z'},
+        {"local", no_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
     struct gdr_ts_opts o = {0};
-    for (int i = 0; i < argc; i++) {
-        const char **dest = !strcmp(argv[i], "--server")   ? &o.server
-                            : !strcmp(argv[i], "--client") ? &o.client
-                            : !strcmp(argv[i], "--sizes")  ? &o.sizes
-                                                           : NULL;
-        if (!strcmp(argv[i], "--local")) {
-            o.local = true;
-        } else if (dest) {
-            if (i + 1 >= argc)
-                return gdr_usage_error(PROG, "troubleshoot: %s needs a value", argv[i]);
-            *dest = argv[++i];
-        } else if (argv[i][0] == '-' || o.dir) {
-            return gdr_usage_error(PROG, "troubleshoot: unexpected argument '%s'", argv[i]);
-        } else {
-            o.dir = argv[i];
+    int c, rc;
+    /* '-': DIR comes back (1) where it stands among the options. */
+    while ((c = gdr_getopt(PROG, "troubleshoot", argc, argv, "-:", opts, &rc)) != -1) {
+        switch (c) {
+        case 's': o.server = optarg; break;
+        case 'c': o.client = optarg; break;
+        case 'z': o.sizes = optarg; break;
+        case 'l': o.local = true; break;
+        default:
+            if (o.dir)
+                return gdr_usage_error(PROG, "troubleshoot: unknown argument '%s'", optarg);
+            o.dir = optarg;
         }
     }
+    if (rc || optind < argc) /* after "--": only DIR, once */
+        return rc ? rc : gdr_usage_error(PROG, "troubleshoot: unknown argument '%s'", argv[optind]);
     if (!o.dir)
         return gdr_usage_error(PROG, "troubleshoot: %s",
                                "needs the directory gdr-troubleshoot collected");
@@ -596,6 +612,8 @@ int main(int argc, char **argv)
     }
     argc -= 2;
     argv += 2;
+    /* The commands with options get the command as argv[0]: getopt reads
+     * from argv[1]. */
     if (!strcmp(cmd, "check"))
         return cmd_check(argc, argv);
     if (!strcmp(cmd, "get"))
@@ -607,10 +625,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "series"))
         return cmd_series(argc, argv);
     if (!strcmp(cmd, "compare"))
-        return cmd_compare(argc, argv);
+        return cmd_compare(argc + 1, argv - 1);
     if (!strcmp(cmd, "manifest"))
         return cmd_manifest(argc, argv);
     if (!strcmp(cmd, "troubleshoot"))
-        return cmd_troubleshoot(argc, argv);
+        return cmd_troubleshoot(argc + 1, argv - 1);
     return gdr_usage_error(PROG, "unknown command '%s'", cmd);
 }
