@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "error.h"
 #include "live.h"
 
 static void usage(FILE *f)
@@ -63,6 +64,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     int c;
 
     memset(o, 0, sizeof(*o));
+    opterr = 0; /* one message, gdr_usage_error's */
     while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': o->json = true; break;
@@ -73,11 +75,14 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'r': o->run_peer = optarg; break;
         case 'h': usage(stdout); exit(GDR_DOCTOR_EXIT_OK);
         case 'V': printf("gdr_doctor %s\n", PACKAGE_VERSION); exit(GDR_DOCTOR_EXIT_OK);
-        default: return -EINVAL;
+        default:
+            gdr_usage_error("gdr_doctor", "unknown option or missing value: '%s'",
+                            argv[optind - 1]);
+            return -EINVAL;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gdr_doctor: unexpected argument '%s'\n", argv[optind]);
+        gdr_usage_error("gdr_doctor", "unexpected argument '%s'", argv[optind]);
         return -EINVAL;
     }
     return 0;
@@ -266,10 +271,8 @@ int main(int argc, char **argv)
     char missing[512] = "";
     int rc, code = GDR_DOCTOR_EXIT_OK;
 
-    if (parse_options(argc, argv, &o) != 0) {
-        usage(stderr);
+    if (parse_options(argc, argv, &o) != 0)
         return GDR_DOCTOR_EXIT_USAGE;
-    }
     if (o.run_peer) {
         if (o.sysfs || o.procfs || o.json) {
             fprintf(stderr,

@@ -53,6 +53,17 @@ static int record(const struct gdr_error_class *c, enum gdr_exit code, const cha
     return -1;
 }
 
+int gdr_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (%s --help)\n", prog);
+    va_end(ap);
+    return GDR_EXIT_USAGE;
+}
+
 int gdr_fail(enum gdr_exit code, const char *fmt, ...)
 {
     va_list ap;

@@ -48,6 +48,10 @@ struct gdr_error_class {
     uint64_t size, iteration;
 };
 
+/* A command line the program cannot take, said at once: "PROG: MESSAGE
+ * (PROG --help)" on stderr. Returns GDR_EXIT_USAGE, for main() to exit with. */
+int gdr_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Record an error of kind GDR_KIND_OTHER (GDR_KIND_SETUP outside the
  * sweep) if none is recorded yet, and return -1. */
 int gdr_fail(enum gdr_exit code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "parse.h"
+#include "error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -98,4 +99,17 @@ void gdr_format_cpulist(const cpu_set_t *set, char *buf, size_t len)
         used += (size_t)n;
         c = hi;
     }
+}
+
+int gdr_getopt(const char *prog, const char *cmd, int argc, char **argv, const char *shorts,
+               const struct option *opts, int *rc)
+{
+    opterr = 0; /* the message is ours */
+    int c = getopt_long(argc, argv, shorts, opts, NULL);
+    *rc = 0;
+    if (c == ':')
+        *rc = gdr_usage_error(prog, "%s: %s needs a value", cmd, argv[optind - 1]);
+    else if (c == '?')
+        *rc = gdr_usage_error(prog, "%s: unknown argument '%s'", cmd, argv[optind - 1]);
+    return *rc ? -1 : c;
 }

@@ -1,12 +1,23 @@
 /* parse.h - numbers and lists as command lines give them: an unsigned
- * integer in a range, seconds, a CPU list ("0-3,8"). Shared by the
- * benchmarks' options and the tools, which link util alone. */
+ * integer in a range, seconds, a CPU list ("0-3,8"); and the tools'
+ * subcommand options over getopt_long. Shared by the benchmarks' options
+ * and the tools, which link util alone. */
 #ifndef GDR_PARSE_H
 #define GDR_PARSE_H
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+/* getopt_long(argc, argv, shorts, opts) for a tool's subcommand, with the
+ * one message shape: "PROG: CMD: unknown argument 'X'" and "PROG: CMD:
+ * --name needs a value" (gdr_usage_error). shorts must begin with ':' (after
+ * getopt's '+' or '-', if any) so that the two are told apart. Returns the
+ * option's val, 1 for an argument in "-" mode, -1 at the end (*rc 0) or
+ * after the message (*rc GDR_EXIT_USAGE). */
+int gdr_getopt(const char *prog, const char *cmd, int argc, char **argv, const char *shorts,
+               const struct option *opts, int *rc);
+
 #endif
+#include <getopt.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,5 +35,14 @@ int gdr_parse_seconds(const char *text, double *out);
 int gdr_parse_cpulist(const char *text, cpu_set_t *set);
 /* The set in the same form ("" when empty), truncated to len. */
 void gdr_format_cpulist(const cpu_set_t *set, char *buf, size_t len);
+
+/* getopt_long(argc, argv, shorts, opts) for a tool's subcommand, with the
+ * one message shape: "PROG: CMD: unknown argument 'X'" and "PROG: CMD:
+ * --name needs a value" (gdr_usage_error). shorts must begin with ':' (after
+ * getopt's '+' or '-', if any) so that the two are told apart. Returns the
+ * option's val, 1 for an argument in "-" mode, -1 at the end (*rc 0) or
+ * after the message (*rc GDR_EXIT_USAGE). */
+int gdr_getopt(const char *prog, const char *cmd, int argc, char **argv, const char *shorts,
+               const struct option *opts, int *rc);
 
 #endif

@@ -4,6 +4,7 @@
 #include "cluster_findings.h"
 #include "cluster_report.h"
 #include "error.h"
+#include "escape.h"
 #include "json.h"
 
 #include <stdlib.h>
@@ -129,10 +130,8 @@ static void dead_nodes(FILE *f, const cJSON *suspects)
             fprintf(f, " - |");
         fprintf(f, " %.0f |", gdr_jnum_or(ev, "failed_runs", 0));
         names_cell(f, cJSON_GetObjectItemCaseSensitive(ev, "partners"));
-        /* one table cell: no '|' or newline from a reason */
         fprintf(f, " ");
-        for (const char *c = gdr_jstr_or(ev, "reason", ""); *c; c++)
-            fputc(*c == '|' ? '/' : *c == '\n' ? ' ' : *c, f);
+        gdr_esc_md_cell(f, gdr_jstr_or(ev, "reason", ""));
         fprintf(f, " |\n");
     }
     if (any)

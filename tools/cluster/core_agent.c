@@ -87,19 +87,15 @@ static int read_skip(const char *path, struct node_ctx *nc)
 
 int gdr_core_cmd_agent_runs(int argc, char **argv)
 {
-    const char *plan = NULL, *node = NULL, *skip = NULL, *v;
-    for (int i = 0; i < argc; i++) {
-        if (gdr_core_opt(argc, argv, &i, "--skip", &v))
-            skip = v;
-        else if (argv[i][0] != '-' && !plan)
-            plan = argv[i];
-        else if (argv[i][0] != '-' && !node)
-            node = argv[i];
-        else
-            return gdr_core_usage_error("agent-runs: unknown argument '%s'", argv[i]);
-        if (gdr_core_missing_value)
-            return gdr_core_usage_error("agent-runs: %s needs a value", gdr_core_missing_value);
-    }
+    static const struct option opts[] = {{"skip", required_argument, NULL, 's'},
+                                         {NULL, 0, NULL, 0}};
+    const char *arg[2] = {NULL, NULL}, *skip = NULL;
+    int rc;
+    while (gdr_core_getopt(argc, argv, "", opts, arg, 2, &rc) != -1)
+        skip = optarg; /* the one option */
+    if (rc)
+        return rc;
+    const char *plan = arg[0], *node = arg[1];
     if (!plan || !node)
         return gdr_core_usage_error("agent-runs: needs PLAN and NODE");
     struct gdr_plan p;
@@ -107,7 +103,6 @@ int gdr_core_cmd_agent_runs(int argc, char **argv)
         return gdr_core_report_error();
     long i = gdr_plan_node_index(&p, node);
     struct node_ctx nc = {&p, (size_t)i, NULL, 0};
-    int rc = 0;
     if (i < 0)
         rc = gdr_core_usage_error("agent-runs: node '%s' is not in %s", node, plan);
     else if (skip)
@@ -129,17 +124,13 @@ int gdr_core_cmd_agent_runs(int argc, char **argv)
  * Exit 2 with the reason when the document is not a complete run's. */
 int gdr_core_cmd_cell(int argc, char **argv)
 {
-    const char *doc = NULL, *gdr = "na", *v;
-    for (int i = 0; i < argc; i++) {
-        if (gdr_core_opt(argc, argv, &i, "--gdr", &v))
-            gdr = v;
-        else if (argv[i][0] != '-' && !doc)
-            doc = argv[i];
-        else
-            return gdr_core_usage_error("cell: unknown argument '%s'", argv[i]);
-        if (gdr_core_missing_value)
-            return gdr_core_usage_error("cell: %s needs a value", gdr_core_missing_value);
-    }
+    static const struct option opts[] = {{"gdr", required_argument, NULL, 'g'}, {NULL, 0, NULL, 0}};
+    const char *doc = NULL, *gdr = "na";
+    int rc;
+    while (gdr_core_getopt(argc, argv, "", opts, &doc, 1, &rc) != -1)
+        gdr = optarg; /* the one option */
+    if (rc)
+        return rc;
     const char *base = doc ? strrchr(doc, '/') : NULL, *suffix = ".client.json";
     base = base ? base + 1 : doc;
     size_t n = base ? strlen(base) : 0, sl = strlen(suffix);
@@ -217,24 +208,27 @@ static int read_why(const char *path, const struct gdr_plan *p, struct gdr_agent
 
 int gdr_core_cmd_collect(int argc, char **argv)
 {
-    const char *plan = NULL, *dir = NULL, *out = NULL, *why = NULL, *v;
+    static const struct option opts[] = {
+        {"plan", required_argument, NULL, 'p'},
+        {"dir", required_argument, NULL, 'd'},
+        {"agent-errors", required_argument, NULL, 'e'},
+        {"interrupted", no_argument, NULL, 'i'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *plan = NULL, *dir = NULL, *out = NULL, *why = NULL;
     bool interrupted = false;
-    for (int i = 0; i < argc; i++) {
-        if (gdr_core_opt(argc, argv, &i, "--plan", &v))
-            plan = v;
-        else if (gdr_core_opt(argc, argv, &i, "--dir", &v))
-            dir = v;
-        else if (gdr_core_opt(argc, argv, &i, "-o", &v))
-            out = v;
-        else if (gdr_core_opt(argc, argv, &i, "--agent-errors", &v))
-            why = v;
-        else if (!strcmp(argv[i], "--interrupted"))
-            interrupted = true;
-        else
-            return gdr_core_usage_error("collect: unknown argument '%s'", argv[i]);
-        if (gdr_core_missing_value)
-            return gdr_core_usage_error("collect: %s needs a value", gdr_core_missing_value);
+    int c, rc;
+    while ((c = gdr_core_getopt(argc, argv, "o:", opts, NULL, 0, &rc)) != -1) {
+        switch (c) {
+        case 'p': plan = optarg; break;
+        case 'd': dir = optarg; break;
+        case 'o': out = optarg; break;
+        case 'e': why = optarg; break;
+        case 'i': interrupted = true; break;
+        }
     }
+    if (rc)
+        return rc;
     if (!plan || !dir || !out)
         return gdr_core_usage_error("collect: --plan, --dir and -o are required");
     struct gdr_plan p;
@@ -247,7 +241,7 @@ int gdr_core_cmd_collect(int argc, char **argv)
         gdr_plan_free(&p);
         return gdr_core_report_error();
     }
-    int rc = why ? read_why(why, &p, &a) : 0;
+    rc = why ? read_why(why, &p, &a) : 0;
     struct gdr_atomic_file af = {0};
     if (!rc && gdr_atomic_open(&af, out, GDR_EXIT_USAGE))
         rc = gdr_core_report_error();

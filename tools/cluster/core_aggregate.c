@@ -33,7 +33,7 @@ static int write_out(const struct gdr_aggregate_set *g, const struct gdr_matrix_
 int gdr_core_cmd_aggregate(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
-    int rc = gdr_core_parse_common(argc, argv, "aggregate", false, &a);
+    int rc = gdr_core_parse_common(argc, argv, false, &a);
     if (rc)
         return rc;
     if (!a.dir)

@@ -45,7 +45,7 @@ static int write_heat(const struct gdr_matrix_set *s, const struct gdr_detect_op
 int gdr_core_cmd_matrix(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
-    int rc = gdr_core_parse_common(argc, argv, "matrix", false, &a);
+    int rc = gdr_core_parse_common(argc, argv, false, &a);
     if (rc)
         return rc;
     if (!a.dir)
@@ -109,7 +109,7 @@ static size_t add_dead(cJSON *j, const struct gdr_plan *p, const struct gdr_matr
 int gdr_core_cmd_suspects(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
-    int rc = gdr_core_parse_common(argc, argv, "suspects", false, &a);
+    int rc = gdr_core_parse_common(argc, argv, false, &a);
     if (rc)
         return rc;
     if (!a.dir)
@@ -169,7 +169,7 @@ int gdr_core_cmd_suspects(int argc, char **argv)
 int gdr_core_cmd_retest_runs(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
-    int rc = gdr_core_parse_common(argc, argv, "retest-runs", true, &a);
+    int rc = gdr_core_parse_common(argc, argv, true, &a);
     if (rc)
         return rc;
     struct gdr_plan p;
@@ -245,7 +245,7 @@ static void retest_lookup(const cJSON *run, uint64_t size, struct gdr_retest_val
 int gdr_core_cmd_confirm(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
-    int rc = gdr_core_parse_common(argc, argv, "confirm", true, &a);
+    int rc = gdr_core_parse_common(argc, argv, true, &a);
     if (rc)
         return rc;
     if (!a.dir)

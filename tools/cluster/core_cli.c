@@ -6,24 +6,13 @@
 #include "doc.h"
 #include "error.h"
 #include "json.h"
+#include "parse.h"
 #include "sizes.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int gdr_core_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "gdr-cluster-core: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (gdr-cluster-core --help)\n");
-    va_end(ap);
-    return GDR_EXIT_USAGE;
-}
 
 int gdr_core_report_error(void)
 {
@@ -32,26 +21,28 @@ int gdr_core_report_error(void)
     return gdr_error_code() == GDR_EXIT_ENV ? GDR_EXIT_ENV : GDR_EXIT_USAGE;
 }
 
-const char *gdr_core_missing_value;
-
-bool gdr_core_opt(int argc, char **argv, int *i, const char *name, const char **val)
+int gdr_core_getopt(int argc, char **argv, const char *letters, const struct option *opts,
+                    const char **pos, size_t npos, int *rc)
 {
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n))
-        return false;
-    if (argv[*i][n] == '=') {
-        *val = argv[*i] + n + 1;
-        return true;
+    /* '-': arguments that are not options come back in order (as 1); ':':
+     * a missing value is told apart from an unknown option. */
+    char shorts[16];
+    snprintf(shorts, sizeof(shorts), "-:%s", letters);
+    for (;;) {
+        int c = gdr_getopt("gdr-cluster-core", argv[0], argc, argv, shorts, opts, rc);
+        if (*rc || (c != 1 && !(c == -1 && optind < argc))) /* an error, an option, the end */
+            return c;
+        /* Not an option: one before the end, or the rest after "--". */
+        const char *arg = c == 1 ? optarg : argv[optind++];
+        size_t k = 0;
+        while (k < npos && pos[k])
+            k++;
+        if (k == npos) {
+            *rc = gdr_core_usage_error("%s: unknown argument '%s'", argv[0], arg);
+            return -1;
+        }
+        pos[k] = arg;
     }
-    if (argv[*i][n] != '\0')
-        return false;
-    if (*i + 1 >= argc) {
-        *val = NULL;
-        gdr_core_missing_value = name;
-        return true;
-    }
-    *val = argv[++*i];
-    return true;
 }
 
 int gdr_core_parse_count(const char *name, const char *s, unsigned long max, unsigned long *out)
@@ -93,67 +84,93 @@ int gdr_core_write_json(const cJSON *j, const char *path)
     return 0;
 }
 
-int gdr_core_parse_common(int argc, char **argv, const char *cmd, bool want_file,
-                          struct gdr_core_args *a)
+int gdr_core_parse_common(int argc, char **argv, bool want_file, struct gdr_core_args *a)
 {
-    const char *v;
+    enum {
+        O_PLAN = 256,
+        O_DIR,
+        O_HEAT,
+        O_SUSPECTS,
+        O_MANIFEST,
+        O_STATUS,
+        O_FIGURES,
+        O_TITLE,
+        O_AGENTS,
+        O_UNREACHABLE,
+        O_CELLS,
+        O_SAVE_CELLS,
+        O_WORST,
+        O_MIN_LINK,
+        O_MIN_LIMIT,
+        O_TOLERANCE,
+        O_SIZE,
+        O_PORT,
+    };
+    static const struct option opts[] = {
+        {"plan", required_argument, NULL, O_PLAN},
+        {"dir", required_argument, NULL, O_DIR},
+        {"heat", required_argument, NULL, O_HEAT},
+        {"suspects", required_argument, NULL, O_SUSPECTS},
+        {"manifest", required_argument, NULL, O_MANIFEST},
+        {"status", required_argument, NULL, O_STATUS},
+        {"figures", required_argument, NULL, O_FIGURES},
+        {"title", required_argument, NULL, O_TITLE},
+        {"agents", required_argument, NULL, O_AGENTS},
+        {"unreachable", required_argument, NULL, O_UNREACHABLE},
+        {"cells", required_argument, NULL, O_CELLS},
+        {"save-cells", required_argument, NULL, O_SAVE_CELLS},
+        {"worst", required_argument, NULL, O_WORST},
+        {"min-link-pct", required_argument, NULL, O_MIN_LINK},
+        {"min-pct-of-limit", required_argument, NULL, O_MIN_LIMIT},
+        {"tolerance-pct", required_argument, NULL, O_TOLERANCE},
+        {"size", required_argument, NULL, O_SIZE},
+        {"port", required_argument, NULL, O_PORT},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = argv[0];
     double pct;
+    int c, rc = 0;
     gdr_detect_opts_default(&a->det);
     a->port = 18515;
     a->worst = 20;
-    for (int i = 0; i < argc; i++) {
-        int rc = 0;
-        if (gdr_core_opt(argc, argv, &i, "--plan", &v))
-            a->plan = v;
-        else if (gdr_core_opt(argc, argv, &i, "--dir", &v))
-            a->dir = v;
-        else if (gdr_core_opt(argc, argv, &i, "-o", &v))
-            a->out = v;
-        else if (gdr_core_opt(argc, argv, &i, "--heat", &v))
-            a->heat = v;
-        else if (gdr_core_opt(argc, argv, &i, "--suspects", &v))
-            a->suspects = v;
-        else if (gdr_core_opt(argc, argv, &i, "--manifest", &v))
-            a->manifest = v;
-        else if (gdr_core_opt(argc, argv, &i, "--status", &v))
-            a->status = v;
-        else if (gdr_core_opt(argc, argv, &i, "--figures", &v))
-            a->figures = v;
-        else if (gdr_core_opt(argc, argv, &i, "--title", &v))
-            a->title = v;
-        else if (gdr_core_opt(argc, argv, &i, "--agents", &v))
-            a->agents = v;
-        else if (gdr_core_opt(argc, argv, &i, "--unreachable", &v))
-            a->unreachable = v;
-        else if (gdr_core_opt(argc, argv, &i, "--cells", &v))
-            a->cells = v;
-        else if (gdr_core_opt(argc, argv, &i, "--save-cells", &v))
-            a->save_cells = v;
-        else if (gdr_core_opt(argc, argv, &i, "--worst", &v))
-            rc = gdr_core_parse_count("--worst", v, 1ul << 30, &a->worst);
-        else if (gdr_core_opt(argc, argv, &i, "--min-link-pct", &v)) {
-            rc = gdr_core_parse_real("--min-link-pct", v, 100, &pct);
+    while (!rc &&
+           (c = gdr_core_getopt(argc, argv, "o:", opts, &a->file, want_file ? 1 : 0, &rc)) != -1) {
+        switch (c) {
+        case O_PLAN: a->plan = optarg; break;
+        case O_DIR: a->dir = optarg; break;
+        case 'o': a->out = optarg; break;
+        case O_HEAT: a->heat = optarg; break;
+        case O_SUSPECTS: a->suspects = optarg; break;
+        case O_MANIFEST: a->manifest = optarg; break;
+        case O_STATUS: a->status = optarg; break;
+        case O_FIGURES: a->figures = optarg; break;
+        case O_TITLE: a->title = optarg; break;
+        case O_AGENTS: a->agents = optarg; break;
+        case O_UNREACHABLE: a->unreachable = optarg; break;
+        case O_CELLS: a->cells = optarg; break;
+        case O_SAVE_CELLS: a->save_cells = optarg; break;
+        case O_WORST: rc = gdr_core_parse_count("--worst", optarg, 1ul << 30, &a->worst); break;
+        case O_MIN_LINK:
+            rc = gdr_core_parse_real("--min-link-pct", optarg, 100, &pct);
             a->det.min_link_frac = pct / 100;
-        } else if (gdr_core_opt(argc, argv, &i, "--min-pct-of-limit", &v)) {
-            rc = gdr_core_parse_real("--min-pct-of-limit", v, 100, &a->det.min_pct_of_limit);
-        } else if (gdr_core_opt(argc, argv, &i, "--tolerance-pct", &v)) {
-            rc = gdr_core_parse_real("--tolerance-pct", v, 100, &pct);
+            break;
+        case O_MIN_LIMIT:
+            rc = gdr_core_parse_real("--min-pct-of-limit", optarg, 100, &a->det.min_pct_of_limit);
+            break;
+        case O_TOLERANCE:
+            rc = gdr_core_parse_real("--tolerance-pct", optarg, 100, &pct);
             a->det.tolerance = pct / 100;
-        } else if (gdr_core_opt(argc, argv, &i, "--size", &v)) {
-            if (!v || gdr_parse_bytes(v, &a->det.size))
-                return gdr_core_usage_error("%s: --size wants a size in bytes, not '%s'", cmd,
-                                            v ? v : "");
-        } else if (gdr_core_opt(argc, argv, &i, "--port", &v))
-            rc = gdr_core_parse_count("--port", v, 65000, &a->port);
-        else if (want_file && !a->file && argv[i][0] != '-')
-            a->file = argv[i];
-        else
-            return gdr_core_usage_error("%s: unknown argument '%s'", cmd, argv[i]);
-        if (rc)
-            return rc;
-        if (gdr_core_missing_value)
-            return gdr_core_usage_error("%s: %s needs a value", cmd, gdr_core_missing_value);
+            break;
+        case O_SIZE:
+            if (gdr_parse_bytes(optarg, &a->det.size))
+                rc =
+                    gdr_core_usage_error("%s: --size wants a size in bytes, not '%s'", cmd, optarg);
+            break;
+        case O_PORT: rc = gdr_core_parse_count("--port", optarg, 65000, &a->port); break;
+        }
     }
+    if (rc)
+        return rc;
     if (!a->plan)
         return gdr_core_usage_error("%s: --plan PLAN is required", cmd);
     if (want_file && !a->file)

@@ -1,32 +1,37 @@
 /* core_cli.h - what the subcommands of gdr-cluster-core share (the program,
- * not libgdrcluster): option parsing in the "--name value" / "--name=value"
- * style, the one-line usage and input errors with their exit codes, writing
- * a JSON document, the options of the analysis commands, reading
- * suspects.json. One file per subcommand or group: core_plan.c (plan,
- * plan-runs), core_rails.c, core_analysis.c (matrix, suspects, retest-runs,
- * confirm), core_report.c, core_manifest.c, core_agent.c (agent-runs,
- * collect, cell), core_aggregate.c; gdr_cluster.c dispatches. */
+ * not libgdrcluster): option parsing over getopt_long, the one-line usage
+ * and input errors with their exit codes, writing a JSON document, the
+ * options of the analysis commands, reading suspects.json. One file per
+ * subcommand or group: core_plan.c (plan, plan-runs), core_rails.c,
+ * core_analysis.c (matrix, suspects, retest-runs, confirm), core_report.c,
+ * core_manifest.c, core_agent.c (agent-runs, collect, cell),
+ * core_aggregate.c; gdr_cluster.c dispatches. */
 #ifndef GDR_TOOLS_CLUSTER_CORE_CLI_H
 #define GDR_TOOLS_CLUSTER_CORE_CLI_H
 
 #include "cluster_suspects.h"
+#include "error.h"
 
 #include <cjson/cJSON.h>
+#include <getopt.h>
 #include <stdbool.h>
 
-/* "gdr-cluster-core: MESSAGE (gdr-cluster-core --help)" on stderr; returns
- * GDR_EXIT_USAGE. */
-__attribute__((format(printf, 1, 2))) int gdr_core_usage_error(const char *fmt, ...);
+/* The usage error of every subcommand (common/util/error.h). */
+#define gdr_core_usage_error(...) gdr_usage_error("gdr-cluster-core", __VA_ARGS__)
 
 /* The recorded error (common/util error) on stderr; returns its exit code:
  * ENV stays ENV, everything else read here is input (USAGE). */
 int gdr_core_report_error(void);
 
-/* The option last seen without its value (checked after each argument). */
-extern const char *gdr_core_missing_value;
-
-/* "--name=value" or "--name value" at argv[*i]; advances *i past it. */
-bool gdr_core_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* The next option of a subcommand's arguments (argv[0]: its name), with
+ * getopt_long: "--name value", "--name=value", an unambiguous abbreviation,
+ * the options letters name (getopt's "o:": -o FILE); "--" ends the
+ * options. An argument that is not an option fills the first empty (NULL)
+ * slot of pos[0..npos). Returns the option's val; -1 at the end (*rc 0) or
+ * after the usage error (*rc GDR_EXIT_USAGE) for an unknown option, an
+ * option without its value, or an argument pos has no room for. */
+int gdr_core_getopt(int argc, char **argv, const char *letters, const struct option *opts,
+                    const char **pos, size_t npos, int *rc);
 
 int gdr_core_parse_count(const char *name, const char *s, unsigned long max, unsigned long *out);
 int gdr_core_parse_real(const char *name, const char *s, double max, double *out);
@@ -45,8 +50,8 @@ struct gdr_core_args {
     unsigned long port;
 };
 
-int gdr_core_parse_common(int argc, char **argv, const char *cmd, bool want_file,
-                          struct gdr_core_args *a);
+/* argv[0] is the subcommand's name; want_file: one argument, the suspects file. */
+int gdr_core_parse_common(int argc, char **argv, bool want_file, struct gdr_core_args *a);
 
 /* suspects.json of this version, or NULL with the error recorded. */
 cJSON *gdr_core_load_suspects(const char *path);

@@ -240,38 +240,39 @@ static int write_manifest(const cJSON *m, const struct gdr_plan *p, const char *
 
 int gdr_core_cmd_manifest(int argc, char **argv)
 {
-    const char *plan = NULL, *status = NULL, *out = NULL, *args_file = NULL, *v;
+    static const struct option opts[] = {
+        {"plan", required_argument, NULL, 'p'},
+        {"status", required_argument, NULL, 's'},
+        {"args-file", required_argument, NULL, 'f'},
+        {"unreachable", required_argument, NULL, 'u'},
+        {"arg", required_argument, NULL, 'a'},
+        {"set", required_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *plan = NULL, *status = NULL, *out = NULL, *args_file = NULL, *eq;
     const char *unreachable = NULL;
     cJSON *m = cJSON_CreateObject(), *cmd = cJSON_CreateArray();
     cJSON_AddStringToObject(m, "manifest_version", "gdrbench.cluster/1");
-    int rc = 0;
-    for (int i = 0; i < argc && !rc; i++) {
-        if (gdr_core_opt(argc, argv, &i, "--plan", &v))
-            plan = v;
-        else if (gdr_core_opt(argc, argv, &i, "--status", &v))
-            status = v;
-        else if (gdr_core_opt(argc, argv, &i, "-o", &v))
-            out = v;
-        else if (gdr_core_opt(argc, argv, &i, "--args-file", &v))
-            args_file = v;
-        else if (gdr_core_opt(argc, argv, &i, "--unreachable", &v))
-            unreachable = v;
-        else if (gdr_core_opt(argc, argv, &i, "--arg", &v)) {
-            if (v)
-                cJSON_AddItemToArray(cmd, cJSON_CreateString(v));
-        } else if (gdr_core_opt(argc, argv, &i, "--set", &v)) {
-            const char *eq = v ? strchr(v, '=') : NULL;
-            if (v && (!eq || eq == v))
-                rc = gdr_core_usage_error("manifest: --set wants KEY=VALUE, not '%s'", v);
-            else if (v) {
-                char key[64];
-                snprintf(key, sizeof(key), "%.*s", (int)(eq - v), v);
-                cJSON_AddStringToObject(m, key, eq + 1);
+    int c, rc = 0;
+    while (!rc && (c = gdr_core_getopt(argc, argv, "o:", opts, NULL, 0, &rc)) != -1) {
+        switch (c) {
+        case 'p': plan = optarg; break;
+        case 's': status = optarg; break;
+        case 'o': out = optarg; break;
+        case 'f': args_file = optarg; break;
+        case 'u': unreachable = optarg; break;
+        case 'a': cJSON_AddItemToArray(cmd, cJSON_CreateString(optarg)); break;
+        case 'S':
+            eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                rc = gdr_core_usage_error("manifest: --set wants KEY=VALUE, not '%s'", optarg);
+                break;
             }
-        } else
-            rc = gdr_core_usage_error("manifest: unknown argument '%s'", argv[i]);
-        if (!rc && gdr_core_missing_value)
-            rc = gdr_core_usage_error("manifest: %s needs a value", gdr_core_missing_value);
+            char key[64];
+            snprintf(key, sizeof(key), "%.*s", (int)(eq - optarg), optarg);
+            cJSON_AddStringToObject(m, key, eq + 1);
+            break;
+        }
     }
     if (!rc && (!plan || !status || !out))
         rc = gdr_core_usage_error("manifest: --plan, --status and -o are required");

@@ -414,76 +414,105 @@ int gdr_core_cmd_plan(int argc, char **argv)
 {
     const char *hosts = NULL, *hostfile = NULL, *out = NULL, *pairing = "full", *pairs = NULL;
     const char *rails = "auto", *rails_dir = NULL, *tools = "write_bw";
-    const char *placements = "H-H,D-D", *gdrs = "on", *sizes = NULL, *leave = NULL, *v;
+    const char *placements = "H-H,D-D", *gdrs = "on", *sizes = NULL, *leave = NULL;
     const char *seed_arg = NULL, *budget_arg = NULL;
     unsigned long maxc = 0, port = 18515, seed = 0;
     double tps = 0, overhead = 3, budget = 0;
     bool tps_given = false;
     static struct gdr_plan_opts o;
     memset(&o, 0, sizeof(o));
-    for (int i = 0; i < argc; i++) {
-        int rc = 0;
-        if (gdr_core_opt(argc, argv, &i, "--hosts", &v))
-            hosts = v;
-        else if (gdr_core_opt(argc, argv, &i, "--hostfile", &v))
-            hostfile = v;
-        else if (gdr_core_opt(argc, argv, &i, "-o", &v))
-            out = v;
-        else if (gdr_core_opt(argc, argv, &i, "--pairing", &v))
-            pairing = v;
-        else if (gdr_core_opt(argc, argv, &i, "--pairs", &v))
-            pairs = v;
-        else if (gdr_core_opt(argc, argv, &i, "--seed", &v)) {
+    enum {
+        O_HOSTS = 256,
+        O_HOSTFILE,
+        O_PAIRING,
+        O_PAIRS,
+        O_SEED,
+        O_BUDGET,
+        O_MAXC,
+        O_SERIAL,
+        O_RAILS_DIR,
+        O_RAILS_SERIAL,
+        O_SHARED_NIC,
+        O_LEAVE,
+        O_RAILS,
+        O_TOOLS,
+        O_PLACEMENTS,
+        O_GDR,
+        O_ONE_DIR,
+        O_SIZES,
+        O_TPS,
+        O_OVERHEAD,
+        O_PORT,
+    };
+    static const struct option opts[] = {
+        {"hosts", required_argument, NULL, O_HOSTS},
+        {"hostfile", required_argument, NULL, O_HOSTFILE},
+        {"pairing", required_argument, NULL, O_PAIRING},
+        {"pairs", required_argument, NULL, O_PAIRS},
+        {"seed", required_argument, NULL, O_SEED},
+        {"budget", required_argument, NULL, O_BUDGET},
+        {"max-concurrent", required_argument, NULL, O_MAXC},
+        {"serial", no_argument, NULL, O_SERIAL},
+        {"rails-dir", required_argument, NULL, O_RAILS_DIR},
+        {"rails-serial", no_argument, NULL, O_RAILS_SERIAL},
+        {"shared-nic-together", no_argument, NULL, O_SHARED_NIC},
+        {"leave-out", required_argument, NULL, O_LEAVE},
+        {"rails", required_argument, NULL, O_RAILS},
+        {"tools", required_argument, NULL, O_TOOLS},
+        {"placements", required_argument, NULL, O_PLACEMENTS},
+        {"gdr", required_argument, NULL, O_GDR},
+        {"one-direction", no_argument, NULL, O_ONE_DIR},
+        {"sizes", required_argument, NULL, O_SIZES},
+        {"time-per-size", required_argument, NULL, O_TPS},
+        {"run-overhead", required_argument, NULL, O_OVERHEAD},
+        {"port", required_argument, NULL, O_PORT},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc = 0;
+    while (!rc && (c = gdr_core_getopt(argc, argv, "o:", opts, NULL, 0, &rc)) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case O_HOSTS: hosts = v; break;
+        case O_HOSTFILE: hostfile = v; break;
+        case 'o': out = v; break;
+        case O_PAIRING: pairing = v; break;
+        case O_PAIRS: pairs = v; break;
+        case O_SEED:
             seed_arg = v;
             rc = gdr_core_parse_count("--seed", v, (1ul << 53) - 1, &seed);
-        } else if (gdr_core_opt(argc, argv, &i, "--budget", &v)) {
+            break;
+        case O_BUDGET:
             budget_arg = v;
             rc = parse_duration(v, &budget);
-        } else if (gdr_core_opt(argc, argv, &i, "--max-concurrent", &v))
-            rc = gdr_core_parse_count("--max-concurrent", v, 1u << 20, &maxc);
-        else if (!strcmp(argv[i], "--serial"))
-            maxc = 1;
-        else if (gdr_core_opt(argc, argv, &i, "--rails-dir", &v))
-            rails_dir = v;
-        else if (!strcmp(argv[i], "--rails-serial"))
-            o.rails_serial = true;
-        else if (!strcmp(argv[i], "--shared-nic-together"))
-            o.shared_nic_together = true;
-        else if (gdr_core_opt(argc, argv, &i, "--leave-out", &v))
-            leave = v;
-        else if (gdr_core_opt(argc, argv, &i, "--rails", &v))
-            rails = v;
-        else if (gdr_core_opt(argc, argv, &i, "--tools", &v))
-            tools = v;
-        else if (gdr_core_opt(argc, argv, &i, "--placements", &v))
-            placements = v;
-        else if (gdr_core_opt(argc, argv, &i, "--gdr", &v))
-            gdrs = v;
-        else if (!strcmp(argv[i], "--one-direction"))
-            o.one_direction = true;
-        else if (gdr_core_opt(argc, argv, &i, "--sizes", &v))
-            sizes = v;
-        else if (gdr_core_opt(argc, argv, &i, "--time-per-size", &v)) {
+            break;
+        case O_MAXC: rc = gdr_core_parse_count("--max-concurrent", v, 1u << 20, &maxc); break;
+        case O_SERIAL: maxc = 1; break;
+        case O_RAILS_DIR: rails_dir = v; break;
+        case O_RAILS_SERIAL: o.rails_serial = true; break;
+        case O_SHARED_NIC: o.shared_nic_together = true; break;
+        case O_LEAVE: leave = v; break;
+        case O_RAILS: rails = v; break;
+        case O_TOOLS: tools = v; break;
+        case O_PLACEMENTS: placements = v; break;
+        case O_GDR: gdrs = v; break;
+        case O_ONE_DIR: o.one_direction = true; break;
+        case O_SIZES: sizes = v; break;
+        case O_TPS:
             rc = gdr_core_parse_real("--time-per-size", v, 3600, &tps);
             tps_given = true;
-        } else if (gdr_core_opt(argc, argv, &i, "--run-overhead", &v))
-            rc = gdr_core_parse_real("--run-overhead", v, 3600, &overhead);
-        else if (gdr_core_opt(argc, argv, &i, "--port", &v))
-            rc = gdr_core_parse_count("--port", v, 65000, &port);
-        else
-            return gdr_core_usage_error("plan: unknown argument '%s'", argv[i]);
-        if (rc)
-            return rc;
-        if (gdr_core_missing_value)
-            return gdr_core_usage_error("plan: %s needs a value", gdr_core_missing_value);
+            break;
+        case O_OVERHEAD: rc = gdr_core_parse_real("--run-overhead", v, 3600, &overhead); break;
+        case O_PORT: rc = gdr_core_parse_count("--port", v, 65000, &port); break;
+        }
     }
+    if (rc)
+        return rc;
     struct names ns = {0};
     struct pairs_ctx pc = {.ns = &ns};
     struct gdr_rail_map *maps = NULL;
     bool *left = NULL;
     struct gdr_plan p = {0};
     cJSON *j = NULL;
-    int rc = 0;
     if (!hosts == !hostfile) {
         rc = gdr_core_usage_error("plan: give the nodes with --hosts or --hostfile (one of them)");
         goto done;
@@ -575,21 +604,26 @@ done:
 
 int gdr_core_cmd_plan_runs(int argc, char **argv)
 {
-    if (argc != 2)
+    static const struct option none[] = {{NULL, 0, NULL, 0}};
+    const char *arg[2] = {NULL, NULL}; /* PLAN ROUND */
+    int rc;
+    gdr_core_getopt(argc, argv, "", none, arg, 2, &rc); /* no options: only the arguments */
+    if (rc)
+        return rc;
+    if (!arg[1])
         return gdr_core_usage_error("plan-runs: needs PLAN and ROUND (or all)");
     unsigned long round = 0;
-    if (strcmp(argv[1], "all") &&
-        gdr_core_parse_count("plan-runs ROUND", argv[1], 1ul << 30, &round))
+    if (strcmp(arg[1], "all") && gdr_core_parse_count("plan-runs ROUND", arg[1], 1ul << 30, &round))
         return GDR_EXIT_USAGE;
     struct gdr_plan p;
-    if (gdr_plan_load(argv[0], &p))
+    if (gdr_plan_load(arg[0], &p))
         return gdr_core_report_error();
     if (round > p.nrounds) {
         size_t have = p.nrounds;
         gdr_plan_free(&p);
-        return gdr_core_usage_error("plan-runs: %s has %zu rounds, not %lu", argv[0], have, round);
+        return gdr_core_usage_error("plan-runs: %s has %zu rounds, not %lu", arg[0], have, round);
     }
-    int rc = gdr_plan_print_round(stdout, &p, round) ? gdr_core_report_error() : 0;
+    rc = gdr_plan_print_round(stdout, &p, round) ? gdr_core_report_error() : 0;
     gdr_plan_free(&p);
     return rc;
 }

@@ -15,20 +15,24 @@
 
 int gdr_core_cmd_rails(int argc, char **argv)
 {
-    const char *root = NULL, *proc = NULL, *node = NULL, *v;
+    static const struct option opts[] = {
+        {"sysfs-root", required_argument, NULL, 's'},
+        {"procfs-root", required_argument, NULL, 'p'},
+        {"node", required_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *root = NULL, *proc = NULL, *node = NULL;
     char host[256];
-    for (int i = 0; i < argc; i++) {
-        if (gdr_core_opt(argc, argv, &i, "--sysfs-root", &v))
-            root = v;
-        else if (gdr_core_opt(argc, argv, &i, "--procfs-root", &v))
-            proc = v;
-        else if (gdr_core_opt(argc, argv, &i, "--node", &v))
-            node = v;
-        else
-            return gdr_core_usage_error("rails: unknown argument '%s'", argv[i]);
-        if (gdr_core_missing_value)
-            return gdr_core_usage_error("rails: %s needs a value", gdr_core_missing_value);
+    int c, rc;
+    while ((c = gdr_core_getopt(argc, argv, "", opts, NULL, 0, &rc)) != -1) {
+        switch (c) {
+        case 's': root = optarg; break;
+        case 'p': proc = optarg; break;
+        case 'n': node = optarg; break;
+        }
     }
+    if (rc)
+        return rc;
     if (root && access(root, F_OK))
         return gdr_core_usage_error("rails: --sysfs-root %s: %s", root, strerror(errno));
     if (proc && access(proc, F_OK))
@@ -61,7 +65,7 @@ int gdr_core_cmd_rails(int argc, char **argv)
         cJSON_AddItemToObject(j, "pcie_links", gdr_node_links_to_json(links));
         free(links);
     }
-    int rc = gdr_core_write_json(j, NULL);
+    rc = gdr_core_write_json(j, NULL);
     cJSON_Delete(j);
     free(m);
     return rc;

@@ -16,7 +16,7 @@
 int gdr_core_cmd_report(int argc, char **argv)
 {
     struct gdr_core_args a = {0};
-    int rc = gdr_core_parse_common(argc, argv, "report", false, &a);
+    int rc = gdr_core_parse_common(argc, argv, false, &a);
     if (rc)
         return rc;
     if (!a.dir)

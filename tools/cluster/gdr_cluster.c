@@ -137,6 +137,6 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))
-            return cmds[i].fn(argc - 2, argv + 2);
+            return cmds[i].fn(argc - 1, argv + 1); /* argv[0]: the command */
     return gdr_core_usage_error("unknown command '%s'", cmd);
 }

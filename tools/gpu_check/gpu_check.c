@@ -20,11 +20,13 @@
 #include "stats.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#define PROG "gdr-gpu-check" /* in usage errors */
 #define MAX_SLOTS 64
 
 #define NSIZES 4
@@ -41,21 +43,48 @@ struct check_cfg {
     const char *staged; /* results of the soft-RoCE runs, or NULL */
 };
 
-static void usage(const char *msg)
-{
-    fprintf(stderr, "gdr-gpu-check: %s (see --help)\n", msg);
-}
-
 static int parse(int argc, char **argv, struct check_cfg *c)
 {
+    static const struct option longopts[] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"bytes", required_argument, NULL, 'b'},
+        {"slots", required_argument, NULL, 's'},
+        {"staged", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
     c->gpu = 0;
     c->total = 256ull << 20;
     c->nslots = 8;
     c->staged = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        uint64_t v;
-        if (strcmp(a, "--help") == 0) {
+    opterr = 0; /* one message, gdr_usage_error's */
+    int o;
+    uint64_t v;
+    while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (o) {
+        case 'g':
+            if (gdr_parse_uint(optarg, 0, 1023, &v))
+                return -gdr_usage_error(PROG, "--gpu '%s': want a GPU index from 0 to 1023",
+                                        optarg);
+            c->gpu = (int)v;
+            break;
+        case 'b':
+            if (gdr_parse_bytes(optarg, &v) || v < (1u << 20) || v > (16ull << 30))
+                return -gdr_usage_error(PROG, "--bytes '%s': want a size from 1M to 16G", optarg);
+            c->total = v;
+            break;
+        case 's':
+            if (gdr_parse_uint(optarg, 1, MAX_SLOTS, &v))
+                return -gdr_usage_error(PROG, "--slots '%s': want 1 to %d", optarg, MAX_SLOTS);
+            c->nslots = (unsigned)v;
+            break;
+        case 'S':
+            if (!*optarg)
+                return -gdr_usage_error(PROG, "--staged wants a file");
+            c->staged = optarg;
+            break;
+        case 'h':
             printf("Usage: gdr-gpu-check [--gpu=N] [--bytes=SIZE] [--slots=N] [--staged=FILE]\n"
                    "Loads libcuda.so.1, allocates GPU memory, tries a dma-buf export, reads\n"
                    "the GPUDirect RDMA write-ordering attributes and measures, per slot size,\n"
@@ -70,25 +99,14 @@ static int parse(int argc, char **argv, struct check_cfg *c)
                    "  --help, --version\n"
                    "Exit: 0 ok, 1 a step failed, 2 usage, 3 no driver or GPU.\n");
             return 1;
-        }
-        if (strcmp(a, "--version") == 0) {
-            printf("gdr-gpu-check (gdrbench) %s\n", PACKAGE_VERSION);
-            return 1;
-        }
-        if (strncmp(a, "--gpu=", 6) == 0 && gdr_parse_uint(a + 6, 0, 1023, &v) == 0)
-            c->gpu = (int)v;
-        else if (strncmp(a, "--bytes=", 8) == 0 && gdr_parse_bytes(a + 8, &v) == 0 &&
-                 v >= (1u << 20) && v <= (16ull << 30))
-            c->total = v;
-        else if (strncmp(a, "--slots=", 8) == 0 && gdr_parse_uint(a + 8, 1, MAX_SLOTS, &v) == 0)
-            c->nslots = (unsigned)v;
-        else if (strncmp(a, "--staged=", 9) == 0 && a[9])
-            c->staged = a + 9;
-        else {
-            usage("bad argument");
-            return -1;
+        case 'V': printf("gdr-gpu-check (gdrbench) %s\n", PACKAGE_VERSION); return 1;
+        default:
+            return -gdr_usage_error(PROG, "unknown option or missing value: '%s'",
+                                    argv[optind - 1]);
         }
     }
+    if (optind < argc)
+        return -gdr_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     return 0;
 }
 

@@ -27,12 +27,13 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PROG "gdr-history" /* in usage errors */
 
 #define DEFAULT_DB "results/history.sqlite"
 
@@ -80,17 +81,6 @@ static const char usage_text[] =
     "  both thresholds, or a step that large in the last --window nights.\n"
     "-h, --help  this text;  --version  print the version\n"
     "exit: 0 ok, 1 regression or failed run, 2 bad usage or input, 3 no gnuplot\n";
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "gdr-history: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (gdr-history --help)\n");
-    va_end(ap);
-    return GDR_EXIT_USAGE;
-}
 
 /* Exit 1 means a regression or a failed run, so every error but a missing
  * program (3) is bad input or usage (2): the JSON readers record theirs
@@ -183,7 +173,8 @@ static int parse(const char *cmd, int argc, char **argv, const int *allowed, str
         for (size_t i = 0; allowed[i]; i++)
             ok |= allowed[i] == ch;
         if (ch == '?' || ch == ':' || !ok) {
-            usage_error("%s: unknown option or missing value: '%s'", cmd, argv[optind - 1]);
+            gdr_usage_error(PROG, "%s: unknown option or missing value: '%s'", cmd,
+                            argv[optind - 1]);
             return -1;
         }
         const char *a = optarg;
@@ -204,25 +195,25 @@ static int parse(const char *cmd, int argc, char **argv, const int *allowed, str
         case O_FORCE: c->force = true; break;
         case O_WINDOW:
             if (parse_size(a, 3, &c->stats.window)) {
-                usage_error("--window '%s': want an integer of 3 or more", a);
+                gdr_usage_error(PROG, "--window '%s': want an integer of 3 or more", a);
                 return -1;
             }
             break;
         case O_MINSEG:
             if (parse_size(a, 1, &c->stats.min_seg)) {
-                usage_error("--min-seg '%s': want a positive integer", a);
+                gdr_usage_error(PROG, "--min-seg '%s': want a positive integer", a);
                 return -1;
             }
             break;
         case O_Z:
             if (parse_double(a, 0.5, 100, &c->stats.z_min)) {
-                usage_error("--z '%s': want a number from 0.5 to 100", a);
+                gdr_usage_error(PROG, "--z '%s': want a number from 0.5 to 100", a);
                 return -1;
             }
             break;
         case O_REL:
             if (parse_double(a, 0, 1000, &c->stats.rel_min)) {
-                usage_error("--rel '%s': want a percentage from 0 to 1000", a);
+                gdr_usage_error(PROG, "--rel '%s': want a percentage from 0 to 1000", a);
                 return -1;
             }
             c->stats.rel_min /= 100;
@@ -272,7 +263,7 @@ static int load_testbed(struct hdb *h, const struct common *c, struct hdb_testbe
 static int cmd_ingest(struct common *c, int argc, char **argv)
 {
     if (argc < 1)
-        return usage_error("ingest: %s", "no run directory given");
+        return gdr_usage_error(PROG, "ingest: %s", "no run directory given");
     struct hdb *h = hdb_open(c->db, true);
     if (!h)
         return report_error();
@@ -310,7 +301,7 @@ static int cmd_check(struct common *c, int argc, char **argv)
 {
     (void)argv;
     if (argc > 0)
-        return usage_error("check: unexpected argument '%s'", argv[0]);
+        return gdr_usage_error(PROG, "check: unexpected argument '%s'", argv[0]);
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -376,12 +367,12 @@ static int cmd_annotate(struct common *c, int argc, char **argv)
 {
     char date[40];
     if (!c->from)
-        return usage_error("annotate: %s", "--from DATE is required");
+        return gdr_usage_error(PROG, "annotate: %s", "--from DATE is required");
     if (parse_date(c->from, date, sizeof(date)))
-        return usage_error("annotate: --from '%s': want YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
-                           c->from);
+        return gdr_usage_error(
+            PROG, "annotate: --from '%s': want YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", c->from);
     if (argc != 1 || !argv[0][0])
-        return usage_error("annotate: %s", "want one TEXT (quote it)");
+        return gdr_usage_error(PROG, "annotate: %s", "want one TEXT (quote it)");
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -443,12 +434,12 @@ static int parse_sizes(const char *s, uint64_t *out, size_t max, size_t *n)
 static int cmd_trend(struct common *c, int argc, char **argv)
 {
     if (argc > 0)
-        return usage_error("trend: unexpected argument '%s'", argv[0]);
+        return gdr_usage_error(PROG, "trend: unexpected argument '%s'", argv[0]);
     uint64_t sizes[HIST_TREND_MAX_SIZES];
     size_t nsizes = 0;
     if (c->sizes && parse_sizes(c->sizes, sizes, HIST_TREND_MAX_SIZES, &nsizes))
-        return usage_error("trend: --sizes '%s': want up to %d sizes (1K, 65536, ...)", c->sizes,
-                           HIST_TREND_MAX_SIZES);
+        return gdr_usage_error(PROG, "trend: --sizes '%s': want up to %d sizes (1K, 65536, ...)",
+                               c->sizes, HIST_TREND_MAX_SIZES);
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -474,9 +465,9 @@ static int export_openmetrics(struct common *c, struct hdb *h, char (*names)[256
 static int cmd_export(struct common *c, int argc, char **argv)
 {
     if (c->csv == c->openmetrics)
-        return usage_error("export: %s", "say the format: --csv or --openmetrics");
+        return gdr_usage_error(PROG, "export: %s", "say the format: --csv or --openmetrics");
     if (argc > 0)
-        return usage_error("export: unexpected argument '%s'", argv[0]);
+        return gdr_usage_error(PROG, "export: unexpected argument '%s'", argv[0]);
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -554,9 +545,9 @@ static int export_openmetrics(struct common *c, struct hdb *h, char (*names)[256
 static int cmd_publish(struct common *c, int argc, char **argv)
 {
     if (argc > 0)
-        return usage_error("publish: unexpected argument '%s'", argv[0]);
+        return gdr_usage_error(PROG, "publish: unexpected argument '%s'", argv[0]);
     if (!c->out)
-        return usage_error("publish: %s", "-o DIR is required");
+        return gdr_usage_error(PROG, "publish: %s", "-o DIR is required");
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -582,7 +573,7 @@ static int cmd_publish(struct common *c, int argc, char **argv)
 static int cmd_list(struct common *c, int argc, char **argv)
 {
     if (argc > 0)
-        return usage_error("list: unexpected argument '%s'", argv[0]);
+        return gdr_usage_error(PROG, "list: unexpected argument '%s'", argv[0]);
     struct hdb *h = hdb_open(c->db, false);
     if (!h)
         return report_error();
@@ -607,7 +598,7 @@ static int cmd_list(struct common *c, int argc, char **argv)
 static int cmd_check_db(struct common *c, int argc, char **argv)
 {
     if (argc > 0)
-        return usage_error("check-db: unexpected argument '%s'", argv[0]);
+        return gdr_usage_error(PROG, "check-db: unexpected argument '%s'", argv[0]);
     return hdb_check_db(c->db, stdout) ? report_error() : GDR_EXIT_OK;
 }
 
@@ -632,11 +623,11 @@ int main(int argc, char **argv)
             c.db = argv[i] + 5;
             i++;
         } else {
-            return usage_error("unknown option '%s'", argv[i]);
+            return gdr_usage_error(PROG, "unknown option '%s'", argv[i]);
         }
     }
     if (i >= argc)
-        return usage_error("%s", "no command given");
+        return gdr_usage_error(PROG, "%s", "no command given");
     static const int ingest_opts[] = {O_TESTBED, 0};
     static const int check_opts[] = {O_TESTBED, O_RUN,      O_WINDOW, O_Z,    O_REL,
                                      O_MINSEG,  O_MARKDOWN, O_JUNIT,  O_JSON, 0};
@@ -667,5 +658,5 @@ int main(int argc, char **argv)
             return GDR_EXIT_USAGE;
         return cmds[k].fn(&c, argc - i - first, argv + i + first);
     }
-    return usage_error("unknown command '%s'", cmd);
+    return gdr_usage_error(PROG, "unknown command '%s'", cmd);
 }

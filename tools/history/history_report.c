@@ -3,6 +3,7 @@
 
 #include "history_report.h"
 #include "error.h"
+#include "escape.h"
 #include "json.h"
 
 #include <cjson/cJSON.h>
@@ -322,12 +323,6 @@ void hist_report_text(FILE *f, const struct check_report *r)
     summary_line(f, r, "gdr-history: ");
 }
 
-static void md_cell(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        fputs(*s == '|' ? "/" : *s == '\n' ? " " : (char[]){*s, 0}, f);
-}
-
 void hist_report_markdown(FILE *f, const struct check_report *r)
 {
     const struct hist_opts *o = &r->opts;
@@ -361,7 +356,7 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
         fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s | %s%s%s | ", k->test,
                 c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.pct,
                 c.base, c.change, c.z, bold, verdict_text(row), bold);
-        md_cell(f, c.notes);
+        gdr_esc_md_cell(f, c.notes);
         fprintf(f, " |\n");
     }
     if (shown == 0)
@@ -381,29 +376,9 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
     for (size_t i = 0; i < r->t->nfailures; i++)
         if (r->t->failures[i].run == r->run) {
             fprintf(f, "\n- failed run `%s`: ", r->t->failures[i].name);
-            md_cell(f, r->t->failures[i].reason);
+            gdr_esc_md_cell(f, r->t->failures[i].reason);
         }
     fprintf(f, "\n");
-}
-
-static void xml(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            /* XML 1.0 has no other control characters than tab, LF, CR. */
-            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                fputc(' ', f);
-            else
-                fputc(c, f);
-        }
-    }
 }
 
 void hist_report_junit(FILE *f, const struct check_report *r)
@@ -417,7 +392,7 @@ void hist_report_junit(FILE *f, const struct check_report *r)
             "tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"0\">\n",
             tests, failures);
     fprintf(f, "  <testsuite name=\"");
-    xml(f, r->t->name);
+    gdr_esc_xml(f, r->t->name);
     fprintf(f,
             "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\" "
             "timestamp=\"",
@@ -425,13 +400,13 @@ void hist_report_junit(FILE *f, const struct check_report *r)
     /* JUnit's timestamp has no zone designator. */
     char ts[40];
     snprintf(ts, sizeof(ts), "%.19s", run->date);
-    xml(f, ts);
+    gdr_esc_xml(f, ts);
     fprintf(f, "\" hostname=\"");
-    xml(f, r->t->name);
+    gdr_esc_xml(f, r->t->name);
     fprintf(f, "\">\n    <properties>\n      <property name=\"run\" value=\"");
-    xml(f, run->run_id);
+    gdr_esc_xml(f, run->run_id);
     fprintf(f, "\"/>\n      <property name=\"gdrbench\" value=\"");
-    xml(f, run->version);
+    gdr_esc_xml(f, run->version);
     fprintf(f, "\"/>\n    </properties>\n");
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
@@ -442,9 +417,9 @@ void hist_report_junit(FILE *f, const struct check_report *r)
         snprintf(name, sizeof(name), "%s %s %s %llu B %s", k->test, p, g,
                  (unsigned long long)k->size, k->metric);
         fprintf(f, "    <testcase classname=\"gdrbench.");
-        xml(f, k->test);
+        gdr_esc_xml(f, k->test);
         fprintf(f, "\" name=\"");
-        xml(f, name);
+        gdr_esc_xml(f, name);
         fprintf(f, "\" time=\"0\"");
         notes(row, nt, sizeof(nt));
         if (row->missing) {
@@ -455,7 +430,7 @@ void hist_report_junit(FILE *f, const struct check_report *r)
             snprintf(msg, sizeof(msg), "suspect: %.4g %s; %s", hist_shown(k, row->value),
                      hist_unit(k), nt);
             fprintf(f, ">\n      <skipped message=\"");
-            xml(f, msg);
+            gdr_esc_xml(f, msg);
             fprintf(f, "\"/>\n    </testcase>\n");
         } else if (row->verdict == HV_REGRESSION) {
             snprintf(msg, sizeof(msg),
@@ -464,15 +439,15 @@ void hist_report_junit(FILE *f, const struct check_report *r)
                      hist_shown(k, row->value), hist_unit(k), hist_shown(k, row->center),
                      hist_unit(k), change_pct(row), z_shown(row), nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <failure type=\"regression\" message=\"");
-            xml(f, msg);
+            gdr_esc_xml(f, msg);
             fprintf(f, "\">");
-            xml(f, msg);
+            gdr_esc_xml(f, msg);
             fprintf(f, "</failure>\n    </testcase>\n");
         } else {
             snprintf(msg, sizeof(msg), "%s: %.4g %s%s%s", hist_verdict_name(row->verdict),
                      hist_shown(k, row->value), hist_unit(k), nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <system-out>");
-            xml(f, msg);
+            gdr_esc_xml(f, msg);
             fprintf(f, "</system-out>\n    </testcase>\n");
         }
     }
@@ -481,9 +456,9 @@ void hist_report_junit(FILE *f, const struct check_report *r)
         if (fl->run != r->run)
             continue;
         fprintf(f, "    <testcase classname=\"gdrbench.run\" name=\"");
-        xml(f, fl->name);
+        gdr_esc_xml(f, fl->name);
         fprintf(f, "\" time=\"0\">\n      <failure type=\"failed run\" message=\"");
-        xml(f, fl->reason);
+        gdr_esc_xml(f, fl->reason);
         fprintf(f, "\"/>\n    </testcase>\n");
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");
@@ -568,21 +543,6 @@ void hist_export_csv_header(FILE *f)
                "pct_of_limit\n");
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_num(FILE *f, double v)
 {
     if (!isnan(v))
@@ -605,15 +565,15 @@ int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts
             const struct hist_point *h = &v.pts[i];
             bool step = st < v.nsteps && v.steps[st].at == i;
             st += step;
-            csv_field(f, t->name);
+            gdr_esc_csv(f, t->name);
             fputc(',', f);
-            csv_field(f, key->test);
+            gdr_esc_csv(f, key->test);
             fprintf(f, ",%s,%s,%s,%s,%d,%llu,%s,%s,", key->cplace, key->creg, key->splace,
                     key->sreg, key->bidir, (unsigned long long)key->size, key->metric,
                     hist_unit(key));
-            csv_field(f, run->run_id);
+            gdr_esc_csv(f, run->run_id);
             fprintf(f, ",%s,", run->date);
-            csv_field(f, run->version);
+            gdr_esc_csv(f, run->version);
             fputc(',', f);
             csv_num(f, hist_shown(key, p->value));
             fputc(',', f);

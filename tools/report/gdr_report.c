@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PROG "gdr-report" /* in usage errors */
 
 extern char **environ;
 
@@ -62,17 +63,6 @@ static const char usage_text[] =
     "  -h, --help         this text;  --version  print the version\n"
     "exit: 0 ok, 1 the PDF not printed (Chromium failed or timed out), 2 bad usage or\n"
     "input (nothing written), 3 no Chromium for --pdf\n";
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "gdr-report: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (gdr-report --help)\n");
-    va_end(ap);
-    return GDR_EXIT_USAGE;
-}
 
 static int fail(void)
 {
@@ -281,28 +271,30 @@ int main(int argc, char **argv)
         case O_TITLE: o.title = optarg; break;
         case O_DOCTOR:
             if (o.ndoctor == sizeof(doctors) / sizeof(doctors[0]))
-                return usage_error("too many --doctor files (at most %zu)",
-                                   sizeof(doctors) / sizeof(doctors[0]));
+                return gdr_usage_error(PROG, "too many --doctor files (at most %zu)",
+                                       sizeof(doctors) / sizeof(doctors[0]));
             doctors[o.ndoctor++] = optarg;
             break;
         case O_PDF: pdf = optarg; break;
         case O_COMPARE: compare = true; break;
         case O_BWTOL:
             if (parse_pct(optarg, &o.bw_tol))
-                return usage_error("--bw-tol '%s': want a percentage", optarg);
+                return gdr_usage_error(PROG, "--bw-tol '%s': want a percentage", optarg);
             break;
         case O_LATTOL:
             if (parse_pct(optarg, &o.lat_tol))
-                return usage_error("--lat-tol '%s': want a percentage", optarg);
+                return gdr_usage_error(PROG, "--lat-tol '%s': want a percentage", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return GDR_EXIT_OK;
         case O_VERSION: printf("gdr-report (gdrbench) %s\n", PACKAGE_VERSION); return GDR_EXIT_OK;
-        default: return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+        default:
+            return gdr_usage_error(PROG, "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
     int nargs = argc - optind;
     if (compare ? nargs != 2 : nargs != 1)
-        return usage_error("%s", compare ? "--compare wants BASE and RUN" : "want one DIR");
+        return gdr_usage_error(PROG, "%s",
+                               compare ? "--compare wants BASE and RUN" : "want one DIR");
     char chromium[4096];
     if (pdf && find_chromium(chromium, sizeof(chromium)))
         return fail();

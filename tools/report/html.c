@@ -5,6 +5,7 @@
 #include "sha256.h"
 #include "atomic_file.h"
 #include "error.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,35 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one
- * (stray continuation byte, overlong form, surrogate, above U+10FFFF,
- * truncated). */
-static size_t utf8_len(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t n;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
 
 /* Escape up to max characters (code points) of s; returns true when cut. */
 static bool esc(struct gdr_buf *b, const char *s, size_t max)
@@ -63,22 +35,23 @@ static bool esc(struct gdr_buf *b, const char *s, size_t max)
             break;
         if (chars++ == max)
             return true;
-        size_t n = utf8_len(p);
-        switch (*p) {
+        uint32_t cp;
+        size_t n = gdr_utf8_next((const char *)p, &cp);
+        switch (cp) {
         case '&': gdr_buf_puts(b, "&amp;"); break;
         case '<': gdr_buf_puts(b, "&lt;"); break;
         case '>': gdr_buf_puts(b, "&gt;"); break;
         case '"': gdr_buf_puts(b, "&quot;"); break;
         case '\'': gdr_buf_puts(b, "&#39;"); break;
         default:
-            if (n == 0)
-                gdr_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD */
-            else if (n == 1 && (*p < 0x20 || *p == 0x7f))
+            if (cp < 0x20 || cp == 0x7f || !gdr_xml_char(cp))
                 gdr_buf_puts(b, " ");
+            else if (cp == GDR_UTF8_REPLACEMENT) /* an invalid byte is 1 long */
+                gdr_buf_puts(b, "\xef\xbf\xbd");
             else
                 gdr_buf_put(b, (const char *)p, n);
         }
-        p += n ? n : 1;
+        p += n;
     }
     return false;
 }

@@ -17,16 +17,18 @@
 #include "error.h"
 #include "json.h"
 #include "manifest.h"
+#include "parse.h"
 #include "text.h"
 #include "troubleshoot.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define PROG "gdr-json" /* in usage errors */
 
 static const char usage_text[] =
     "usage: gdr-json COMMAND ARGS\n"
@@ -68,17 +70,6 @@ static const char usage_text[] =
     "exit: 0 ok, 1 regression or failed run, 2 bad input (or a file that cannot be\n"
     "written), 3 troubleshoot: GDR not in effect and the environment missing\n";
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "gdr-json: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (gdr-json --help)\n");
-    va_end(ap);
-    return GDR_EXIT_USAGE;
-}
-
 static int report_error(int code)
 {
     fprintf(stderr, "gdr-json: %s\n", gdr_error_message());
@@ -95,7 +86,7 @@ static int cmd_check(int argc, char **argv)
         argv++;
     }
     if (argc < 1)
-        return usage_error("check: %s", "no file given");
+        return gdr_usage_error(PROG, "check: %s", "no file given");
     int bad = 0;
     for (int i = 0; i < argc; i++) {
         struct gdr_doc d;
@@ -185,7 +176,7 @@ static void print_value(const cJSON *v, bool one_line)
 static int cmd_get(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("get: %s", "needs FILE and PATH");
+        return gdr_usage_error(PROG, "get: %s", "needs FILE and PATH");
     cJSON *root = gdr_json_read_file(argv[0], GDR_DOC_MAX_BYTES);
     if (!root)
         return report_error(GDR_EXIT_USAGE);
@@ -246,7 +237,7 @@ static void print_brief(const struct gdr_doc *d)
 static int cmd_one_doc(const char *cmd, void (*show)(const struct gdr_doc *), int argc, char **argv)
 {
     if (argc != 1)
-        return usage_error("%s: %s", cmd, "needs one FILE");
+        return gdr_usage_error(PROG, "%s: %s", cmd, "needs one FILE");
     struct gdr_doc d;
     if (gdr_doc_load(argv[0], &d))
         return report_error(GDR_EXIT_USAGE);
@@ -329,10 +320,10 @@ static int cmd_series(int argc, char **argv)
         argv += 2;
     }
     if (argc < 1)
-        return usage_error("series: %s", "no results given");
+        return gdr_usage_error(PROG, "series: %s", "no results given");
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-        return usage_error("series: %s is not a directory", dir);
+        return gdr_usage_error(PROG, "series: %s is not a directory", dir);
     struct gdr_set set;
     bool failed;
     if (gdr_set_load(&set, argv, (size_t)argc, GDR_INCOMPLETE_SKIP, &failed))
@@ -356,7 +347,7 @@ static int cmd_series(int argc, char **argv)
     if (!rc && write_speedups(&set, dir))
         rc = report_error(GDR_EXIT_USAGE);
     if (!rc && set.nseries == 0)
-        rc = usage_error("series: %s", "no complete result documents");
+        rc = gdr_usage_error(PROG, "series: %s", "no complete result documents");
     gdr_set_free(&set);
     return rc;
 }
@@ -380,39 +371,40 @@ static int tolerance(const char *arg, double max, double *out)
 
 static int cmd_compare(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"by-limit", no_argument, NULL, 'l'},
+        {"subset", no_argument, NULL, 's'},
+        {"bw-tol", required_argument, NULL, 'b'},
+        {"lat-tol", required_argument, NULL, 't'},
+        {"markdown", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
+    };
     struct gdr_compare_opts o = {.bw_tol = 0.05, .lat_tol = 0.10, .markdown = NULL};
-    int i = 0;
-    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
-        const char *opt = argv[i];
-        if (!strcmp(opt, "--by-limit")) {
+    int c, rc;
+    /* '+': the options stop at the first baseline, so its "--" stays. */
+    while ((c = gdr_getopt(PROG, "compare", argc, argv, "+:", opts, &rc)) != -1) {
+        if (c == 'l')
             o.by_limit = true;
-            continue;
-        }
-        if (!strcmp(opt, "--subset")) {
+        else if (c == 's')
             o.subset = true;
-            continue;
-        }
-        if (i + 1 >= argc)
-            return usage_error("compare: %s needs a value", opt);
-        const char *val = argv[++i];
-        if (!strcmp(opt, "--bw-tol")) {
-            if (tolerance(val, 100, &o.bw_tol))
-                return usage_error("compare: --bw-tol '%s' is not a percentage 0..<100", val);
-        } else if (!strcmp(opt, "--lat-tol")) {
-            if (tolerance(val, 1000, &o.lat_tol))
-                return usage_error("compare: --lat-tol '%s' is not a percentage 0..<1000", val);
-        } else if (!strcmp(opt, "--markdown")) {
-            o.markdown = val;
-        } else {
-            return usage_error("compare: unknown option %s", opt);
-        }
+        else if (c == 'm')
+            o.markdown = optarg;
+        else if (c == 'b' && tolerance(optarg, 100, &o.bw_tol))
+            return gdr_usage_error(PROG, "compare: --bw-tol '%s' is not a percentage 0..<100",
+                                   optarg);
+        else if (c == 't' && tolerance(optarg, 1000, &o.lat_tol))
+            return gdr_usage_error(PROG, "compare: --lat-tol '%s' is not a percentage 0..<1000",
+                                   optarg);
     }
+    if (rc)
+        return rc;
+    int i = optind;
     int sep = -1;
     for (int k = i; k < argc; k++)
         if (!strcmp(argv[k], "--") && sep < 0)
             sep = k;
     if (sep < 0 || sep == i || sep == argc - 1)
-        return usage_error("compare: %s", "needs BASELINE... -- RUN...");
+        return gdr_usage_error(PROG, "compare: %s", "needs BASELINE... -- RUN...");
     struct gdr_set base, run;
     bool failed;
     if (gdr_set_load(&base, argv + i, (size_t)(sep - i), GDR_INCOMPLETE_FAIL, &failed)) {
@@ -427,7 +419,7 @@ static int cmd_compare(int argc, char **argv)
         gdr_set_free(&run);
         return failed ? GDR_EXIT_RUN : GDR_EXIT_USAGE;
     }
-    int rc = gdr_compare(&base, &run, &o);
+    rc = gdr_compare(&base, &run, &o);
     if (rc == 2)
         fprintf(stderr, "gdr-json: compare: %s\n", gdr_error_message());
     gdr_set_free(&base);
@@ -448,7 +440,7 @@ static int count_arg(const char *opt, const char *val, long *out)
     errno = 0;
     long v = strtol(val, &end, 10);
     if (val[0] < '0' || val[0] > '9' || *end || errno || v > INT_MAX)
-        return usage_error("manifest: %s wants a number, not '%s'", opt, val);
+        return gdr_usage_error(PROG, "manifest: %s wants a number, not '%s'", opt, val);
     *out = v;
     return 0;
 }
@@ -456,7 +448,7 @@ static int count_arg(const char *opt, const char *val, long *out)
 static int bool_arg(const char *opt, const char *val, bool *out)
 {
     if (strcmp(val, "true") && strcmp(val, "false"))
-        return usage_error("manifest: %s wants true or false, not '%s'", opt, val);
+        return gdr_usage_error(PROG, "manifest: %s wants true or false, not '%s'", opt, val);
     *out = !strcmp(val, "true");
     return 0;
 }
@@ -465,12 +457,13 @@ static int manifest_add_run(const char *path, int argc, char **argv)
 {
     struct gdr_manifest_run r = {
         .client_exit = -1, .server_exit = -1, .duration_s = 0, .port = -1, .index = -1};
+    /* Where each option's value goes: text as is, a count, a boolean. */
     struct {
         const char *opt;
         const char **text;
         long *num;
         bool *flag;
-    } opts[] = {
+    } dest[] = {
         {"--status", &r.status, NULL, NULL},
         {"--tool", &r.tool, NULL, NULL},
         {"--placement", &r.placement, NULL, NULL},
@@ -485,81 +478,89 @@ static int manifest_add_run(const char *path, int argc, char **argv)
         {"--port", NULL, &r.port, NULL},
         {"--simulated", NULL, NULL, &r.simulated},
     };
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--resumed")) {
+    enum { N = sizeof(dest) / sizeof(dest[0]), RESUMED = 256 + N };
+    struct option opts[N + 2];
+    for (int k = 0; k < N; k++)
+        opts[k] = (struct option){dest[k].opt + 2, required_argument, NULL, 256 + k};
+    opts[N] = (struct option){"resumed", no_argument, NULL, RESUMED};
+    opts[N + 1] = (struct option){NULL, 0, NULL, 0};
+    int c, rc;
+    /* '-': an argument that is not an option comes back (1), and is refused. */
+    while ((c = gdr_getopt(PROG, "manifest add-run", argc, argv, "-:", opts, &rc)) != -1) {
+        if (c == 1)
+            return gdr_usage_error(PROG, "manifest add-run: unknown argument '%s'", optarg);
+        if (c == RESUMED) {
             r.resumed = true;
             continue;
         }
-        size_t k = 0;
-        while (k < sizeof(opts) / sizeof(opts[0]) && strcmp(argv[i], opts[k].opt))
-            k++;
-        if (k == sizeof(opts) / sizeof(opts[0]))
-            return usage_error("manifest add-run: unknown argument '%s'", argv[i]);
-        if (i + 1 >= argc)
-            return usage_error("manifest add-run: %s needs a value", argv[i]);
-        const char *val = argv[++i];
-        if (opts[k].text)
-            *opts[k].text = val;
-        else if (opts[k].num ? count_arg(opts[k].opt, val, opts[k].num)
-                             : bool_arg(opts[k].opt, val, opts[k].flag))
+        int k = c - 256;
+        if (dest[k].text)
+            *dest[k].text = optarg;
+        else if (dest[k].num ? count_arg(dest[k].opt, optarg, dest[k].num)
+                             : bool_arg(dest[k].opt, optarg, dest[k].flag))
             return GDR_EXIT_USAGE;
     }
+    if (rc || optind < argc) /* after "--": nothing is taken */
+        return rc ? rc
+                  : gdr_usage_error(PROG, "manifest add-run: unknown argument '%s'", argv[optind]);
     if (!r.status || !r.tool || !r.placement || !r.gdr || r.index < 0)
-        return usage_error("manifest add-run: %s",
-                           "needs --index, --status, --tool, --placement and --gdr");
+        return gdr_usage_error(PROG, "manifest add-run: %s",
+                               "needs --index, --status, --tool, --placement and --gdr");
     return gdr_manifest_add_run(path, &r) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
 }
 
 static int manifest_init(const char *path, int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"run-id", required_argument, NULL, 'i'},
+        {"git-version", required_argument, NULL, 'g'},
+        {"mode", required_argument, NULL, 'm'},
+        {"resume", no_argument, NULL, 'r'},
+        {NULL, 0, NULL, 0},
+    };
     struct gdr_manifest_header h = {0};
-    int i = 0;
-    for (; i < argc && strcmp(argv[i], "--"); i++) {
-        const char **dest = !strcmp(argv[i], "--run-id")        ? &h.run_id
-                            : !strcmp(argv[i], "--git-version") ? &h.git_version
-                            : !strcmp(argv[i], "--mode")        ? &h.mode
-                                                                : NULL;
-        if (!strcmp(argv[i], "--resume")) {
-            h.resumed = true;
-        } else if (!dest) {
-            return usage_error("manifest init: unknown argument '%s'", argv[i]);
-        } else if (i + 1 >= argc) {
-            return usage_error("manifest init: %s needs a value", argv[i]);
-        } else {
-            *dest = argv[++i];
+    int c, rc;
+    /* '-': an argument before "--" comes back (1), and is refused; after
+     * it, the rest is the command line. */
+    while ((c = gdr_getopt(PROG, "manifest init", argc, argv, "-:", opts, &rc)) != -1) {
+        switch (c) {
+        case 'i': h.run_id = optarg; break;
+        case 'g': h.git_version = optarg; break;
+        case 'm': h.mode = optarg; break;
+        case 'r': h.resumed = true; break;
+        default: return gdr_usage_error(PROG, "manifest init: unknown argument '%s'", optarg);
         }
     }
-    if (i < argc) {
-        h.command_line = argv + i + 1;
-        h.ncommand_line = (size_t)(argc - i - 1);
-    }
+    if (rc)
+        return rc;
+    h.command_line = argv + optind;
+    h.ncommand_line = (size_t)(argc - optind);
     return gdr_manifest_init(path, &h) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
 }
 
 static int manifest_finish(const char *path, int argc, char **argv)
 {
+    static const struct option opts[] = {{"missing", required_argument, NULL, 'm'},
+                                         {NULL, 0, NULL, 0}};
     const char *missing = NULL;
-    if (argc >= 1 && !strcmp(argv[0], "--missing")) {
-        if (argc < 2)
-            return usage_error("manifest finish: %s", "--missing needs a reason");
-        missing = argv[1];
-        argc -= 2;
-        argv += 2;
-    }
-    if (argc >= 1 && !strcmp(argv[0], "--")) {
-        argc--;
-        argv++;
-    }
+    int rc;
+    /* '+': the options stop at the plan's first word (or at "--"). */
+    while (gdr_getopt(PROG, "manifest finish", argc, argv, "+:", opts, &rc) != -1)
+        missing = optarg; /* the one option */
+    if (rc)
+        return rc;
+    argc -= optind;
+    argv += optind;
     if (argc == 0 || argc % 3)
-        return usage_error("manifest finish: %s", "the plan is TOOL PLACEMENT GDR triples");
+        return gdr_usage_error(PROG, "manifest finish: %s",
+                               "the plan is TOOL PLACEMENT GDR triples");
     size_t n = (size_t)argc / 3;
     struct gdr_manifest_plan_item *plan = calloc(n, sizeof(*plan));
     if (!plan)
-        return usage_error("manifest finish: %s", "out of memory");
+        return gdr_usage_error(PROG, "manifest finish: %s", "out of memory");
     for (size_t k = 0; k < n; k++)
         plan[k] = (struct gdr_manifest_plan_item){argv[3 * k], argv[3 * k + 1], argv[3 * k + 2]};
-    int rc =
-        gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
+    rc = gdr_manifest_finish(path, plan, n, missing) ? report_error(GDR_EXIT_USAGE) : GDR_EXIT_OK;
     free(plan);
     return rc;
 }
@@ -567,10 +568,12 @@ static int manifest_finish(const char *path, int argc, char **argv)
 static int cmd_manifest(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("manifest: %s", "needs init|hosts|add-run|finish and MANIFEST");
+        return gdr_usage_error(PROG, "manifest: %s",
+                               "needs init|hosts|add-run|finish and MANIFEST");
     const char *sub = argv[0], *path = argv[1];
-    argc -= 2;
-    argv += 2;
+    /* From here argv[0] is MANIFEST: getopt reads the options from argv[1]. */
+    argc -= 1;
+    argv += 1;
     if (!strcmp(sub, "init"))
         return manifest_init(path, argc, argv);
     if (!strcmp(sub, "add-run"))
@@ -578,40 +581,47 @@ static int cmd_manifest(int argc, char **argv)
     if (!strcmp(sub, "finish"))
         return manifest_finish(path, argc, argv);
     if (!strcmp(sub, "hosts")) {
-        if (argc != 3)
-            return usage_error("manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
-        return gdr_manifest_hosts(path, argv[0], argv[1], argv[2]) ? report_error(GDR_EXIT_USAGE)
+        if (argc != 4)
+            return gdr_usage_error(PROG, "manifest hosts: %s", "needs SERVER CLIENT SERVER_ADDR");
+        return gdr_manifest_hosts(path, argv[1], argv[2], argv[3]) ? report_error(GDR_EXIT_USAGE)
                                                                    : GDR_EXIT_OK;
     }
-    return usage_error("manifest: unknown subcommand '%s'", sub);
+    return gdr_usage_error(PROG, "manifest: unknown subcommand '%s'", sub);
 }
 
 /* ---- troubleshoot ---- */
 
 static int cmd_troubleshoot(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"server", required_argument, NULL, 's'},
+        {"client", required_argument, NULL, 'c'},
+        {"sizes", required_argument, NULL, 'z'},
+        {"local", no_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
     struct gdr_ts_opts o = {0};
-    for (int i = 0; i < argc; i++) {
-        const char **dest = !strcmp(argv[i], "--server")   ? &o.server
-                            : !strcmp(argv[i], "--client") ? &o.client
-                            : !strcmp(argv[i], "--sizes")  ? &o.sizes
-                                                           : NULL;
-        if (!strcmp(argv[i], "--local")) {
-            o.local = true;
-        } else if (dest) {
-            if (i + 1 >= argc)
-                return usage_error("troubleshoot: %s needs a value", argv[i]);
-            *dest = argv[++i];
-        } else if (argv[i][0] == '-' || o.dir) {
-            return usage_error("troubleshoot: unexpected argument '%s'", argv[i]);
-        } else {
-            o.dir = argv[i];
+    int c, rc;
+    /* '-': DIR comes back (1) where it stands among the options. */
+    while ((c = gdr_getopt(PROG, "troubleshoot", argc, argv, "-:", opts, &rc)) != -1) {
+        switch (c) {
+        case 's': o.server = optarg; break;
+        case 'c': o.client = optarg; break;
+        case 'z': o.sizes = optarg; break;
+        case 'l': o.local = true; break;
+        default:
+            if (o.dir)
+                return gdr_usage_error(PROG, "troubleshoot: unknown argument '%s'", optarg);
+            o.dir = optarg;
         }
     }
+    if (rc || optind < argc) /* after "--": only DIR, once */
+        return rc ? rc : gdr_usage_error(PROG, "troubleshoot: unknown argument '%s'", argv[optind]);
     if (!o.dir)
-        return usage_error("troubleshoot: %s", "needs the directory gdr-troubleshoot collected");
+        return gdr_usage_error(PROG, "troubleshoot: %s",
+                               "needs the directory gdr-troubleshoot collected");
     if (o.local == (o.server != NULL))
-        return usage_error("troubleshoot: %s", "say --local or --server HOST");
+        return gdr_usage_error(PROG, "troubleshoot: %s", "say --local or --server HOST");
     int code = gdr_troubleshoot(&o);
     return code < 0 ? report_error(GDR_EXIT_USAGE) : code;
 }
@@ -619,7 +629,7 @@ static int cmd_troubleshoot(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("%s", "no command given");
+        return gdr_usage_error(PROG, "%s", "no command given");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
@@ -631,6 +641,8 @@ int main(int argc, char **argv)
     }
     argc -= 2;
     argv += 2;
+    /* The commands with options get the command as argv[0]: getopt reads
+     * from argv[1]. */
     if (!strcmp(cmd, "check"))
         return cmd_check(argc, argv);
     if (!strcmp(cmd, "get"))
@@ -642,10 +654,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "series"))
         return cmd_series(argc, argv);
     if (!strcmp(cmd, "compare"))
-        return cmd_compare(argc, argv);
+        return cmd_compare(argc + 1, argv - 1);
     if (!strcmp(cmd, "manifest"))
         return cmd_manifest(argc, argv);
     if (!strcmp(cmd, "troubleshoot"))
-        return cmd_troubleshoot(argc, argv);
-    return usage_error("unknown command '%s'", cmd);
+        return cmd_troubleshoot(argc + 1, argv - 1);
+    return gdr_usage_error(PROG, "unknown command '%s'", cmd);
 }
