@@ -93,8 +93,8 @@ expect_bad bad_disagree "gdr_write_bw: --cpu 0 and --numa 1 disagree: CPU 0 is o
 note "placement: default on node 1 (not pinned: no room), --numa=0 on node 0, --cpu=0 pinned, --no-bind recorded, a staged ring on node 1, 3 bad inputs"
 
 # The default placement costs no path anything against --no-bind
-# (placement_cost.py says how that is judged; a path that fails its first
+# (placement-cost-judge.sh says how that is judged; a path that fails its first
 # batch of repeats ran a second one in the same boot).
 [ -s "$out/cost.retested" ] && note "placement cost: retested after a failing first batch: $(cat "$out/cost.retested")"
-"$PYTHON" "$top_srcdir/tests/integration/placement_cost.py" "$out" ||
+sh "$top_srcdir/tests/integration/placement-cost-judge.sh" "$top_builddir/tools/gdr-json" "$out" ||
     fail "the default placement is slower than --no-bind (above)"

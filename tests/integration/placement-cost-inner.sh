@@ -4,7 +4,7 @@
 # host-host and staged GPU-GPU (the strict CUDA double, copies without a
 # planted delay), the default and --no-bind alternating, REPEATS times, on
 # the lab's default device (what the quickstart uses). Each run's client
-# document goes to OUT/cost.PATH.MODE.REP.json; placement_cost.py judges them.
+# document goes to OUT/cost.PATH.MODE.REP.json; placement-cost-judge.sh judges them.
 # Arguments: OUT BENCH CUDASIM [REPEATS]
 out=$1 bench=$2 cudasim=$3 repeats=${4:-5}
 dev=${GDR_LAB_DEV:-rxe0}
@@ -54,7 +54,7 @@ batch "direct staged" 1 "$repeats"
 # A path whose first batch fails the judgment runs as many repeats again
 # and is judged on all of them: a confirmation, as gdr-cluster retests a
 # suspect, so one noisy minute on the host does not fail the suite.
-retest=$(python3 "$(dirname "$0")/placement_cost.py" --retest "$out" 2>/dev/null)
+retest=$(sh "$(dirname "$0")/placement-cost-judge.sh" --retest "$bench/../tools/gdr-json" "$out")
 if [ -n "$retest" ]; then
     echo "$retest" | tr '\n' ' ' >"$out/cost.retested"
     batch "$retest" $((repeats + 1)) $((repeats * 2))

@@ -372,12 +372,9 @@ static int tolerance(const char *arg, double max, double *out)
 static int cmd_compare(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"by-limit", no_argument, NULL, 'l'},
-        {"subset", no_argument, NULL, 's'},
-        {"bw-tol", required_argument, NULL, 'b'},
-        {"lat-tol", required_argument, NULL, 't'},
-        {"markdown", required_argument, NULL, 'm'},
-        {NULL, 0, NULL, 0},
+        {"by-limit", no_argument, NULL, 'l'},       {"subset", no_argument, NULL, 's'},
+        {"bw-tol", required_argument, NULL, 'b'},   {"lat-tol", required_argument, NULL, 't'},
+        {"markdown", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0},
     };
     struct gdr_compare_opts o = {.bw_tol = 0.05, .lat_tol = 0.10, .markdown = NULL};
     int c, rc;
