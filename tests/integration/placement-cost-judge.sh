@@ -21,7 +21,8 @@ retest=no
 gj=$1 out=$2
 for f in "$out"/cost.*.json; do
     [ -f "$f" ] || continue
-    set -- $(basename "$f" | tr . ' ')    # cost PATH MODE REP json
+    # shellcheck disable=SC2046 # the name's dot-separated words: cost PATH MODE REP json
+    set -- $(basename "$f" | tr . ' ')
     "$gj" get "$f" 'results[0].size' 'results[0].bw_avg_bytes_per_s' \
         'results[1].size' 'results[1].bw_avg_bytes_per_s' 2>/dev/null |
         paste -d' ' - - | sed "s/^/$2 $3 $4 /"
