@@ -189,7 +189,8 @@ static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct i
     if (register_peermem(b, st, pd, peermem_why, sizeof(peermem_why)) == 0) {
         b->registration = "peermem";
         if (dmabuf_why[0])
-            snprintf(b->reg_note, sizeof(b->reg_note), "dmabuf not used: %s", dmabuf_why);
+            snprintf(b->reg_note, sizeof(b->reg_note), "dmabuf not used: %.*s",
+                     (int)sizeof(b->reg_note) - 18, dmabuf_why);
         choose_flush(b, st);
         return 0;
     }

@@ -142,9 +142,12 @@ static void read_dir(const char *dir, bool hw, struct gdr_counter_snap *s)
             read_u64(path, &v))
             continue;
         struct gdr_counter *c = &s->c[s->n];
-        snprintf(c->name, sizeof(c->name), "%s", de->d_name);
+        /* The names fit (checked above); the precisions say so to -O0's
+         * -Wformat-truncation too. */
+        snprintf(c->name, sizeof(c->name), "%.*s", GDR_COUNTER_NAME - 13, de->d_name);
         if (hw && have(s, c->name))
-            snprintf(c->name, sizeof(c->name), "hw_counters/%s", de->d_name);
+            snprintf(c->name, sizeof(c->name), "hw_counters/%.*s", GDR_COUNTER_NAME - 13,
+                     de->d_name);
         c->value = v;
         c->bits = hw ? 0 : pma_bits(de->d_name);
         s->n++;
