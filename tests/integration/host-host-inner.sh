@@ -110,7 +110,7 @@ pair read_bw_cm -R -o 200 -s 4096 -n 64 --validate \
 # Reads in flight as mlx5 keeps them, a power of two (issue 34): -o 3 is
 # asked as 2; ends on kernels that round down (server) and up (client)
 # then hold the same 2; a responder that holds fewer than the requester
-# issues (short: half) is refused before the run.
+# issues (short: half) is refused before the run, with -R too.
 pair read_bw_outs3 -o 3 -s 4096 -n 64 --validate \
     -- -o 3 -s 4096 -n 64 --validate --json="$out/read_bw_outs3.client.json"
 penv="LD_PRELOAD=$verbsim/libverbsim.so GDR_VERBSIM_RD_ATOMIC=down"
@@ -120,6 +120,8 @@ pair read_bw_kernels -o 3 -s 4096 -n 64 --validate \
 penv="LD_PRELOAD=$verbsim/libverbsim.so GDR_VERBSIM_RD_ATOMIC=short"
 pair_client_env="GDR_VERBSIM_RD_ATOMIC=down"
 pair read_bw_short -o 2 -s 4096 -n 64 -- -o 2 -s 4096 -n 64
+# The same through rdma_cm (-R): librdmacm moves the QPs, the check is ours.
+pair read_bw_cm_short -R -o 2 -s 4096 -n 64 -- -R -o 2 -s 4096 -n 64
 penv=
 pair_client_env=
 # wrong_test NAME SERVER_TOOL CLIENT_TOOL: a server of one test, a client of another.

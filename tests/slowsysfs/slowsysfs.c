@@ -114,9 +114,14 @@ static void refresh(struct cached_dir *c, long long now)
         if (de->d_name[0] == '.' || strcmp(de->d_name, "lifespan") == 0 ||
             strlen(de->d_name) >= sizeof(c->name[0]))
             continue;
-        snprintf(path, sizeof(path), "%s/%s", c->dir, de->d_name);
+        /* The name fits (checked above); the precisions say so to -O0's
+         * -Wformat-truncation, and a path too long is skipped. */
+        if ((size_t)snprintf(path, sizeof(path), "%s/%.*s", c->dir, (int)sizeof(c->name[0]) - 1,
+                             de->d_name) >= sizeof(path))
+            continue;
         if (read_text(path, c->text[c->n], sizeof(c->text[0])) == 0)
-            snprintf(c->name[c->n++], sizeof(c->name[0]), "%s", de->d_name);
+            snprintf(c->name[c->n++], sizeof(c->name[0]), "%.*s", (int)sizeof(c->name[0]) - 1,
+                     de->d_name);
     }
     if (d)
         closedir(d);
