@@ -27,7 +27,7 @@ for f in "$out"/cost.*.json; do
         'results[1].size' 'results[1].bw_avg_bytes_per_s' 2>/dev/null |
         paste -d' ' - - | sed "s/^/$2 $3 $4 /"
 done | awk -v retest=$retest '
-NF == 5 && $4 != "" && $5 > 0 { bw[$1 " " $4 " " $2 " " $3] = $5; reps[$1 " " $4 " " $3] = 1 }
+NF == 5 && $4 != "" && $5 > 0 { bw[$1 " " $4 " " $2 " " $3] = $5; if ($3 > last) last = $3 }
 function median(a, n,    i, j, t) {
     for (i = 2; i <= n; i++)
         for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -40,7 +40,7 @@ END {
         failing = 0
         for (s = 1; s <= 2; s++) {
             key = paths[p] " " sizes[s]; n = 0; above = 0; list = ""
-            for (r = 1; r <= 100; r++) {
+            for (r = 1; r <= last; r++) {
                 d = bw[key " default " r]; nb = bw[key " nobind " r]
                 if (d == "" || nb == "") continue
                 ratio[++n] = d / nb; above += d / nb >= 1.0

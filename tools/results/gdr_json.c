@@ -157,15 +157,15 @@ static const cJSON *walk(const cJSON *node, const char *path, const char *file, 
  * several values stays one line. */
 static void print_value(const cJSON *v, bool one_line)
 {
+    if (cJSON_IsNumber(v)) {
+        printf("%.17g\n", v->valuedouble);
+        return;
+    }
     char *s = cJSON_IsString(v) ? NULL : cJSON_PrintUnformatted(v);
     const char *text = cJSON_IsString(v) ? v->valuestring : s ? s : "";
-    if (cJSON_IsNumber(v))
-        printf("%.17g\n", v->valuedouble);
-    else {
-        for (const char *c = text; *c; c++)
-            putchar(one_line && *c == '\n' ? ' ' : *c);
-        putchar('\n');
-    }
+    for (const char *c = text; *c; c++)
+        putchar(one_line && *c == '\n' ? ' ' : *c);
+    putchar('\n');
     free(s);
 }
 
