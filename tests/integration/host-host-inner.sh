@@ -43,7 +43,7 @@ t0=$(date +%s)
 # Two warm-up messages a size: the default's (up to 16 MiB a size for
 # bandwidth, 100 round trips for latency) moved more bytes than the timed
 # runs at the large sizes, which under emulation is most of the lab's time.
-sweep="--sizes=1:1M:4 -n 64 --warmup=2 --validate"
+sweep="--sizes=1:256K:4 -n 64 --warmup=2 --validate"
 for t in write_bw read_lat send_bw write_lat send_lat read_bw; do
     [ "$t" = write_lat ] && family_t0=$(date +%s)
     tool=gdr_$t
