@@ -13,7 +13,7 @@
 #include "error.h"
 #include "events.h"
 #include "json.h"
-#include "report.h"
+#include "output.h"
 #include "session.h"
 #include "sizing.h"
 #include "loops.h"
@@ -45,7 +45,7 @@ static void install_signals(void)
  * parameter except those that are each end's own business. */
 static cJSON *agreed_parameters(const struct gdr_session *s)
 {
-    cJSON *p = gdr_report_parameters(s->cfg);
+    cJSON *p = gdr_output_parameters(s->cfg);
     cJSON_DeleteItemFromObjectCaseSensitive(p, "tcp_port");
     cJSON_DeleteItemFromObjectCaseSensitive(p, "timeout_s");
     /* A requester's own: how long it waits for ACKs, how often it retries. */
@@ -539,8 +539,8 @@ static void write_json(const struct gdr_session *s, int argc, char **argv,
                        const struct gdr_size_result *rows, size_t nrows, int failed)
 {
     const char *status = !failed ? "complete" : gdr_interrupted ? "interrupted" : "failed";
-    cJSON *doc =
-        gdr_report_json(s, argc, argv, rows, nrows, status, failed ? gdr_error_message() : NULL);
+    cJSON *doc = gdr_output_document(s, argc, argv, rows, nrows, status,
+                                     failed ? gdr_error_message() : NULL);
     gdr_json_write_atomic(doc, s->cfg->json_path); /* a failure is recorded */
     cJSON_Delete(doc);
 }
@@ -612,7 +612,7 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
         rc = setup_local(&s) || connect_peer(&s);
     if (!rc) {
         watch_during_waits(&s);
-        gdr_report_banner(&s);
+        gdr_output_banner(&s);
         rc = s.is_server ? gdr_server_sweep(&s, rows, &nrows) : gdr_client_sweep(&s, rows, &nrows);
     }
     if (rc && gdr_interrupted && gdr_error_code() == GDR_EXIT_OK)

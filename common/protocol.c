@@ -16,7 +16,7 @@
 #include "error.h"
 #include "json.h"
 #include "pattern.h"
-#include "report.h"
+#include "output.h"
 #include "context.h"
 #include "size_msg.h"
 #include "sizing.h"
@@ -261,7 +261,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
         if (rc)
             return -1;
         *nrows = i + 1;
-        gdr_report_row(s, &rows[i]);
+        gdr_output_row(s, &rows[i]);
     }
     gdr_progress_done(&progress);
     s->oob.at[0] = '\0';
@@ -411,7 +411,7 @@ int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
             gdr_error_at("", sizes->size[i]);
         }
         *nrows = i + 1;
-        gdr_report_row(s, &rows[i]);
+        gdr_output_row(s, &rows[i]);
     }
     s->oob.at[0] = '\0';
     gdr_error_at(NULL, 0);

@@ -107,7 +107,7 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddItemToObject(o, "affinity", affinity_json(&ep->affinity));
 }
 
-cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep)
+cJSON *gdr_endpoint_document_json(const struct gdr_endpoint *ep)
 {
     cJSON *o = cJSON_CreateObject();
     add_common(o, ep);

@@ -98,7 +98,7 @@ struct gdr_endpoint {
 cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep);
 /* Checks every field; `what` names the source for errors. */
 int gdr_endpoint_from_json(const cJSON *obj, struct gdr_endpoint *ep, const char *what);
-/* Report form: the facts, without keys and queue numbers. */
-cJSON *gdr_endpoint_report_json(const struct gdr_endpoint *ep);
+/* The result document's form (ends.*): the facts, without keys and queue numbers. */
+cJSON *gdr_endpoint_document_json(const struct gdr_endpoint *ep);
 
 #endif

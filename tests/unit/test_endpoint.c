@@ -322,7 +322,7 @@ static void test_report_form(void **state)
     (void)state;
     struct gdr_endpoint ep;
     sample(&ep);
-    cJSON *o = gdr_endpoint_report_json(&ep);
+    cJSON *o = gdr_endpoint_document_json(&ep);
     /* Facts for the report, without keys or queue numbers. */
     assert_null(cJSON_GetObjectItem(o, "qpn"));
     assert_null(cJSON_GetObjectItem(o, "rkey"));

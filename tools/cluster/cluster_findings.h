@@ -3,7 +3,7 @@
  * verdict and its reasons, the display units of the run, the heatmaps'
  * blocking, per analysed matrix its worst nodes and links, and per node the
  * software and PCIe links, each value that differs from most nodes' marked.
- * report.md (cluster_report.c) and report.html (gdr-report) render these;
+ * report.md (cluster_digest.c) and report.html (gdr-report) render these;
  * neither judges anything itself, and gdr_cluster_fmt is their one way of
  * writing a number. */
 #ifndef GDR_TOOLS_CLUSTER_FINDINGS_H

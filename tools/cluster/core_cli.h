@@ -3,9 +3,10 @@
  * and input errors with their exit codes, writing a JSON document, the
  * options of the analysis commands, reading suspects.json. One file per
  * subcommand or group: core_plan.c (plan, plan-runs), core_rails.c,
- * core_analysis.c (matrix, suspects, retest-runs, confirm), core_report.c,
- * core_manifest.c, core_agent.c (agent-runs, collect, cell),
- * core_aggregate.c; gdr_cluster.c dispatches. */
+ * core_analysis.c (matrix, suspects, retest-runs, confirm), core_report.c
+ * (report: the report.md digest, cluster_digest.c), core_manifest.c,
+ * core_agent.c (agent-runs, collect, cell), core_aggregate.c; gdr_cluster.c
+ * dispatches. */
 #ifndef GDR_TOOLS_CLUSTER_CORE_CLI_H
 #define GDR_TOOLS_CLUSTER_CORE_CLI_H
 

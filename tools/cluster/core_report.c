@@ -1,10 +1,10 @@
-/* core_report.c - gdr-cluster-core report: report.md from suspects.json's
- * findings. */
+/* core_report.c - gdr-cluster-core report: report.md, the digest of
+ * suspects.json's findings (cluster_digest.c writes it). */
 #include "config.h"
 
 #include "core_cli.h"
 #include "cluster_findings.h"
-#include "cluster_report.h"
+#include "cluster_digest.h"
 #include "cluster_stream.h"
 #include "doc.h"
 #include "json.h"
@@ -47,9 +47,9 @@ int gdr_core_cmd_report(int argc, char **argv)
     } else {
         /* Figures are linked relative to the report's directory. */
         const char *rel = a.figures ? strrchr(a.figures, '/') : NULL;
-        struct gdr_report_input in = {a.title ? a.title : "", man, a.figures,
+        struct gdr_digest_input in = {a.title ? a.title : "", man, a.figures,
                                       rel ? rel + 1 : a.figures, rails_dir};
-        gdr_cluster_report(f, &p, sus, &in);
+        gdr_cluster_digest(f, &p, sus, &in);
         if (f != stdout && fclose(f))
             rc = gdr_core_usage_error("report: %s: write failed", a.out);
     }

@@ -9,8 +9,9 @@
  *   gdr-history [--db FILE] list
  *
  * The statistics are in history_stats.c, the database in history_db.c, the
- * reports in history_report.c, history_trend.c, history_metrics.c and
- * history_publish.c (the dashboard); this file parses the
+ * regression check (and the CSV export) in history_check.c, the trend
+ * figures in history_trend.c, the OpenMetrics export in history_metrics.c,
+ * the dashboard in history_publish.c; this file parses the
  * command line. Exit: 0 ok, 1 regression or failed run, 2 bad usage or
  * input, 3 environment missing (gnuplot). */
 #include "config.h"
@@ -21,7 +22,7 @@
 #include "history_ingest.h"
 #include "history_metrics.h"
 #include "history_publish.h"
-#include "history_report.h"
+#include "history_check.h"
 #include "history_stats.h"
 #include "history_trend.h"
 
@@ -285,8 +286,8 @@ static int cmd_ingest(struct common *c, int argc, char **argv)
 
 /* ---- check ---- */
 
-static int write_file(const char *path, void (*fn)(FILE *, const struct check_report *),
-                      const struct check_report *r)
+static int write_file(const char *path, void (*fn)(FILE *, const struct check_result *),
+                      const struct check_result *r)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -321,22 +322,22 @@ static int cmd_check(struct common *c, int argc, char **argv)
             return report_error();
         }
     }
-    struct check_report r;
+    struct check_result r;
     int rc = hist_check(&t, run, &c->stats, &r);
     if (rc == 0 && c->markdown)
-        rc = write_file(c->markdown, hist_report_markdown, &r);
+        rc = write_file(c->markdown, hist_check_markdown, &r);
     if (rc == 0 && c->junit)
-        rc = write_file(c->junit, hist_report_junit, &r);
+        rc = write_file(c->junit, hist_check_junit, &r);
     if (rc == 0) {
         if (c->json) {
-            char *s = hist_report_json(&r);
+            char *s = hist_check_json(&r);
             if (s)
                 printf("%s\n", s);
             else
                 rc = gdr_fail(GDR_EXIT_RUN, "out of memory");
             free(s);
         } else {
-            hist_report_text(stdout, &r);
+            hist_check_text(stdout, &r);
         }
     }
     int status = rc ? report_error() : hist_check_status(&r);

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "history_metrics.h"
-#include "history_report.h"
+#include "history_check.h"
 #include "error.h"
 
 #include <math.h>
@@ -85,7 +85,7 @@ int hist_metrics_write(FILE *f, const struct hdb_testbed *tbs, size_t n, const s
         const struct hdb_testbed *t = &tbs[i];
         if (t->nruns == 0)
             continue;
-        struct check_report r;
+        struct check_result r;
         if ((rc = hist_check(t, t->nruns - 1, o, &r)))
             break;
         for (size_t k = 0; k < r.nrows; k++) {

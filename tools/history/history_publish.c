@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "history_publish.h"
-#include "history_report.h"
+#include "history_check.h"
 #include "atomic_file.h"
 #include "error.h"
 #include "json.h"

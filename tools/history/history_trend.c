@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "history_trend.h"
-#include "history_report.h"
+#include "history_check.h"
 #include "error.h"
 #include "svg.h"
 

@@ -1,9 +1,9 @@
-/* history_report.h - the history of one testbed judged: every series
+/* history_check.h - the history of one testbed judged: every series
  * analysed up to a run (annotations split it into independent stretches,
  * history_stats.h judges each), and the check of that run in text,
  * Markdown, JUnit XML and JSON, and the points as CSV. */
-#ifndef GDR_TOOLS_HISTORY_REPORT_H
-#define GDR_TOOLS_HISTORY_REPORT_H
+#ifndef GDR_TOOLS_HISTORY_CHECK_H
+#define GDR_TOOLS_HISTORY_CHECK_H
 
 #include "history_db.h"
 #include "history_stats.h"
@@ -44,10 +44,10 @@ struct check_row {
     char unclean_date[40]; /* the newest of them */
 };
 
-/* check_report.counts: one per verdict, then the missing series. */
+/* check_result.counts: one per verdict, then the missing series. */
 #define HIST_MISSING (HV_SUSPECT + 1)
 
-struct check_report {
+struct check_result {
     const struct hdb_testbed *t;
     size_t run;
     struct hist_opts opts;
@@ -58,20 +58,20 @@ struct check_report {
 };
 
 int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *o,
-               struct check_report *r);
+               struct check_result *r);
 /* One series' row of the check of its newest analysed point (v from
  * hist_analyse, v->n > 0): verdict, value, baseline, step, outliers. */
 void hist_check_row(const struct hdb_testbed *t, const struct hist_view *v, struct check_row *row);
-void hist_check_free(struct check_report *r);
+void hist_check_free(struct check_result *r);
 /* Exit status of the check: 1 on a regression or a failed run, else 0 (a
  * suspect series is flagged in every report, but is no regression). */
-int hist_check_status(const struct check_report *r);
+int hist_check_status(const struct check_result *r);
 
-void hist_report_text(FILE *f, const struct check_report *r);
-void hist_report_markdown(FILE *f, const struct check_report *r);
-void hist_report_junit(FILE *f, const struct check_report *r);
+void hist_check_text(FILE *f, const struct check_result *r);
+void hist_check_markdown(FILE *f, const struct check_result *r);
+void hist_check_junit(FILE *f, const struct check_result *r);
 /* A compact JSON document; NULL when out of memory. Free it. */
-char *hist_report_json(const struct check_report *r);
+char *hist_check_json(const struct check_result *r);
 
 /* Every point of every series of t (annotations applied), one CSV line
  * each, after the header line. Values, spread, baseline and sigma in

@@ -1,8 +1,8 @@
-/* cluster_report.c - report.md for one cluster run (cluster_report.h). */
+/* cluster_digest.c - report.md for one cluster run (cluster_digest.h). */
 #include "config.h"
 
 #include "cluster_findings.h"
-#include "cluster_report.h"
+#include "cluster_digest.h"
 #include "error.h"
 #include "escape.h"
 #include "json.h"
@@ -305,7 +305,7 @@ out:
 
 /* Links to the per-rail panels (panel-TEST-SIZE.png: made by gdr-cluster
  * where a test and size ran on two or more rails), each once. */
-static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_report_input *in)
+static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_digest_input *in)
 {
     const cJSON *m, *e;
     cJSON_ArrayForEach(m, ms) {
@@ -322,8 +322,8 @@ static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_report_input 
     }
 }
 
-void gdr_cluster_report(FILE *f, const struct gdr_plan *p, const cJSON *doc,
-                        const struct gdr_report_input *in)
+void gdr_cluster_digest(FILE *f, const struct gdr_plan *p, const cJSON *doc,
+                        const struct gdr_digest_input *in)
 {
     fprintf(f, "# gdrbench cluster report%s%s\n\n", *in->title ? ": " : "", in->title);
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary"), *r;

@@ -1,7 +1,9 @@
-/* history_report.c - judge a testbed's series and report the check. */
+/* history_check.c - judge a testbed's series: the regression check of a
+ * run, written as text, Markdown, JUnit XML and JSON, and the CSV export
+ * (history_check.h). */
 #include "config.h"
 
-#include "history_report.h"
+#include "history_check.h"
 #include "error.h"
 #include "escape.h"
 #include "json.h"
@@ -148,7 +150,7 @@ void hist_check_row(const struct hdb_testbed *t, const struct hist_view *v, stru
 }
 
 int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *o,
-               struct check_report *r)
+               struct check_result *r)
 {
     memset(r, 0, sizeof(*r));
     r->t = t;
@@ -184,13 +186,13 @@ int hist_check(const struct hdb_testbed *t, size_t run, const struct hist_opts *
     return 0;
 }
 
-void hist_check_free(struct check_report *r)
+void hist_check_free(struct check_result *r)
 {
     free(r->rows);
     r->rows = NULL;
 }
 
-int hist_check_status(const struct check_report *r)
+int hist_check_status(const struct check_result *r)
 {
     return r->counts[HV_REGRESSION] || r->nfailed ? GDR_EXIT_RUN : GDR_EXIT_OK;
 }
@@ -266,7 +268,7 @@ static double change_pct(const struct check_row *row)
     return row->center > 0 ? (row->value - row->center) / row->center * 100 : NAN;
 }
 
-static void summary_line(FILE *f, const struct check_report *r, const char *lead)
+static void summary_line(FILE *f, const struct check_result *r, const char *lead)
 {
     const struct hdb_run_row *run = &r->t->runs[r->run];
     fprintf(f,
@@ -301,7 +303,7 @@ static void row_cells(const struct check_row *row, struct row_cells *c)
     notes(row, c->notes, sizeof(c->notes));
 }
 
-void hist_report_text(FILE *f, const struct check_report *r)
+void hist_check_text(FILE *f, const struct check_result *r)
 {
     fprintf(f, "%-10s %-16s %-16s %10s %-10s %12s %7s %12s %8s %7s  %-14s %s\n", "test",
             "placement", "registration", "size", "metric", "value", "%limit", "baseline", "change",
@@ -323,7 +325,7 @@ void hist_report_text(FILE *f, const struct check_report *r)
     summary_line(f, r, "gdr-history: ");
 }
 
-void hist_report_markdown(FILE *f, const struct check_report *r)
+void hist_check_markdown(FILE *f, const struct check_result *r)
 {
     const struct hist_opts *o = &r->opts;
     summary_line(f, r, "");
@@ -381,7 +383,7 @@ void hist_report_markdown(FILE *f, const struct check_report *r)
     fprintf(f, "\n");
 }
 
-void hist_report_junit(FILE *f, const struct check_report *r)
+void hist_check_junit(FILE *f, const struct check_result *r)
 {
     const struct hdb_run_row *run = &r->t->runs[r->run];
     size_t tests = r->nrows + r->nfailed;
@@ -464,7 +466,7 @@ void hist_report_junit(FILE *f, const struct check_report *r)
     fprintf(f, "  </testsuite>\n</testsuites>\n");
 }
 
-char *hist_report_json(const struct check_report *r)
+char *hist_check_json(const struct check_result *r)
 {
     const struct hdb_run_row *run = &r->t->runs[r->run];
     cJSON *root = cJSON_CreateObject(), *rows = NULL, *failed = NULL;

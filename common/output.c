@@ -1,6 +1,8 @@
+/* output.c - the table, the progress line and the result document
+ * (output.h). */
 #include "config.h"
 
-#include "report.h"
+#include "output.h"
 #include "context.h"
 #include "error.h"
 #include "json.h"
@@ -45,7 +47,7 @@ static void print_end(const char *role, const struct gdr_endpoint *ep)
     }
 }
 
-void gdr_report_banner(const struct gdr_session *s)
+void gdr_output_banner(const struct gdr_session *s)
 {
     if (s->cfg->quiet)
         return;
@@ -68,7 +70,7 @@ static double pct(struct gdr_cpu_use u)
     return (u.user + u.system) * 100.0;
 }
 
-void gdr_report_row(const struct gdr_session *s, const struct gdr_size_result *r)
+void gdr_output_row(const struct gdr_session *s, const struct gdr_size_result *r)
 {
     static bool header_done;
     if (s->cfg->quiet)
@@ -132,7 +134,7 @@ static cJSON *cpu_json(struct gdr_cpu_use u)
     return o;
 }
 
-cJSON *gdr_report_parameters(const struct gdr_config *cfg)
+cJSON *gdr_output_parameters(const struct gdr_config *cfg)
 {
     cJSON *p = cJSON_CreateObject();
     cJSON *sizes = cJSON_AddArrayToObject(p, "sizes");
@@ -231,9 +233,9 @@ static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result
     return o;
 }
 
-cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
-                       const struct gdr_size_result *rows, size_t nrows, const char *status,
-                       const char *error)
+cJSON *gdr_output_document(const struct gdr_session *s, int argc, char **argv,
+                           const struct gdr_size_result *rows, size_t nrows, const char *status,
+                           const char *error)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "schema_version", GDR_RESULT_SCHEMA);
@@ -278,13 +280,13 @@ cJSON *gdr_report_json(const struct gdr_session *s, int argc, char **argv,
         cJSON_AddStringToObject(doc, "completion", gdr_roles_completion(&s->roles));
     if (gdr_reads_in_flight_of(s))
         cJSON_AddNumberToObject(doc, "outstanding_reads", gdr_reads_in_flight_of(s));
-    cJSON_AddItemToObject(doc, "parameters", gdr_report_parameters(s->cfg));
+    cJSON_AddItemToObject(doc, "parameters", gdr_output_parameters(s->cfg));
     cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
     /* An end we never heard from (the run failed early) is left out. */
     if (client_end(s)->device[0])
-        cJSON_AddItemToObject(ends, "client", gdr_endpoint_report_json(client_end(s)));
+        cJSON_AddItemToObject(ends, "client", gdr_endpoint_document_json(client_end(s)));
     if (server_end(s)->device[0])
-        cJSON_AddItemToObject(ends, "server", gdr_endpoint_report_json(server_end(s)));
+        cJSON_AddItemToObject(ends, "server", gdr_endpoint_document_json(server_end(s)));
     cJSON *results = cJSON_AddArrayToObject(doc, "results");
     for (size_t i = 0; i < nrows; i++)
         cJSON_AddItemToArray(results, row_json(s, &rows[i]));
