@@ -315,8 +315,9 @@ static int setup_buffer(struct gdr_session *s)
     if (b->cuda_device >= 0)
         describe_gpu_path(s);
     gdr_context_describe(s);
-    /* Said once: auto wanted the PCIe mapping and the driver predates it. */
-    if (!strcmp(b->dmabuf_mapping, "default-pcie-refused") && !cfg->quiet)
+    /* Said once: auto wanted the PCIe mapping or Data Direct, was refused,
+     * and went on with what dma-buf still gave. */
+    if (b->registration && !strcmp(b->registration, "dmabuf") && b->reg_note[0] && !cfg->quiet)
         fprintf(stderr, "%s: notice: GPU %s: %s\n", s->test->binary, b->cuda_bus_id, b->reg_note);
     return 0;
 }

@@ -64,6 +64,15 @@ int gdr_buffer_create(struct gdr_buffer *b, const struct gdr_mem_spec *spec, str
     return 0;
 }
 
+const char *gdr_writes_flush_choice(const struct gdr_flush_facts *f)
+{
+    if (f->data_direct || (f->c2c && (f->pcie_mapping || f->nic_near)))
+        return "nic-read";
+    if (f->owner_ordered)
+        return "not-needed";
+    return f->can_flush ? "flush" : "unsupported";
+}
+
 struct gdr_dmabuf_span gdr_dmabuf_span_of(uint64_t addr, uint64_t len, uint64_t page)
 {
     struct gdr_dmabuf_span d;

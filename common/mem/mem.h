@@ -56,7 +56,7 @@ struct gdr_buffer {
     /* GPU buffers the NIC writes directly: the device's ordering of those
      * writes ("none", "owner", "all-devices"; "" not a GPU) and what is
      * done before reading them ("flush", "not-needed", "unsupported",
-     * "not-applicable"). */
+     * "nic-read", "not-applicable": gdr_writes_flush_choice). */
     const char *writes_ordering;
     const char *writes_flush;
     /* GPU buffers: how the memory was allocated ("malloc", "vmm"), how a
@@ -71,8 +71,9 @@ struct gdr_buffer {
     /* Set by the caller that owns the verbs device: read a few bytes of
      * the buffer through the local NIC (a loopback RDMA read), which
      * pushes the NIC's earlier writes into GPU memory. writes_flush
-     * "nic-read" uses it where the CUDA flush cannot (C2C platforms whose
-     * NIC writes come over PCIe, as NCCL's ncclTopoNeedFlush). */
+     * "nic-read" uses it where the CUDA flush cannot (Data Direct, and C2C
+     * platforms whose NIC writes come over PCIe, as NCCL's
+     * ncclTopoNeedFlush). */
     int (*nic_read)(void *arg, struct gdr_buffer *b);
     void *nic_read_arg;
     void *priv; /* the placement's own state */
@@ -89,6 +90,29 @@ static inline int gdr_mr_access(bool relaxed_ordering)
     return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
            (relaxed_ordering ? IBV_ACCESS_RELAXED_ORDERING : 0);
 }
+
+/* What is done before the CPU's copies read GPU memory the NIC wrote
+ * (writes_flush), from what is known of the GPU and the path:
+ * - "nic-read": a read through the NIC, which pushes its earlier writes
+ *   ahead of it. Always through mlx5 Data Direct (its engine writes GPU
+ *   memory on a path of its own, whatever the GPU's link: NCCL forces the
+ *   flush for a Data Direct NIC), and on a C2C GPU whose NIC writes come
+ *   over PCIe (the PCIe mapping, a switch shared with the NIC) while the
+ *   completions come through the CPU: the driver then reports ALL_DEVICES
+ *   and its flush does nothing for that path (ncclTopoNeedFlush).
+ * - "not-needed": the device orders the writes for the owning context,
+ *   whose copies are the only reads.
+ * - "flush": cuFlushGPUDirectRDMAWrites to the owner.
+ * - "unsupported": unordered and no flush (a driver before CUDA 11.3). */
+struct gdr_flush_facts {
+    bool c2c;           /* the GPU hangs off the CPU by a chip-to-chip link */
+    bool pcie_mapping;  /* dma-buf exported with the PCIe mapping */
+    bool data_direct;   /* registered through mlx5 Data Direct */
+    bool nic_near;      /* the NIC shares a PCIe switch with the GPU */
+    bool owner_ordered; /* GPU_DIRECT_RDMA_WRITES_ORDERING at least OWNER */
+    bool can_flush;     /* the HOST flush option and cuFlushGPUDirectRDMAWrites */
+};
+const char *gdr_writes_flush_choice(const struct gdr_flush_facts *f);
 
 /* A dma-buf covers whole pages: for [addr, addr + len) with page a power
  * of two, the page-aligned start to export, the buffer's offset in the

@@ -99,7 +99,8 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
                                  .access = st->access,
                                  .pcie = want_pcie(spec, b, st, dd == 1),
                                  .pcie_required = spec->mapping == GDR_MAPPING_PCIE,
-                                 .data_direct = dd == 1};
+                                 .data_direct = dd == 1,
+                                 .data_direct_required = spec->data_direct == GDR_DD_ON};
     struct gdr_dmabuf_reg reg;
     if (gdr_dmabuf_register(&req, &reg, why, len)) {
         if (spec->data_direct != GDR_DD_ON)
@@ -110,11 +111,8 @@ static int register_dmabuf(struct gdr_buffer *b, struct cuda_state *st, struct i
     b->mr = reg.mr;
     st->dmabuf_fd = reg.fd;
     b->dmabuf_mapping = reg.mapping;
-    b->data_direct = req.data_direct;
-    if (!strcmp(reg.mapping, "default-pcie-refused"))
-        snprintf(b->reg_note, sizeof(b->reg_note),
-                 "the CUDA driver does not know the dma-buf PCIe mapping flag "
-                 "(CUDA_ERROR_INVALID_VALUE); default mapping used");
+    b->data_direct = reg.data_direct;
+    snprintf(b->reg_note, sizeof(b->reg_note), "%s", reg.note);
     return 0;
 }
 
@@ -131,13 +129,9 @@ static int register_peermem(struct gdr_buffer *b, struct cuda_state *st, struct 
 }
 
 /* GPUDirect RDMA writes may reach GPU memory out of order with respect to
- * the completion the CPU sees; a device that does not order them for its
- * own context needs a flush before a copy reads what the NIC wrote.
- * On a C2C platform whose NIC writes come over PCIe (the PCIe mapping, a
- * Data Direct engine, a switch shared with the GPU) while completions come
- * through the CPU, the driver reports ALL_DEVICES and its flush does
- * nothing for the second path: as NCCL (ncclTopoNeedFlush), read through
- * the NIC instead, which pushes its earlier writes ahead of the read. */
+ * the completion the CPU sees: what to do before a copy reads what the NIC
+ * wrote is gdr_writes_flush_choice's (mem.c), from the device's answers
+ * and the path the NIC's writes take. */
 static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
 {
     int ordering = -1, options = 0;
@@ -151,21 +145,18 @@ static void choose_flush(struct gdr_buffer *b, struct cuda_state *st)
     b->writes_ordering = ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES ? "all-devices"
                          : ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER     ? "owner"
                                                                                     : "none";
-    if (b->c2c && (!strcmp(b->dmabuf_mapping, "pcie") || b->data_direct || st->nic_near)) {
-        b->writes_flush = "nic-read";
-        st->nic_read = true;
-        return;
-    }
-    /* Our reads are the owning context's copies: OWNER ordering is enough.
-     * A driver older than the flush (CUDA 11.3) cannot do it. */
-    if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
-        b->writes_flush = "not-needed";
-    else if ((options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) &&
-             st->cu->cuFlushGPUDirectRDMAWrites) {
-        b->writes_flush = "flush";
-        st->flush_writes = true;
-    } else
-        b->writes_flush = "unsupported";
+    struct gdr_flush_facts f = {
+        .c2c = b->c2c,
+        .pcie_mapping = !strcmp(b->dmabuf_mapping, "pcie"),
+        .data_direct = b->data_direct,
+        .nic_near = st->nic_near,
+        .owner_ordered = ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER,
+        .can_flush = (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) &&
+                     st->cu->cuFlushGPUDirectRDMAWrites,
+    };
+    b->writes_flush = gdr_writes_flush_choice(&f);
+    st->nic_read = !strcmp(b->writes_flush, "nic-read");
+    st->flush_writes = !strcmp(b->writes_flush, "flush");
 }
 
 static int register_direct(struct gdr_buffer *b, struct cuda_state *st, struct ibv_pd *pd,

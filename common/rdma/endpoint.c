@@ -107,10 +107,22 @@ static void add_common(cJSON *o, const struct gdr_endpoint *ep)
     cJSON_AddItemToObject(o, "affinity", affinity_json(&ep->affinity));
 }
 
+int gdr_endpoint_relaxed_in_effect(const struct gdr_endpoint *ep)
+{
+    if (!ep->relaxed_ordering || ep->relaxed_ordering_enabled == 0)
+        return 0;
+    return ep->data_direct || ep->relaxed_ordering_enabled < 0 ? -1 : 1;
+}
+
 cJSON *gdr_endpoint_document_json(const struct gdr_endpoint *ep)
 {
     cJSON *o = cJSON_CreateObject();
     add_common(o, ep);
+    int ro = gdr_endpoint_relaxed_in_effect(ep);
+    if (ro < 0)
+        cJSON_AddNullToObject(o, "relaxed_ordering_in_effect");
+    else
+        cJSON_AddBoolToObject(o, "relaxed_ordering_in_effect", ro);
     cJSON_AddNumberToObject(o, "num_qps", ep->num_qps);
     if (ep->port_data_bps > 0)
         cJSON_AddNumberToObject(o, "port_data_bps", ep->port_data_bps);

@@ -94,6 +94,15 @@ struct gdr_endpoint {
     struct gdr_affinity affinity;
 };
 
+/* Is PCIe relaxed ordering in effect on this end's memory regions, as far
+ * as can be told? 0 no: not asked (--disable_pcie_relaxed), or the NIC's
+ * Device Control bit forbids it (mlx5 then leaves it out of the memory
+ * key); -1 unknown: registered through mlx5 Data Direct, where the kernel
+ * drops it silently when the engine has no relaxed-ordering key and says
+ * nothing, or the Device Control bit could not be read; 1 asked, allowed,
+ * and not through Data Direct. The document's relaxed_ordering_in_effect. */
+int gdr_endpoint_relaxed_in_effect(const struct gdr_endpoint *ep);
+
 /* Full form for the wire. */
 cJSON *gdr_endpoint_to_json(const struct gdr_endpoint *ep);
 /* Checks every field; `what` names the source for errors. */

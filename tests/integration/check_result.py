@@ -66,7 +66,8 @@ def problems(doc, args):
         # Optional in the schema (older documents lack them); this version writes them.
         missing = [k for k in ("relaxed_ordering", "scatter_to_cqe", "gpu_writes_ordering",
                                "gpu_writes_flush", "gpu_alloc", "dmabuf_mapping", "data_direct",
-                               "gpu_c2c", "relaxed_ordering_enabled") if k not in e]
+                               "gpu_c2c", "relaxed_ordering_enabled",
+                               "relaxed_ordering_in_effect") if k not in e]
         if missing:
             out.append(f"ends.{end}: missing {missing}")
             continue
@@ -88,8 +89,18 @@ def problems(doc, args):
                        f"{e['registration']}")
         if e["data_direct"] and e["registration"] != "dmabuf":
             out.append(f"ends.{end}: data_direct without a dma-buf registration")
-        if e["gpu_writes_flush"] == "nic-read" and not (direct_gpu and e["gpu_c2c"]):
-            out.append(f"ends.{end}: a NIC-read flush without a C2C GPU the NIC writes")
+        if e["gpu_writes_flush"] == "nic-read" and not (
+                direct_gpu and (e["gpu_c2c"] or e["data_direct"])):
+            out.append(f"ends.{end}: a NIC-read flush without a C2C or Data Direct GPU "
+                       f"the NIC writes")
+        if e["data_direct"] and e["gpu_writes_flush"] != "nic-read":
+            out.append(f"ends.{end}: Data Direct without the NIC-read flush")
+        # In effect: never when not asked or forbidden; unknown through Data Direct.
+        ro = e["relaxed_ordering_in_effect"]
+        if (not e["relaxed_ordering"] or e["relaxed_ordering_enabled"] is False) and ro is not False:
+            out.append(f"ends.{end}: relaxed_ordering_in_effect {ro} where it cannot be")
+        elif e["data_direct"] and e["relaxed_ordering"] and ro is not None:
+            out.append(f"ends.{end}: relaxed_ordering_in_effect {ro} through Data Direct")
     for spec in args.expect or []:
         path, _, want = spec.partition("=")
         try:

@@ -335,6 +335,45 @@ static void test_report_form(void **state)
     cJSON_Delete(o);
 }
 
+/* Relaxed ordering as the document records it: what is in effect, not what
+ * was asked. Through Data Direct the mlx5 kernel drops it silently where
+ * the engine has no relaxed-ordering key, so asking proves nothing there. */
+static void test_relaxed_in_effect(void **state)
+{
+    (void)state;
+    struct gdr_endpoint ep;
+    sample(&ep);
+    ep.relaxed_ordering = true;
+    ep.relaxed_ordering_enabled = 1;
+    ep.data_direct = false;
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), 1);
+    ep.data_direct = true; /* asked and allowed, but through Data Direct */
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), -1);
+    cJSON *o = gdr_endpoint_document_json(&ep);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "relaxed_ordering_in_effect")));
+    assert_true(
+        cJSON_IsTrue(cJSON_GetObjectItem(o, "relaxed_ordering"))); /* still what was asked */
+    cJSON_Delete(o);
+    ep.relaxed_ordering_enabled = 0; /* Device Control forbids it: off either way */
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), 0);
+    ep.data_direct = false;
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), 0);
+    ep.relaxed_ordering_enabled = -1; /* a software NIC, or config space unreadable */
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), -1);
+    ep.relaxed_ordering = false; /* --disable_pcie_relaxed: never in effect */
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), 0);
+    ep.relaxed_ordering_enabled = 1;
+    ep.data_direct = true;
+    assert_int_equal(gdr_endpoint_relaxed_in_effect(&ep), 0);
+    o = gdr_endpoint_document_json(&ep);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(o, "relaxed_ordering_in_effect")));
+    cJSON_Delete(o);
+    /* the wire form carries the facts, not the judgment */
+    o = gdr_endpoint_to_json(&ep);
+    assert_null(cJSON_GetObjectItem(o, "relaxed_ordering_in_effect"));
+    cJSON_Delete(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +384,7 @@ int main(void)
         gdr_unit_test(test_wrong_types_and_ranges),
         gdr_unit_test(test_qpn_list),
         gdr_unit_test(test_report_form),
+        gdr_unit_test(test_relaxed_in_effect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

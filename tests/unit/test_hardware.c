@@ -1,6 +1,7 @@
 /* test_hardware.c - the arithmetic behind real-hardware facts: link rates
- * from the port's width and speed codes (XDR included), and the page-aligned
- * span a dma-buf export of an unaligned buffer must cover. */
+ * from the port's width and speed codes (XDR included), the page-aligned
+ * span a dma-buf export of an unaligned buffer must cover, and what is done
+ * before GPU memory the NIC wrote is read. */
 #include "config.h"
 
 #include "unit.h"
@@ -102,13 +103,49 @@ static void test_dmabuf_span(void **state)
         }
 }
 
+/* What is done before --validate reads GPU memory the NIC wrote. */
+static void test_writes_flush_choice(void **state)
+{
+    (void)state;
+    struct gdr_flush_facts f = {0};
+    /* x86, the device orders writes for its owner (Hopper): nothing */
+    f.owner_ordered = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "not-needed");
+    /* unordered: the CUDA flush, where the driver has it */
+    f.owner_ordered = false;
+    f.can_flush = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "flush");
+    f.can_flush = false;
+    assert_string_equal(gdr_writes_flush_choice(&f), "unsupported");
+    /* Data Direct: the read through the NIC whatever else is true, as NCCL
+     * forces the flush for a Data Direct NIC; no C2C link needed */
+    f.data_direct = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "nic-read");
+    f.owner_ordered = f.can_flush = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "nic-read");
+    f.c2c = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "nic-read");
+    /* C2C without Data Direct: the read only where the NIC's writes come
+     * over PCIe (PCIe mapping, a shared switch) */
+    f.data_direct = false;
+    assert_string_equal(gdr_writes_flush_choice(&f), "not-needed");
+    f.pcie_mapping = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "nic-read");
+    f.pcie_mapping = false;
+    f.nic_near = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "nic-read");
+    /* a shared switch or the PCIe mapping without C2C: one path, no read */
+    f.c2c = false;
+    f.pcie_mapping = true;
+    assert_string_equal(gdr_writes_flush_choice(&f), "not-needed");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_link_rates),
-        gdr_unit_test(test_dmabuf_span),
-        gdr_unit_test(test_reads_in_flight),
-        gdr_unit_test(test_pow2_floor),
+        gdr_unit_test(test_link_rates),          gdr_unit_test(test_dmabuf_span),
+        gdr_unit_test(test_reads_in_flight),     gdr_unit_test(test_pow2_floor),
+        gdr_unit_test(test_writes_flush_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
