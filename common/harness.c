@@ -17,6 +17,7 @@
 #include "session.h"
 #include "sizing.h"
 #include "loops.h"
+#include "soak.h"
 #include "topo.h"
 
 #include <signal.h>
@@ -26,10 +27,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* A client's soak ends at the next interval on the first signal (the
+ * loops go on); a second one, or any other run, is interrupted at once. */
 static void on_signal(int sig)
 {
     (void)sig;
-    gdr_interrupted = 1;
+    if (gdr_soak_graceful && !gdr_soak_stop)
+        gdr_soak_stop = 1;
+    else
+        gdr_interrupted = 1;
 }
 
 static void install_signals(void)
@@ -95,6 +101,31 @@ static int client_hello(struct gdr_session *s)
     return rc;
 }
 
+/* A server given no --soak runs the client's: it becomes the same soak
+ * (gdr_options_soak) before the parameters are compared. */
+static int adopt_soak(struct gdr_session *s, const cJSON *params)
+{
+    const cJSON *soak = cJSON_GetObjectItemCaseSensitive(params, "soak");
+    if (!soak || s->cfg->soak_s > 0)
+        return 0;
+    char what[160];
+    snprintf(what, sizeof(what), "HELLO from %s: parameters.soak", s->oob.peer);
+    double soak_s, interval_s, dip_pct;
+    if (gdr_json_double(soak, "duration_s", &soak_s, what) ||
+        gdr_json_double(soak, "interval_s", &interval_s, what) ||
+        gdr_json_double(soak, "dip_pct", &dip_pct, what))
+        return -1;
+    if (!(soak_s > 0 && soak_s <= GDR_SOAK_MAX_SECONDS) ||
+        !(interval_s >= GDR_SOAK_INTERVAL_MIN && interval_s <= GDR_SOAK_INTERVAL_MAX) ||
+        !(dip_pct >= 1 && dip_pct <= 99))
+        return gdr_fail(GDR_EXIT_RUN, "%s: out of range", what);
+    if (s->cfg->sizes.count != 1)
+        return gdr_fail(GDR_EXIT_USAGE, "peer %s soaks one size; this server was given %zu",
+                        s->oob.peer, s->cfg->sizes.count);
+    gdr_options_soak(s->cfg, soak_s, interval_s, dip_pct);
+    return 0;
+}
+
 static int server_hello(struct gdr_session *s)
 {
     cJSON *msg;
@@ -107,7 +138,7 @@ static int server_hello(struct gdr_session *s)
         rc = gdr_fail(GDR_EXIT_USAGE, "peer %s: client runs test '%.40s', this server runs '%s'",
                       s->oob.peer, cJSON_IsString(test) ? test->valuestring : "?", s->test->name);
     else
-        rc = compare_parameters(s, params);
+        rc = adopt_soak(s, params) || compare_parameters(s, params);
     cJSON_Delete(msg);
     if (rc)
         return -1;
@@ -620,13 +651,16 @@ int gdr_main(const struct gdr_test *test, int argc, char **argv)
         gdr_fail_kind(GDR_KIND_INTERRUPTED, GDR_EXIT_RUN, "interrupted");
     if (rc)
         gdr_oob_send_error(&s.oob, gdr_error_message(), gdr_error_code());
+    /* A soak's findings, also after a failure: what it saw until then. */
+    size_t findings = gdr_soak_finish(&s);
     if (cfg.json_path && rows)
         write_json(&s, argc, argv, rows, nrows, rc);
+    gdr_soak_release(&s);
     teardown(&s);
     free(rows);
     if (gdr_error_code() != GDR_EXIT_OK) {
         fprintf(stderr, "%s: %s\n", test->binary, gdr_error_message());
         return gdr_error_code();
     }
-    return GDR_EXIT_OK;
+    return findings ? GDR_EXIT_RUN : GDR_EXIT_OK;
 }

@@ -3,6 +3,7 @@
 #include "options.h"
 #include "error.h"
 #include "sizing.h"
+#include "soak_findings.h"
 #include "verbs.h"
 
 #include <getopt.h>
@@ -40,6 +41,10 @@ enum {
     OPT_QP_TIMEOUT,
     OPT_RETRY_COUNT,
     OPT_WRITE_IMM,
+    OPT_SOAK,
+    OPT_INTERVAL,
+    OPT_JSON_LINES,
+    OPT_DIP_PCT,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +74,10 @@ static const struct option long_opts[] = {
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"time-per-size", required_argument, NULL, OPT_TIME_PER_SIZE},
     {"json", required_argument, NULL, OPT_JSON},
+    {"soak", required_argument, NULL, OPT_SOAK},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"json-lines", required_argument, NULL, OPT_JSON_LINES},
+    {"dip-pct", required_argument, NULL, OPT_DIP_PCT},
     {"validate", no_argument, NULL, OPT_VALIDATE},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -208,6 +217,18 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "                           (default: relaxed ordering where the device has it)\n\n",
            def->inline_size, bytes_text(slot, sizeof(slot), def->stage_slot), GDR_RING_MIN_SLOTS,
            GDR_RING_CAP_BYTES >> 20);
+    printf("Soak (a burn-in of one size; the server learns it from the client):\n"
+           "      --soak=DURATION      run one size for DURATION (90s, 45m, 8h, 3d, H:MM[:SS];\n"
+           "                           at most 30 days), in intervals; SIGTERM or SIGINT end\n"
+           "                           it after the interval under way, with its findings\n"
+           "      --interval=SEC       seconds an interval (default %g; %g..%g)\n"
+           "      --json-lines=FILE    one JSON line per interval, flushed as it ends (a\n"
+           "                           server: when its client soaks)\n"
+           "      --dip-pct=PCT        an interval under PCT %% of the soak's median is a dip\n"
+           "                           (latency: over the median by as much; default %g)\n"
+           "  Findings (dips, a trend, NIC error counters that rose, GPU throttling) go to\n"
+           "  stderr, a line each, and into --json; exit 1 when there is any.\n\n",
+           def->interval_s, GDR_SOAK_INTERVAL_MIN, GDR_SOAK_INTERVAL_MAX, def->dip_pct);
     printf("Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
            "      --json=FILE          write the whole sweep as one JSON document\n"
@@ -334,6 +355,8 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->retry_count = GDR_RETRY_COUNT_DEFAULT;
     cfg->bind.mode = GDR_BIND_NIC;
     cfg->bind.numa = -1;
+    cfg->interval_s = GDR_SOAK_INTERVAL_DEFAULT;
+    cfg->dip_pct = GDR_SOAK_DIP_PCT_DEFAULT;
 }
 
 /* Which ways of choosing sizes and iteration counts were used, to reject
@@ -342,6 +365,7 @@ struct choices {
     bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
     bool sl, cpu, numa, no_bind, outs;
     bool gpu_alloc, dmabuf_mapping, data_direct;
+    bool soak, interval, json_lines, dip_pct;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -440,6 +464,30 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
             return bad_value("--json", arg, "empty file name");
         cfg->json_path = arg;
         return 0;
+    case OPT_SOAK:
+        if (gdr_parse_duration(arg, &cfg->soak_s) || cfg->soak_s <= 0 ||
+            cfg->soak_s > GDR_SOAK_MAX_SECONDS)
+            return bad_value("--soak", arg, "expected a duration like 90s, 8h or 3d, up to 30d");
+        ch->soak = true;
+        return 0;
+    case OPT_INTERVAL:
+        if (gdr_parse_seconds(arg, &cfg->interval_s) || cfg->interval_s < GDR_SOAK_INTERVAL_MIN ||
+            cfg->interval_s > GDR_SOAK_INTERVAL_MAX)
+            return bad_value("--interval", arg, "expected seconds 1..3600");
+        ch->interval = true;
+        return 0;
+    case OPT_JSON_LINES:
+        if (!*arg)
+            return bad_value("--json-lines", arg, "empty file name");
+        cfg->json_lines_path = arg;
+        ch->json_lines = true;
+        return 0;
+    case OPT_DIP_PCT:
+        if (gdr_parse_uint(arg, 1, 99, &v))
+            return bad_value("--dip-pct", arg, "expected a percentage 1..99");
+        cfg->dip_pct = (double)v;
+        ch->dip_pct = true;
+        return 0;
     case OPT_MEM: return parse_mem(&cfg->mem, arg);
     case OPT_USE_CUDA:
         if (gdr_parse_uint(arg, 0, 1023, &v))
@@ -537,6 +585,43 @@ static int check_gpu_options(const struct gdr_mem_spec *m, const struct choices 
     return 0;
 }
 
+void gdr_options_soak(struct gdr_config *cfg, double soak_s, double interval_s, double dip_pct)
+{
+    cfg->soak_s = soak_s;
+    cfg->interval_s = interval_s;
+    cfg->dip_pct = dip_pct;
+    cfg->time_per_size = interval_s;
+    cfg->iters = 0;
+}
+
+/* A soak runs one size, each interval calibrated to --interval. */
+static int check_soak(struct gdr_config *cfg, const struct choices *ch)
+{
+    /* A server without --soak learns the client's; where to write its
+     * lines is its own. */
+    bool lines_alone = ch->json_lines && cfg->server;
+    const char *needs = ch->interval  ? "--interval"
+                        : lines_alone ? "--json-lines"
+                        : ch->dip_pct ? "--dip-pct"
+                                      : NULL;
+    if (!ch->soak) {
+        if (needs)
+            return gdr_fail(GDR_EXIT_USAGE, "%s applies to --soak", needs);
+        return 0;
+    }
+    if (cfg->sizes.count != 1)
+        return gdr_fail(GDR_EXIT_USAGE, "--soak runs one size: give it with --size, not a sweep");
+    if (ch->iters || ch->duration || ch->time_per_size)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "--soak times each interval (--interval); drop --iters, --duration and "
+                        "--time-per-size");
+    if (cfg->interval_s > cfg->soak_s)
+        return gdr_fail(GDR_EXIT_USAGE, "--interval %g s is longer than the --soak of %g s",
+                        cfg->interval_s, cfg->soak_s);
+    gdr_options_soak(cfg, cfg->soak_s, cfg->interval_s, cfg->dip_pct);
+    return 0;
+}
+
 static int check_combination(struct gdr_config *cfg, const struct gdr_test *test,
                              const struct choices *ch)
 {
@@ -559,6 +644,8 @@ static int check_combination(struct gdr_config *cfg, const struct gdr_test *test
                         test->binary);
     if (!ch->iters && !ch->duration && !ch->time_per_size)
         cfg->iters = default_iters(test);
+    if (check_soak(cfg, ch))
+        return -1;
     if (cfg->inline_size && test->verb == GDR_VERB_READ)
         return gdr_fail(GDR_EXIT_USAGE, "--inline_size: RDMA reads cannot be posted inline");
     if (cfg->server && !*cfg->server)

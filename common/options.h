@@ -18,6 +18,7 @@
 
 #define GDR_DEFAULT_PORT 18515
 #define GDR_DEFAULT_TIMEOUT 60.0
+#define GDR_SOAK_INTERVAL_DEFAULT 10.0
 
 struct gdr_config {
     const char *server; /* client mode: the server's host name; NULL = server */
@@ -53,6 +54,12 @@ struct gdr_config {
 
     struct gdr_bind_request bind; /* --cpu, --numa, --no-bind (placement.h) */
 
+    /* --soak: one size, run for soak_s in intervals of interval_s, a JSON
+     * line each; 0 no soak. A server without --soak adopts the client's
+     * (gdr_options_soak, in HELLO). */
+    double soak_s, interval_s, dip_pct;
+    const char *json_lines_path;
+
     bool validate;
     bool report_gbits;
     bool quiet;
@@ -71,6 +78,11 @@ static inline bool gdr_test_pingpong(const struct gdr_test *t)
 {
     return t->metric == GDR_METRIC_LAT && t->verb != GDR_VERB_READ;
 }
+
+/* Make cfg a soak of soak_s seconds in intervals of interval_s: each
+ * interval is a timed phase calibrated to interval_s. The one place both
+ * the command line and a server learning the client's soak go through. */
+void gdr_options_soak(struct gdr_config *cfg, double soak_s, double interval_s, double dip_pct);
 
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
                                         int argc, char **argv);

@@ -6,6 +6,7 @@
 #include "context.h"
 #include "error.h"
 #include "json.h"
+#include "soak.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -164,6 +165,12 @@ cJSON *gdr_output_parameters(const struct gdr_config *cfg)
     cJSON_AddBoolToObject(p, "write_with_imm", cfg->write_with_imm);
     cJSON_AddNumberToObject(p, "tcp_port", cfg->tcp_port);
     cJSON_AddNumberToObject(p, "timeout_s", cfg->timeout);
+    if (cfg->soak_s > 0) {
+        cJSON *k = cJSON_AddObjectToObject(p, "soak");
+        cJSON_AddNumberToObject(k, "duration_s", cfg->soak_s);
+        cJSON_AddNumberToObject(k, "interval_s", cfg->interval_s);
+        cJSON_AddNumberToObject(k, "dip_pct", cfg->dip_pct);
+    }
     return p;
 }
 
@@ -190,7 +197,7 @@ static cJSON *direction_json(const struct gdr_measure *m)
     return o;
 }
 
-static cJSON *row_json(const struct gdr_session *s, const struct gdr_size_result *r)
+cJSON *gdr_output_row_json(const struct gdr_session *s, const struct gdr_size_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     gdr_json_add_u64(o, "size", r->size);
@@ -281,6 +288,8 @@ cJSON *gdr_output_document(const struct gdr_session *s, int argc, char **argv,
     if (gdr_reads_in_flight_of(s))
         cJSON_AddNumberToObject(doc, "outstanding_reads", gdr_reads_in_flight_of(s));
     cJSON_AddItemToObject(doc, "parameters", gdr_output_parameters(s->cfg));
+    if (s->soak)
+        cJSON_AddItemToObject(doc, "soak", gdr_soak_json(s));
     cJSON *ends = cJSON_AddObjectToObject(doc, "ends");
     /* An end we never heard from (the run failed early) is left out. */
     if (client_end(s)->device[0])
@@ -289,6 +298,6 @@ cJSON *gdr_output_document(const struct gdr_session *s, int argc, char **argv,
         cJSON_AddItemToObject(ends, "server", gdr_endpoint_document_json(server_end(s)));
     cJSON *results = cJSON_AddArrayToObject(doc, "results");
     for (size_t i = 0; i < nrows; i++)
-        cJSON_AddItemToArray(results, row_json(s, &rows[i]));
+        cJSON_AddItemToArray(results, gdr_output_row_json(s, &rows[i]));
     return doc;
 }

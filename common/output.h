@@ -30,6 +30,9 @@ void gdr_progress_done(struct gdr_progress *p);
 /* The run's parameters as the document writes them (also what HELLO compares). */
 cJSON *gdr_output_parameters(const struct gdr_config *cfg);
 
+/* One row as the document's results[] hold it (a soak's lines too). */
+cJSON *gdr_output_row_json(const struct gdr_session *s, const struct gdr_size_result *r);
+
 /* The whole run as one document. status: "complete", "failed" or
  * "interrupted"; error is NULL when complete. */
 cJSON *gdr_output_document(const struct gdr_session *s, int argc, char **argv,

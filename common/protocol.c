@@ -21,6 +21,7 @@
 #include "size_msg.h"
 #include "sizing.h"
 #include "loops.h"
+#include "soak.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -216,19 +217,21 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     /* A ping-pong that polls memory knows an arrival by the pattern's last
      * byte: the source holds it whether or not --validate checks it. */
     bool fill = cfg->validate || r->polls_memory;
-    if (fill && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
+    /* A soak's later intervals: no warm-up, calibrated from the last one. */
+    bool again = s->soak && s->last_bytes_per_s > 0;
+    const struct gdr_measure *cal = again ? &mine.m : &probe.m;
+    if (!again && fill && source_here && for_each_slot(s, SLOT_FILL, size, 0, &bad))
         return -1;
-    if (warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs))
+    if (!again && warm && client_phase(s, "warmup", size, warm, 0, &probe, &theirs))
         return -1;
     if (cfg->time_per_size > 0)
-        iters = gdr_calibrated_iters(probe.m.iters, probe.m.elapsed_ns, cfg->time_per_size,
-                                     r->min_iters);
+        iters = gdr_calibrated_iters(cal->iters, cal->elapsed_ns, cfg->time_per_size, r->min_iters);
     /* How long the timed phase should take, so the server's wait for its end
      * stretches with it: from the warm-up, else from the last size's rate
      * (an overestimate: larger messages move faster); else unknown, and the
      * server waits --timeout. */
     double expect_s =
-        gdr_expected_seconds(probe.m.iters, probe.m.elapsed_ns, iters, size, s->last_bytes_per_s);
+        gdr_expected_seconds(cal->iters, cal->elapsed_ns, iters, size, s->last_bytes_per_s);
     if (cfg->validate && dest_here && for_each_slot(s, SLOT_ZERO, size, iters, &bad))
         return -1;
     if (client_phase(s, "timed", size, iters, 2 * expect_s, &mine, &theirs))
@@ -246,8 +249,43 @@ static int client_size(struct gdr_session *s, uint64_t size, struct gdr_size_res
     return bad ? data_check_failed(size, bad) : 0;
 }
 
+static int send_bye(struct gdr_session *s)
+{
+    cJSON *bye = cJSON_CreateObject();
+    int rc = gdr_oob_send(&s->oob, GDR_MSG_BYE, bye);
+    cJSON_Delete(bye);
+    return rc;
+}
+
+/* --soak: the one size, an interval (a timed phase) after another until
+ * the duration is over or a signal asks; the row holds the last one. */
+static int client_soak(struct gdr_session *s, struct gdr_size_result *row, size_t *nrows)
+{
+    uint64_t size = s->cfg->sizes.size[0];
+    snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)size);
+    if (gdr_soak_begin(s))
+        return -1;
+    while (gdr_soak_more(s)) {
+        gdr_error_at("", size);
+        int rc = client_size(s, size, row);
+        if (rc && row->bad_bytes)
+            *nrows = 1;
+        if (rc)
+            return -1;
+        *nrows = 1;
+        gdr_output_row(s, row);
+        if (gdr_soak_interval(s, row))
+            return -1;
+    }
+    s->oob.at[0] = '\0';
+    gdr_error_at(NULL, 0);
+    return send_bye(s);
+}
+
 int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows)
 {
+    if (s->cfg->soak_s > 0)
+        return client_soak(s, rows, nrows);
     const struct gdr_size_list *sizes = &s->cfg->sizes;
     struct gdr_progress progress;
     gdr_progress_start(&progress, s->cfg, sizes->count);
@@ -266,10 +304,7 @@ int gdr_client_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t
     gdr_progress_done(&progress);
     s->oob.at[0] = '\0';
     gdr_error_at(NULL, 0);
-    cJSON *bye = cJSON_CreateObject();
-    int rc = gdr_oob_send(&s->oob, GDR_MSG_BYE, bye);
-    cJSON_Delete(bye);
-    return rc;
+    return send_bye(s);
 }
 
 /* ---- server ---- */
@@ -373,35 +408,81 @@ static int server_phase(struct gdr_session *s, const struct gdr_size_start *st, 
     return bad ? data_check_failed(st->size, bad) : 0;
 }
 
+/* The next SIZE_START of size `want` (decoded and checked), or with
+ * bye set the client's BYE where one may come. */
+static int server_next(struct gdr_session *s, uint64_t want, bool bye_ok, bool *bye,
+                       struct gdr_size_start *st)
+{
+    unsigned type;
+    cJSON *msg;
+    *bye = false;
+    /* Between sizes the client may be validating or calibrating. */
+    if (gdr_oob_recv_any(&s->oob, 0, &type, &msg))
+        return -1;
+    if (bye_ok && type == GDR_MSG_BYE) {
+        cJSON_Delete(msg);
+        *bye = true;
+        return 0;
+    }
+    if (type != GDR_MSG_SIZE_START) {
+        cJSON_Delete(msg);
+        return gdr_fail(GDR_EXIT_RUN, "peer %s: expected SIZE_START for size %llu, got %s",
+                        s->oob.peer, (unsigned long long)want, gdr_msg_type_name(type));
+    }
+    char what[160];
+    snprintf(what, sizeof(what), "SIZE_START from %s", s->oob.peer);
+    int rc = gdr_size_start_decode(msg, st, what) || check_start(s, st, want, what);
+    cJSON_Delete(msg);
+    if (!rc)
+        gdr_error_at(st->phase, st->size);
+    return rc ? -1 : 0;
+}
+
+/* --soak (learnt from the client): its phases until its BYE. */
+static int server_soak(struct gdr_session *s, struct gdr_size_result *row, size_t *nrows)
+{
+    uint64_t size = s->cfg->sizes.size[0];
+    bool filled = false, bye = false;
+    snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)size);
+    if (gdr_soak_begin(s))
+        return -1;
+    for (;;) {
+        gdr_error_at("", size);
+        struct gdr_size_start st;
+        if (server_next(s, size, true, &bye, &st))
+            return -1;
+        if (bye)
+            break;
+        if (server_phase(s, &st, &filled, row)) {
+            if (row->bad_bytes)
+                *nrows = 1;
+            return -1;
+        }
+        if (strcmp(st.phase, "timed"))
+            continue;
+        *nrows = 1;
+        gdr_output_row(s, row);
+        if (gdr_soak_interval(s, row))
+            return -1;
+    }
+    s->oob.at[0] = '\0';
+    gdr_error_at(NULL, 0);
+    return 0;
+}
+
 int gdr_server_sweep(struct gdr_session *s, struct gdr_size_result *rows, size_t *nrows)
 {
+    if (s->cfg->soak_s > 0)
+        return server_soak(s, rows, nrows);
     const struct gdr_size_list *sizes = &s->cfg->sizes;
     for (size_t i = 0; i < sizes->count; i++) {
         bool filled = false, timed = false;
         snprintf(s->oob.at, sizeof(s->oob.at), " at size %llu", (unsigned long long)sizes->size[i]);
         gdr_error_at("", sizes->size[i]);
         while (!timed) {
-            unsigned type;
-            cJSON *msg;
-            /* Between sizes the client may be validating or calibrating. */
-            if (gdr_oob_recv_any(&s->oob, 0, &type, &msg))
-                return -1;
-            if (type != GDR_MSG_SIZE_START) {
-                cJSON_Delete(msg);
-                return gdr_fail(GDR_EXIT_RUN,
-                                "peer %s: expected SIZE_START for size %llu, "
-                                "got %s",
-                                s->oob.peer, (unsigned long long)sizes->size[i],
-                                gdr_msg_type_name(type));
-            }
             struct gdr_size_start st;
-            char what[160];
-            snprintf(what, sizeof(what), "SIZE_START from %s", s->oob.peer);
-            int rc =
-                gdr_size_start_decode(msg, &st, what) || check_start(s, &st, sizes->size[i], what);
-            cJSON_Delete(msg);
-            if (!rc)
-                gdr_error_at(st.phase, st.size);
+            bool bye;
+            int rc = server_next(s, sizes->size[i], false, &bye, &st);
             if (rc || server_phase(s, &st, &filled, &rows[i])) {
                 if (rows[i].bad_bytes)
                     *nrows = i + 1;

@@ -22,9 +22,11 @@
 #include "test.h"
 #include "verbs.h"
 
+struct gdr_soak;
+
 struct gdr_session {
     const struct gdr_test *test;
-    const struct gdr_config *cfg;
+    struct gdr_config *cfg; /* read-only but for a server adopting the client's --soak */
     bool is_server;
     struct gdr_oob oob;
     int listen_fd;
@@ -48,6 +50,7 @@ struct gdr_session {
     double last_bytes_per_s;         /* client: the last size's rate, for deadlines */
     struct gdr_tick_clock clock;     /* the latency samples' clock (the last size's) */
     struct gdr_context ctx;          /* limits, counters, PCIe and GPU state */
+    struct gdr_soak *soak;           /* --soak: its intervals (soak.h); NULL otherwise */
     char start_time[32];
 };
 

@@ -15,8 +15,9 @@ static int rank(enum gdr_path_class c)
     return c == GDR_PATH_UNKNOWN ? GDR_PATH_NONE + 1 : (int)c;
 }
 
-static int read_state(const char *root, const char *ibdev, int port, char *out, size_t len)
+int gdr_topo_port_state(const char *sysfs_root, const char *ibdev, int port, char *out, size_t len)
 {
+    const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/sys";
     char path[PATH_MAX], buf[64];
     snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/state", root, ibdev, port);
     FILE *f = fopen(path, "r");
@@ -49,7 +50,7 @@ enum gdr_nic_port gdr_topo_nic_port(const char *sysfs_root, const char *ibdev, i
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {
         int p = atoi(de->d_name);
-        if (p <= 0 || read_state(root, ibdev, p, st, sizeof(st)))
+        if (p <= 0 || gdr_topo_port_state(root, ibdev, p, st, sizeof(st)))
             continue;
         if (!first || p < first) {
             first = p;

@@ -20,6 +20,9 @@ enum gdr_nic_port {
     GDR_NIC_PORT_UNKNOWN, /* no port state readable: taken as usable */
 };
 
+/* A port's state as sysfs words it ("ACTIVE", "DOWN", "INIT"...) into out;
+ * 0, or -errno when it cannot be read. sysfs_root NULL: "/sys". */
+int gdr_topo_port_state(const char *sysfs_root, const char *ibdev, int port, char *out, size_t len);
 /* Port 1.. of ibdev under sysfs_root: ACTIVE, DOWN or UNKNOWN; *port gets
  * the first ACTIVE port (else the first listed, else 0) and state its text
  * ("DOWN", "INIT", ...; "" when unknown). */

@@ -14,6 +14,10 @@
 
 /* util: durations (parse.c: --timeout, --time-per-size, --duration) */
 #define GDR_MAX_SECONDS 86400.0
+/* harness: a soak (options.c: --soak, --interval) */
+#define GDR_SOAK_MAX_SECONDS (30 * 86400.0)
+#define GDR_SOAK_INTERVAL_MIN 1.0
+#define GDR_SOAK_INTERVAL_MAX 3600.0
 
 /* rdma: what a connection may have (verbs.c, cm.c, endpoint.c) */
 #define GDR_MAX_QPS 64   /* queue pairs an end may have */

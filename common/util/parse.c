@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -32,6 +33,36 @@ int gdr_parse_seconds(const char *text, double *out)
     if (errno || *end || !isfinite(v) || v <= 0 || v > GDR_MAX_SECONDS)
         return -1;
     *out = v;
+    return 0;
+}
+
+int gdr_parse_duration(const char *text, double *out)
+{
+    if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || !isfinite(v) || !(v >= 0))
+        return -1;
+    if (*end == ':') {
+        unsigned h = 0, mi = 0, se = 0;
+        int n = 0;
+        if (sscanf(text, "%u:%2u%n:%2u%n", &h, &mi, &n, &se, &n) < 2 || text[n] || mi > 59 ||
+            se > 59)
+            return -1;
+        *out = h * 3600.0 + mi * 60.0 + se;
+        return 0;
+    }
+    double unit = !*end               ? 1
+                  : !strcmp(end, "s") ? 1
+                  : !strcmp(end, "m") ? 60
+                  : !strcmp(end, "h") ? 3600
+                  : !strcmp(end, "d") ? 86400
+                                      : -1;
+    if (unit < 0)
+        return -1;
+    *out = v * unit;
     return 0;
 }
 

@@ -28,6 +28,10 @@ int gdr_getopt(const char *prog, const char *cmd, int argc, char **argv, const c
 int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 /* Seconds > 0 and at most GDR_MAX_SECONDS ("0.5", "30"); -1 otherwise. */
 int gdr_parse_seconds(const char *text, double *out);
+/* A duration >= 0 in seconds: a number alone or with s, m, h or d ("90s",
+ * "90m", "8h", "3d"), or H:MM[:SS]; -1 otherwise (gdr-cluster's --budget,
+ * the benchmarks' --soak). */
+int gdr_parse_duration(const char *text, double *out);
 
 /* A CPU list as sysfs writes it and taskset reads it: comma-separated
  * CPUs and ranges ("0-3,8,10-11"), each below CPU_SETSIZE. A trailing

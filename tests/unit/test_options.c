@@ -164,6 +164,51 @@ static void test_duration_flags(void **state)
     assert_int_equal(cfg.iters, 0);
 }
 
+/* --soak: one size, each interval a calibrated timed phase; its
+ * durations as gdr-cluster's --budget reads them (one parser). */
+static void test_soak(void **state)
+{
+    (void)state;
+    struct gdr_config cfg;
+    assert_run(PARSE0(&cfg, &bw_test));
+    assert_near(cfg.soak_s, 0, 0);
+    assert_near(cfg.interval_s, 10, 0);
+    assert_near(cfg.dip_pct, 90, 0);
+
+    assert_run(PARSE(&cfg, &bw_test, "--soak=90s", "-s", "1M"));
+    assert_near(cfg.soak_s, 90, 0);
+    assert_near(cfg.time_per_size, 10, 0);
+    assert_int_equal(cfg.iters, 0);
+    assert_null(cfg.json_lines_path);
+    /* a server writes the lines of the soak its client asks for */
+    assert_run(PARSE(&cfg, &bw_test, "--json-lines=s.jsonl"));
+    assert_near(cfg.soak_s, 0, 0);
+
+    assert_run(PARSE(&cfg, &lat_test, "--soak=8h", "--interval=2.5", "--json-lines=s.jsonl",
+                     "--dip-pct=80"));
+    assert_near(cfg.soak_s, 8 * 3600, 0);
+    assert_near(cfg.interval_s, 2.5, 0);
+    assert_near(cfg.time_per_size, 2.5, 0);
+    assert_near(cfg.dip_pct, 80, 0);
+    assert_string_equal(cfg.json_lines_path, "s.jsonl");
+
+    const struct {
+        const char *text;
+        double s;
+    } ok[] = {{"3d", 3 * 86400}, {"45m", 2700}, {"1:30:00", 5400}, {"0:05", 300}, {"120", 120}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        double v;
+        assert_int_equal(gdr_parse_duration(ok[i].text, &v), 0);
+        assert_near(v, ok[i].s, 0);
+    }
+    const char *bad[] = {"", "h", "8x", "-1h", "1:60", "1:2:3:4", "nan", "inf", "1 h"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        double v;
+        if (gdr_parse_duration(bad[i], &v) == 0)
+            fail_msg("'%s' parsed as %g", bad[i], v);
+    }
+}
+
 static void test_long_options(void **state)
 {
     (void)state;
@@ -602,6 +647,7 @@ int main(void)
         gdr_unit_test(test_perftest_flags),
         gdr_unit_test(test_all_flag),
         gdr_unit_test(test_duration_flags),
+        gdr_unit_test(test_soak),
         gdr_unit_test(test_long_options),
         gdr_unit_test(test_boundaries_accepted),
         gdr_unit_test(test_server_before_options),

@@ -7,6 +7,7 @@
 #include "cluster_rails.h"
 #include "error.h"
 #include "json.h"
+#include "parse.h"
 #include "sizes.h"
 
 #include <errno.h>
@@ -319,35 +320,6 @@ static int leave_out(const struct names *ns, const char *list, bool *out)
     return rc;
 }
 
-/* --budget: seconds, or a number with s, m, h or d, or H:MM[:SS]. */
-static int parse_duration(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0;
-    if (!s || !*s || errno || !(v >= 0))
-        return gdr_core_usage_error("--budget wants a duration (7200, 90m, 2h, 1:30:00), not '%s'",
-                                    s ? s : "");
-    if (*end == ':') {
-        unsigned h = 0, mi = 0, se = 0;
-        int n = 0;
-        if (sscanf(s, "%u:%2u%n:%2u%n", &h, &mi, &n, &se, &n) < 2 || s[n] || mi > 59 || se > 59)
-            return gdr_core_usage_error("--budget: '%s' is not H:MM[:SS]", s);
-        *out = h * 3600.0 + mi * 60.0 + se;
-        return 0;
-    }
-    double unit = !*end               ? 1
-                  : !strcmp(end, "s") ? 1
-                  : !strcmp(end, "m") ? 60
-                  : !strcmp(end, "h") ? 3600
-                  : !strcmp(end, "d") ? 86400
-                                      : -1;
-    if (unit < 0)
-        return gdr_core_usage_error("--budget: unknown unit in '%s' (s, m, h, d)", s);
-    *out = v * unit;
-    return 0;
-}
-
 /* H:MM:SS */
 static const char *hms(double s, char *buf, size_t len)
 {
@@ -483,7 +455,9 @@ int gdr_core_cmd_plan(int argc, char **argv)
             break;
         case O_BUDGET:
             budget_arg = v;
-            rc = parse_duration(v, &budget);
+            if (gdr_parse_duration(v, &budget))
+                rc = gdr_core_usage_error(
+                    "--budget wants a duration (7200, 90m, 2h, 1:30:00), not '%s'", v);
             break;
         case O_MAXC: rc = gdr_core_parse_count("--max-concurrent", v, 1u << 20, &maxc); break;
         case O_SERIAL: maxc = 1; break;

@@ -1,0 +1,338 @@
+/* soak.c - a soak's intervals: lines, points, findings, summary (soak.h). */
+#include "config.h"
+
+#include "soak.h"
+#include "error.h"
+#include "json.h"
+#include "output.h"
+#include "pairing.h"
+#include "session.h"
+#include "soak_findings.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+volatile sig_atomic_t gdr_soak_stop;
+volatile sig_atomic_t gdr_soak_graceful;
+
+#define MAX_FINDINGS 64
+
+struct gdr_soak {
+    FILE *lines;       /* --json-lines; NULL without */
+    uint64_t start_ns; /* monotonic, as the soak began */
+    time_t start_wall; /* the same moment, UTC */
+    double elapsed_s;  /* at the end of the last interval */
+    size_t n, cap;
+    struct gdr_soak_point *points;
+    bool by_signal; /* ended by SIGTERM or SIGINT */
+    long nfindings;
+    struct gdr_soak_finding findings[MAX_FINDINGS];
+};
+
+static bool latency(const struct gdr_session *s)
+{
+    return s->test->metric == GDR_METRIC_LAT;
+}
+
+int gdr_soak_begin(struct gdr_session *s)
+{
+    struct gdr_soak *k = calloc(1, sizeof(*k));
+    if (!k)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    s->soak = k;
+    if (s->cfg->json_lines_path && !(k->lines = fopen(s->cfg->json_lines_path, "w")))
+        return gdr_fail(GDR_EXIT_RUN, "--json-lines %s: %s", s->cfg->json_lines_path,
+                        strerror(errno));
+    k->start_ns = gdr_now_ns();
+    k->start_wall = time(NULL);
+    gdr_soak_graceful = !s->is_server;
+    return 0;
+}
+
+static double since_start(const struct gdr_soak *k)
+{
+    return (double)(gdr_now_ns() - k->start_ns) * 1e-9;
+}
+
+/* Another interval while more than half of one is left: the soak ends
+ * within half an interval of its duration. */
+bool gdr_soak_more(const struct gdr_session *s)
+{
+    if (gdr_soak_stop) {
+        s->soak->by_signal = true;
+        return false;
+    }
+    return since_start(s->soak) + 0.5 * s->cfg->interval_s < s->cfg->soak_s;
+}
+
+/* The deltas of one end's counters in the soak's classes. */
+static void classify(const struct gdr_counter_deltas *d, uint64_t out[GDR_SOAK_COUNTERS])
+{
+    memset(out, 0, GDR_SOAK_COUNTERS * sizeof(out[0]));
+    for (size_t i = 0; i < d->n; i++) {
+        const char *name = d->d[i].name;
+        int c = strcmp(name, "link_downed") == 0        ? GDR_SOAK_LINK_DOWNED
+                : strcmp(name, "symbol_error") == 0     ? GDR_SOAK_SYMBOL_ERRORS
+                : d->d[i].cls == GDR_COUNTER_ERROR      ? GDR_SOAK_ERRORS
+                : d->d[i].cls == GDR_COUNTER_RETRANSMIT ? GDR_SOAK_RETRANSMISSIONS
+                : d->d[i].cls == GDR_COUNTER_CONGESTION ? GDR_SOAK_CONGESTION
+                                                        : -1;
+        if (c >= 0)
+            out[c] += d->d[i].delta;
+    }
+}
+
+static cJSON *counters_json(const struct gdr_counter_deltas *d)
+{
+    if (!d->available)
+        return cJSON_CreateNull();
+    uint64_t by[GDR_SOAK_COUNTERS];
+    classify(d, by);
+    cJSON *o = cJSON_CreateObject();
+    for (int c = 0; c < GDR_SOAK_COUNTERS; c++)
+        gdr_json_add_u64(o, gdr_soak_counter_name(c), by[c]);
+    return o;
+}
+
+static bool slowed(const struct gdr_gpu_sample *g)
+{
+    return g->available && g->throttle_known && (g->throttle & GDR_NVML_THROTTLE_SLOWDOWN);
+}
+
+/* A GPU end: NVML's throttle reasons as the interval ended. Temperature
+ * and ECC counts are not sampled per interval by mem/nvml.c: null, and
+ * not_read says so. */
+static cJSON *gpu_json(const struct gdr_size_seen *seen)
+{
+    const struct gdr_gpu_sample *g = &seen->gpu;
+    cJSON *o = cJSON_CreateObject();
+    if (g->available && g->throttle_known) {
+        char names[160];
+        gdr_nvml_throttle_names(g->throttle, names, sizeof(names));
+        cJSON_AddStringToObject(o, "throttle", names);
+        cJSON_AddBoolToObject(o, "slowdown", slowed(g));
+    } else {
+        cJSON_AddNullToObject(o, "throttle");
+        cJSON_AddNullToObject(o, "slowdown");
+    }
+    cJSON_AddNullToObject(o, "temperature_c");
+    cJSON_AddNullToObject(o, "ecc_uncorrected");
+    cJSON_AddStringToObject(o, "not_read", "temperature_c, ecc_uncorrected");
+    return o;
+}
+
+static bool gpu_end(const struct gdr_endpoint *ep)
+{
+    return strcmp(ep->placement, "cuda") == 0;
+}
+
+static cJSON *line_json(const struct gdr_session *s, const struct gdr_size_result *row,
+                        const struct gdr_soak_point *p, double start_s)
+{
+    const struct gdr_soak *k = s->soak;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "schema_version", GDR_SOAK_LINE_SCHEMA);
+    cJSON_AddStringToObject(o, "test", s->test->name);
+    cJSON_AddStringToObject(o, "role", s->is_server ? "server" : "client");
+    gdr_json_add_u64(o, "interval", k->n);
+    char when[32];
+    gdr_utc_iso8601(when, sizeof(when));
+    cJSON_AddStringToObject(o, "time", when);
+    cJSON_AddNumberToObject(o, "start_s", start_s);
+    cJSON_AddNumberToObject(o, "end_s", p->t_s);
+    cJSON_AddStringToObject(o, "metric", latency(s) ? "latency" : "bandwidth");
+    cJSON_AddNumberToObject(o, "value", p->value);
+    cJSON *nic = cJSON_AddObjectToObject(o, "nic_counters");
+    cJSON_AddItemToObject(nic, "client", counters_json(&row->seen_client.nic));
+    cJSON_AddItemToObject(nic, "server", counters_json(&row->seen_server.nic));
+    char state[32];
+    cJSON *port = cJSON_AddObjectToObject(o, "port");
+    cJSON_AddStringToObject(port, "device", s->verbs.dev_name);
+    cJSON_AddNumberToObject(port, "port", s->cfg->ib_port);
+    if (gdr_topo_port_state(NULL, s->verbs.dev_name, s->cfg->ib_port, state, sizeof(state)) == 0)
+        cJSON_AddStringToObject(port, "state", state);
+    else
+        cJSON_AddNullToObject(port, "state");
+    const struct gdr_endpoint *ce = s->is_server ? &s->remote : &s->local;
+    const struct gdr_endpoint *se = s->is_server ? &s->local : &s->remote;
+    cJSON *gpu = cJSON_AddObjectToObject(o, "gpu");
+    cJSON_AddItemToObject(gpu, "client",
+                          gpu_end(ce) ? gpu_json(&row->seen_client) : cJSON_CreateNull());
+    cJSON_AddItemToObject(gpu, "server",
+                          gpu_end(se) ? gpu_json(&row->seen_server) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "row", gdr_output_row_json(s, row));
+    return o;
+}
+
+static int write_line(struct gdr_session *s, cJSON *line)
+{
+    struct gdr_soak *k = s->soak;
+    char *text = cJSON_PrintUnformatted(line);
+    int rc = text && fprintf(k->lines, "%s\n", text) >= 0 && fflush(k->lines) == 0 ? 0 : -1;
+    free(text);
+    if (rc)
+        return gdr_fail(GDR_EXIT_RUN, "--json-lines %s: %s", s->cfg->json_lines_path,
+                        strerror(errno ? errno : EIO));
+    return 0;
+}
+
+int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row)
+{
+    struct gdr_soak *k = s->soak;
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 256;
+        struct gdr_soak_point *p = realloc(k->points, cap * sizeof(*p));
+        if (!p)
+            return gdr_fail(GDR_EXIT_RUN, "out of memory");
+        k->points = p;
+        k->cap = cap;
+    }
+    struct gdr_soak_point *p = &k->points[k->n];
+    memset(p, 0, sizeof(*p));
+    double start_s = k->elapsed_s;
+    p->t_s = k->elapsed_s = since_start(k);
+    p->value = latency(s) ? row->m.lat.median : row->m.bw_avg;
+    uint64_t c[GDR_SOAK_COUNTERS], v[GDR_SOAK_COUNTERS];
+    classify(&row->seen_client.nic, c);
+    classify(&row->seen_server.nic, v);
+    for (int i = 0; i < GDR_SOAK_COUNTERS; i++)
+        p->counters[i] = c[i] + v[i];
+    p->throttled = slowed(&row->seen_client.gpu) || slowed(&row->seen_server.gpu);
+    int rc = 0;
+    if (k->lines) {
+        cJSON *line = line_json(s, row, p, start_s);
+        rc = write_line(s, line);
+        cJSON_Delete(line);
+    }
+    k->n++;
+    return rc;
+}
+
+static struct gdr_soak_series series_of(const struct gdr_session *s)
+{
+    struct gdr_soak_series x = {
+        .latency = latency(s), .dip_pct = s->cfg->dip_pct, .n = s->soak->n, .p = s->soak->points};
+    return x;
+}
+
+/* "2026-12-02T19:40:12Z", the soak's start plus at_s */
+static void utc_at(const struct gdr_soak *k, double at_s, char *buf, size_t len)
+{
+    time_t t = k->start_wall + (time_t)at_s;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+size_t gdr_soak_finish(struct gdr_session *s)
+{
+    struct gdr_soak *k = s->soak;
+    if (!k)
+        return 0;
+    struct gdr_soak_series x = series_of(s);
+    k->nfindings = gdr_soak_findings(&x, k->findings, MAX_FINDINGS);
+    if (k->nfindings < 0)
+        k->nfindings = 0;
+    double median = gdr_soak_median(&x);
+    bool lat = latency(s);
+    fprintf(stderr, "%s: soak: %zu intervals in %.0f s (%s), median %.4g %s; %ld finding%s\n",
+            s->test->binary, k->n, k->elapsed_s,
+            k->by_signal ? "ended by a signal" : "its duration", lat ? median * 1e6 : median * 1e-6,
+            lat ? "us" : "MB/s", k->nfindings, k->nfindings == 1 ? "" : "s");
+    for (long i = 0; i < k->nfindings && i < MAX_FINDINGS; i++) {
+        char text[512], when[32];
+        gdr_soak_finding_text(&k->findings[i], lat, text, sizeof(text));
+        utc_at(k, k->findings[i].start_s, when, sizeof(when));
+        fprintf(stderr, "%s: soak finding at %s: %s\n", s->test->binary, when, text);
+    }
+    return (size_t)k->nfindings;
+}
+
+static cJSON *finding_json(const struct gdr_soak *k, const struct gdr_soak_finding *f, bool lat)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", gdr_soak_finding_kind_name(f->kind));
+    gdr_json_add_u64(o, "first_interval", f->first);
+    gdr_json_add_u64(o, "last_interval", f->last);
+    cJSON_AddNumberToObject(o, "start_s", f->start_s);
+    cJSON_AddNumberToObject(o, "end_s", f->end_s);
+    char when[32];
+    utc_at(k, f->start_s, when, sizeof(when));
+    cJSON_AddStringToObject(o, "start_time", when);
+    switch (f->kind) {
+    case GDR_FINDING_DIP:
+        cJSON_AddNumberToObject(o, "worst", f->value);
+        cJSON_AddNumberToObject(o, "median", f->reference);
+        cJSON_AddNumberToObject(o, "pct_of_median", f->pct);
+        break;
+    case GDR_FINDING_TREND:
+        cJSON_AddNumberToObject(o, "change", f->value);
+        cJSON_AddNumberToObject(o, "median", f->reference);
+        cJSON_AddNumberToObject(o, "pct_of_median", f->pct);
+        break;
+    case GDR_FINDING_COUNTER:
+        cJSON_AddStringToObject(o, "counter", gdr_soak_counter_name(f->counter));
+        gdr_json_add_u64(o, "total", f->total);
+        break;
+    case GDR_FINDING_THROTTLE: break;
+    }
+    if (f->kind == GDR_FINDING_COUNTER || f->kind == GDR_FINDING_THROTTLE) {
+        gdr_json_add_u64(o, "intervals_count", f->nintervals);
+        cJSON *list = cJSON_AddArrayToObject(o, "intervals");
+        for (size_t i = 0; i < f->listed; i++)
+            cJSON_AddItemToArray(list, cJSON_CreateNumber((double)f->intervals[i]));
+    }
+    char text[512];
+    gdr_soak_finding_text(f, lat, text, sizeof(text));
+    cJSON_AddStringToObject(o, "text", text);
+    return o;
+}
+
+cJSON *gdr_soak_json(const struct gdr_session *s)
+{
+    const struct gdr_soak *k = s->soak;
+    const struct gdr_config *cfg = s->cfg;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "duration_s", cfg->soak_s);
+    cJSON_AddNumberToObject(o, "interval_s", cfg->interval_s);
+    cJSON_AddNumberToObject(o, "dip_pct", cfg->dip_pct);
+    if (cfg->json_lines_path)
+        cJSON_AddStringToObject(o, "json_lines", cfg->json_lines_path);
+    else
+        cJSON_AddNullToObject(o, "json_lines");
+    gdr_json_add_u64(o, "intervals", k ? k->n : 0);
+    cJSON_AddNumberToObject(o, "elapsed_s", k ? k->elapsed_s : 0);
+    cJSON_AddStringToObject(o, "ended", k && k->by_signal ? "signal" : "duration");
+    struct gdr_soak_series x = k ? series_of(s) : (struct gdr_soak_series){0};
+    double lo = NAN, hi = NAN;
+    for (size_t i = 0; i < x.n; i++) {
+        double v = x.p[i].value;
+        lo = i && lo < v ? lo : v;
+        hi = i && hi > v ? hi : v;
+    }
+    cJSON *v = cJSON_AddObjectToObject(o, "value");
+    cJSON_AddStringToObject(v, "of", latency(s) ? "latency_s.median" : "bw_avg_bytes_per_s");
+    gdr_json_add_number_or_null(v, "median", x.n ? gdr_soak_median(&x) : NAN);
+    gdr_json_add_number_or_null(v, "min", lo);
+    gdr_json_add_number_or_null(v, "max", hi);
+    cJSON *f = cJSON_AddArrayToObject(o, "findings");
+    for (long i = 0; k && i < k->nfindings && i < MAX_FINDINGS; i++)
+        cJSON_AddItemToArray(f, finding_json(k, &k->findings[i], latency(s)));
+    return o;
+}
+
+void gdr_soak_release(struct gdr_session *s)
+{
+    struct gdr_soak *k = s->soak;
+    if (!k)
+        return;
+    if (k->lines)
+        fclose(k->lines);
+    free(k->points);
+    free(k);
+    s->soak = NULL;
+}

@@ -1,0 +1,40 @@
+/* soak.h - a soak (--soak): one size run in intervals for a duration.
+ * protocol.c drives the intervals (each a timed phase calibrated to
+ * --interval, both ends holding the same row); this module keeps what each
+ * interval left: one JSON line (--json-lines, flushed as the interval
+ * ends), a point for the findings (util/soak_findings.c), and at the end
+ * the summary on stderr and in the document. Internal to common/. */
+#ifndef GDR_SOAK_H
+#define GDR_SOAK_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#define GDR_SOAK_LINE_SCHEMA "gdrbench.soak-interval/1"
+
+struct gdr_session;
+struct gdr_size_result;
+
+/* Set by the first SIGTERM or SIGINT of a client's soak (harness.c): the
+ * soak ends once the interval under way is over. A second one interrupts. */
+extern volatile sig_atomic_t gdr_soak_stop;
+/* The client soaks: a signal asks for the end of the soak, not of the run. */
+extern volatile sig_atomic_t gdr_soak_graceful;
+
+/* Start the soak's record (opens --json-lines). -1 after gdr_fail. */
+int gdr_soak_begin(struct gdr_session *s);
+/* Client: should another interval run (time left, no signal)? */
+bool gdr_soak_more(const struct gdr_session *s);
+/* An interval ended with this row: its line and its point. -1 after
+ * gdr_fail (the line could not be written). */
+int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row);
+/* The findings, the summary line and a line per finding on stderr.
+ * Returns how many findings there are. */
+size_t gdr_soak_finish(struct gdr_session *s);
+/* The document's "soak" block. */
+cJSON *gdr_soak_json(const struct gdr_session *s);
+void gdr_soak_release(struct gdr_session *s);
+
+#endif
