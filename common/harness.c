@@ -32,9 +32,10 @@
 static void on_signal(int sig)
 {
     (void)sig;
-    if (gdr_soak_graceful && !gdr_soak_stop)
+    if (gdr_soak_graceful && !gdr_soak_stop) {
+        gdr_soak_signal_ns = gdr_now_ns(); /* clock_gettime: async-signal-safe */
         gdr_soak_stop = 1;
-    else
+    } else
         gdr_interrupted = 1;
 }
 

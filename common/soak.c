@@ -17,6 +17,7 @@
 #include <time.h>
 
 volatile sig_atomic_t gdr_soak_stop;
+volatile uint64_t gdr_soak_signal_ns;
 volatile sig_atomic_t gdr_soak_graceful;
 
 #define MAX_FINDINGS 64
@@ -307,6 +308,10 @@ cJSON *gdr_soak_json(const struct gdr_session *s)
     gdr_json_add_u64(o, "intervals", k ? k->n : 0);
     cJSON_AddNumberToObject(o, "elapsed_s", k ? k->elapsed_s : 0);
     cJSON_AddStringToObject(o, "ended", k && k->by_signal ? "signal" : "duration");
+    if (k && k->by_signal && gdr_soak_signal_ns >= k->start_ns)
+        cJSON_AddNumberToObject(o, "signal_s", (double)(gdr_soak_signal_ns - k->start_ns) * 1e-9);
+    else
+        cJSON_AddNullToObject(o, "signal_s");
     struct gdr_soak_series x = k ? series_of(s) : (struct gdr_soak_series){0};
     double lo = NAN, hi = NAN;
     for (size_t i = 0; i < x.n; i++) {

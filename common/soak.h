@@ -9,6 +9,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -20,6 +21,11 @@ struct gdr_size_result;
 /* Set by the first SIGTERM or SIGINT of a client's soak (harness.c): the
  * soak ends once the interval under way is over. A second one interrupts. */
 extern volatile sig_atomic_t gdr_soak_stop;
+/* When the signal that set gdr_soak_stop came (gdr_now_ns; written by the
+ * handler before the flag, read once the flag is seen): the document's
+ * signal_s, so a test judges "ended after the interval under way" from the
+ * tool's own clock, not from its own view of when it sent the signal. */
+extern volatile uint64_t gdr_soak_signal_ns;
 /* The client soaks: a signal asks for the end of the soak, not of the run. */
 extern volatile sig_atomic_t gdr_soak_graceful;
 
