@@ -607,6 +607,12 @@ static bool dest_only_waits_arrivals(const struct dest *d)
     return d->copied == d->landed && d->copied < d->r.groups && !d->writes_out;
 }
 
+/* A send completion's work: a credit write (tagged) or the test's verb. */
+static const char *send_op_of(const struct gdr_watchdog *w, uint64_t wr_id)
+{
+    return wr_id & CREDIT_TAG ? "credit write" : gdr_verb_name(w->s->test->verb);
+}
+
 static int poll_sends(struct gdr_session *s, struct gdr_watchdog *w, struct source *src,
                       struct dest *d)
 {
@@ -651,6 +657,7 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
     both.d = d;
     w.note = is_source && d ? both_note : is_source ? source_note : dest_note;
     w.note_arg = is_source && d ? (const void *)&both : is_source ? (const void *)&src : d;
+    w.send_op = send_op_of;
     int rc = 0;
     unsigned idle = 0;
     uint64_t idle_since = 0;

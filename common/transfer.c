@@ -117,10 +117,10 @@ int gdr_recv_cq_sleep(struct gdr_watchdog *w, bool *armed, uint64_t *sleeps)
  * reads a flush while the cause (a credit write or an answer that ran out
  * of retries) waits in the send CQ. The first completion in either CQ
  * whose status is neither success nor a flush; false when none comes. */
-static bool flush_cause(struct gdr_verbs *v, struct ibv_wc *cause, const char **op)
+static bool flush_cause(const struct gdr_watchdog *w, struct ibv_wc *cause, const char **op)
 {
+    struct gdr_verbs *v = &w->s->verbs;
     struct ibv_cq *cqs[] = {v->send_cq, v->recv_cq};
-    static const char *const ops[] = {"send request", "receive"};
     uint64_t until = gdr_now_ns() + GDR_CAUSE_WAIT_NS;
     do {
         for (size_t c = 0; c < 2; c++) {
@@ -129,7 +129,9 @@ static bool flush_cause(struct gdr_verbs *v, struct ibv_wc *cause, const char **
             for (int i = 0; i < n; i++)
                 if (wc[i].status != IBV_WC_SUCCESS && wc[i].status != IBV_WC_WR_FLUSH_ERR) {
                     *cause = wc[i];
-                    *op = ops[c];
+                    /* Named as the loop names it where it knows (whichever
+                     * CQ it happened to poll first, the same words). */
+                    *op = c ? "receive" : w->send_op ? w->send_op(w, wc[i].wr_id) : "send request";
                     return true;
                 }
         }
@@ -151,7 +153,7 @@ int gdr_poll_failed(struct gdr_watchdog *w, int got, const struct ibv_wc *wc, co
     struct ibv_wc cause;
     const char *cause_op;
     /* The cause's wr_id is the other CQ's: its iteration is the loop's count. */
-    if (wc->status == IBV_WC_WR_FLUSH_ERR && flush_cause(&s->verbs, &cause, &cause_op))
+    if (wc->status == IBV_WC_WR_FLUSH_ERR && flush_cause(w, &cause, &cause_op))
         return gdr_wc_fail(&s->verbs, &cause, cause_op, w->size, iteration_of(w, NULL));
     return gdr_wc_fail(&s->verbs, wc, op, w->size, iteration_of(w, wc));
 }

@@ -32,6 +32,10 @@ struct gdr_watchdog {
      * (the staged loops: the last credit seen, the groups sent). */
     void (*note)(const void *arg, char *buf, size_t len);
     const void *note_arg;
+    /* Optional: what a send-queue work request is, by its wr_id, for the
+     * cause found behind a flushed receive (the staged loops: a credit
+     * write or the test's verb); NULL: "send request". */
+    const char *(*send_op)(const struct gdr_watchdog *w, uint64_t wr_id);
 };
 
 /* The error of a loop that saw Ctrl-C or SIGTERM: -1. */
@@ -69,6 +73,7 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
     w->wr_iteration = NULL;
     w->loop = NULL;
     w->note = NULL;
+    w->send_op = NULL;
     w->note_arg = NULL;
     gdr_watchdog_progress(w, now_ns);
 }
