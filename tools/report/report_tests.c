@@ -237,12 +237,9 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
             double v = lat ? row->lat[LAT_P99] : row->bw_avg;
             max = fmax(max, v);
         }
-    double scale;
-    const char *unit;
-    if (lat)
-        gdr_lat_unit(max, &scale, &unit);
-    else
-        gdr_bw_unit(max, &scale, &unit);
+    struct gdr_unit u = lat ? gdr_unit_lat(max) : gdr_unit_bw(max);
+    double scale = u.scale;
+    const char *unit = u.name;
 
     /* 1. The metric, with each row's limit where the documents have one. */
     struct fig f = {0}, lim = {0};
