@@ -70,6 +70,17 @@ struct gdr_unit gdr_unit_lat(double max)
     return max >= 1e-3 ? (struct gdr_unit){"ms", 1e3} : (struct gdr_unit){"\xc2\xb5s", 1e6};
 }
 
+struct gdr_unit gdr_unit_named(const char *name)
+{
+    static const struct gdr_unit all[] = {{"GB/s", 1e-9},    {"MB/s", 1e-6}, {"Gb/s", 8e-9},
+                                          {"Mb/s", 8e-6},    {"ms", 1e3},    {"us", 1e6},
+                                          {"\xc2\xb5s", 1e6}};
+    for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++)
+        if (!strcmp(name, all[i].name))
+            return all[i];
+    return all[0];
+}
+
 void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len)
 {
     if (!isfinite(v))
