@@ -241,7 +241,7 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
         size_tics(gp, c->sizes, c->nsizes);
     } else {
         fprintf(gp, "unset logscale x\nset xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\n"
-                    "set autoscale x\nset xtics autofreq\n");
+                    "set autoscale xfix\nset xtics autofreq\n");
         fprintf(gp, "set format x %s\n", c->x_hours ? "\"%m-%d\\n%H:%M\"" : "'%m-%d'");
     }
     fprintf(gp, "set title ");
@@ -298,7 +298,7 @@ void gdr_fig_caption(FILE *gp, int line, const char *text, bool warn)
 {
     fprintf(gp, "set label %d ", 100 + line);
     gdr_fig_str(gp, text);
-    fprintf(gp, " at character 1.5, character %g left font \",10\"", 0.8 + line);
+    fprintf(gp, " at character 1.5, character %g left font \",9\"", 0.8 + line);
     if (warn)
         fprintf(gp, " tc rgb \"%s\"", GDR_C_WARN);
     fputc('\n', gp);
