@@ -172,6 +172,10 @@ void gdr_fig_block(FILE *gp, const char *name, const char *rows)
 
 static void data_ref(FILE *gp, const struct gdr_fig_line *l)
 {
+    if (!l->using) {
+        fputs(l->data, gp);
+        return;
+    }
     if (l->data[0] == '$')
         fputs(l->data, gp);
     else
@@ -212,8 +216,9 @@ static void size_label(double b, char *out, size_t len)
     snprintf(out, len, "%g %s", b, u[k]);
 }
 
-/* At most 8 labels, every k-th size, none closer than 5 % of the axis. */
-static void size_tics(FILE *gp, const double *s, size_t n)
+/* At most 8 labels, every k-th size, none closer than gap (a fraction of
+ * the axis). */
+static void size_tics(FILE *gp, const double *s, size_t n, double gap)
 {
     if (!n)
         return;
@@ -222,7 +227,7 @@ static void size_tics(FILE *gp, const double *s, size_t n)
     fprintf(gp, "set logscale x 2\nset xrange [%g:%g]\nset xtics (", lo, hi);
     bool first = true;
     for (size_t i = 0; i < n; i += k) {
-        if (!first && log(s[i] / last) < 0.05 * log(hi / lo))
+        if (!first && log(s[i] / last) < gap * log(hi / lo))
             continue;
         char lab[32];
         size_label(s[i], lab, sizeof(lab));
@@ -233,12 +238,25 @@ static void size_tics(FILE *gp, const double *s, size_t n)
     fprintf(gp, ")\nset mxtics default\n");
 }
 
+static void plot_lines(FILE *gp, const struct gdr_fig_line *lines, size_t n);
+
+/* The key below the plot area, rows x cols, above the caption lines. */
+static void key_below(FILE *gp, size_t n, unsigned cols, int ncaption)
+{
+    size_t rows = (n + cols - 1) / cols;
+    fprintf(gp, "set bmargin %zu\n", 3 + rows + (size_t)ncaption + 1);
+    fprintf(gp,
+            "set key at screen 0.5, character %g center top horizontal maxrows %zu reverse Left "
+            "width 2 samplen 3 spacing 1.1 box lc rgb \"#a0a0a0\" opaque\n",
+            ncaption + (double)rows + 1.2, rows);
+}
+
 void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
 {
     fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw 1.2\nunset arrow\n");
     if (c->x == GDR_X_LOG2_BYTES) {
         fprintf(gp, "unset xdata\n");
-        size_tics(gp, c->sizes, c->nsizes);
+        size_tics(gp, c->sizes, c->nsizes, c->narrow ? 0.12 : 0.05);
     } else {
         fprintf(gp, "unset logscale x\nset xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\n"
                     "set autoscale xfix\nset xtics autofreq\n");
@@ -248,7 +266,7 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
     gdr_fig_str(gp, c->title);
     fprintf(gp, "\nset xlabel ");
     gdr_fig_str(gp, c->xlabel);
-    fprintf(gp, "\nset ylabel ");
+    fprintf(gp, " offset 0,0.3\nset ylabel ");
     gdr_fig_str(gp, c->ylabel);
     fputc('\n', gp);
     fprintf(gp, c->y == GDR_Y_LOG ? "set logscale y 10\n" : "unset logscale y\n");
@@ -271,9 +289,34 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
     }
     if (c->no_key)
         fprintf(gp, "unset key\n");
+    else if (c->key_cols)
+        key_below(gp, c->nlines, c->key_cols, c->ncaption);
+    plot_lines(gp, c->lines, c->nlines);
+    if (isfinite(c->hline))
+        fprintf(gp, "%s%.9g with lines lc rgb \"#404040\" dt 3 lw 1.5 notitle",
+                c->nlines ? ", \\\n    " : "", c->hline);
+    fputc('\n', gp);
+    for (size_t i = 0; i < c->nvlines; i++)
+        if (c->vlines[i].label)
+            fprintf(gp, "unset label %zu\n", 400 + i);
+}
+
+void gdr_fig_key_panel(FILE *gp, const struct gdr_fig_line *lines, size_t n, unsigned key_cols,
+                       int ncaption)
+{
+    fprintf(gp, "set lmargin at screen 0.08; set rmargin at screen 0.99; unset title; unset "
+                "xlabel; unset ylabel; unset tics; unset grid; unset border; unset logscale; set "
+                "xrange [0:1]; set yrange [0:1]\n");
+    key_below(gp, n, key_cols, ncaption);
+    plot_lines(gp, lines, n);
+    fputc('\n', gp);
+}
+
+static void plot_lines(FILE *gp, const struct gdr_fig_line *lines, size_t n)
+{
     fprintf(gp, "plot ");
-    for (size_t i = 0; i < c->nlines; i++) {
-        const struct gdr_fig_line *l = &c->lines[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct gdr_fig_line *l = &lines[i];
         if (i)
             fprintf(gp, ", \\\n    ");
         data_ref(gp, l);
@@ -285,13 +328,6 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
             fprintf(gp, " notitle");
         }
     }
-    if (isfinite(c->hline))
-        fprintf(gp, "%s%.9g with lines lc rgb \"#404040\" dt 3 lw 1.5 notitle",
-                c->nlines ? ", \\\n    " : "", c->hline);
-    fputc('\n', gp);
-    for (size_t i = 0; i < c->nvlines; i++)
-        if (c->vlines[i].label)
-            fprintf(gp, "unset label %zu\n", 400 + i);
 }
 
 void gdr_fig_caption(FILE *gp, int line, const char *text, bool warn)

@@ -108,7 +108,8 @@ enum gdr_fig_style {
 };
 
 /* One curve: data ("$block" or a file name relative to the script), its
- * gnuplot index (-1: whole file) and using columns. */
+ * gnuplot index (-1: whole file) and using columns; using NULL: data is
+ * an expression ("NaN": a key entry only). */
 struct gdr_fig_line {
     const char *data;
     int index;
@@ -133,9 +134,11 @@ enum gdr_xkind { GDR_X_LOG2_BYTES, GDR_X_TIME };
 struct gdr_fig_chart {
     const char *title, *xlabel, *ylabel;
     enum gdr_xkind x;
-    /* GDR_X_LOG2_BYTES: the sizes for the x tics (at most 8 labels). */
+    /* GDR_X_LOG2_BYTES: the sizes for the x tics (at most 8 labels; narrow:
+     * a half-width panel, fewer). */
     size_t nsizes;
     const double *sizes;
+    bool narrow;
     /* GDR_X_TIME: the data's time format; multi-day: dates, else hours. */
     bool x_hours;
     enum gdr_ykind y;
@@ -146,8 +149,16 @@ struct gdr_fig_chart {
     size_t nvlines;
     const struct gdr_fig_vline *vlines;
     bool no_key;
+    /* key_cols > 0: the key below the plot, in that many columns, above
+     * ncaption caption lines (gdr_fig_caption). */
+    unsigned key_cols;
+    int ncaption;
 };
 void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c);
+/* A multiplot's last panel: only the key of lines, below, as wide as the
+ * figure (key_cols and ncaption as a chart's). */
+void gdr_fig_key_panel(FILE *gp, const struct gdr_fig_line *lines, size_t n, unsigned key_cols,
+                       int ncaption);
 
 /* Caption lines at the bottom of a figure (line 0 lowest); warn: dark red. */
 void gdr_fig_caption(FILE *gp, int line, const char *text, bool warn);
