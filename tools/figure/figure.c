@@ -86,7 +86,7 @@ void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len)
     if (!isfinite(v))
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.4g %s", v * u.scale, u.name);
+        snprintf(buf, len, "%.3g %s", v * u.scale, u.name);
 }
 
 void gdr_y_range(enum gdr_ykind kind, double lo, double hi, double ref, double frac, double *out_lo,

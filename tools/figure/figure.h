@@ -69,7 +69,7 @@ struct gdr_unit gdr_unit_lat(double max_s);
 /* A unit by its name: GB/s, MB/s, Gb/s, Mb/s (gdr-cluster's), ms, µs or
  * us; anything else GB/s. */
 struct gdr_unit gdr_unit_named(const char *name);
-/* "12.3 GB/s": v (SI) in u, 4 significant digits; "-" when not finite. */
+/* "12.3 GB/s": v (SI) in u, 3 significant digits; "-" when not finite. */
 void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len);
 
 /* ---- honest y axes ---- */
