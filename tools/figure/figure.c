@@ -240,6 +240,17 @@ static void size_tics(FILE *gp, const double *s, size_t n, double gap)
 
 static void plot_lines(FILE *gp, const struct gdr_fig_line *lines, size_t n);
 
+static void labels(FILE *gp, const char *title, const char *xlabel, const char *ylabel)
+{
+    fprintf(gp, "set title ");
+    gdr_fig_str(gp, title);
+    fprintf(gp, "\nset xlabel ");
+    gdr_fig_str(gp, xlabel);
+    fprintf(gp, " offset 0,0.3\nset ylabel ");
+    gdr_fig_str(gp, ylabel);
+    fputc('\n', gp);
+}
+
 /* The key below the plot area, rows x cols, above the caption lines. */
 static void key_below(FILE *gp, size_t n, unsigned cols, int ncaption)
 {
@@ -262,13 +273,7 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
                     "set autoscale xfix\nset xtics autofreq\n");
         fprintf(gp, "set format x %s\n", c->x_hours ? "\"%m-%d\\n%H:%M\"" : "'%m-%d'");
     }
-    fprintf(gp, "set title ");
-    gdr_fig_str(gp, c->title);
-    fprintf(gp, "\nset xlabel ");
-    gdr_fig_str(gp, c->xlabel);
-    fprintf(gp, " offset 0,0.3\nset ylabel ");
-    gdr_fig_str(gp, c->ylabel);
-    fputc('\n', gp);
+    labels(gp, c->title, c->xlabel, c->ylabel);
     fprintf(gp, c->y == GDR_Y_LOG ? "set logscale y 10\n" : "unset logscale y\n");
     if (c->y_lo != 0 || c->y_hi != 0)
         fprintf(gp, "set yrange [%.9g:%.9g]\n", c->y_lo, c->y_hi);
@@ -374,14 +379,9 @@ static void cells_of(FILE *gp, const char *file, const char *colour, const char 
 void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h)
 {
     size_t rows = h->dots ? h->rows : h->side;
-    fprintf(gp, "set title ");
-    gdr_fig_str(gp, h->title);
-    fprintf(gp, "\nset xlabel ");
-    gdr_fig_str(gp, h->xlabel);
-    fprintf(gp, "\nset ylabel ");
-    gdr_fig_str(gp, h->ylabel);
+    labels(gp, h->title, h->xlabel, h->ylabel);
     fprintf(gp,
-            "\nset datafile missing \"NaN\"\nset style fill solid 1.0 noborder\n"
+            "set datafile missing \"NaN\"\nset style fill solid 1.0 noborder\n"
             "set xrange [-0.5:%zu-0.5]; set yrange [%zu-0.5:-0.5]\n",
             h->side, rows);
     if (!h->dots)
@@ -421,11 +421,9 @@ void gdr_fig_histogram(FILE *gp, const char *data, const char *col, const char *
                        const char *xlabel)
 {
     fprintf(gp, "unset object 1; unset xtics; unset ytics; set xtics; set ytics\n"
-                "set autoscale; set size noratio; unset key\nset title ");
-    gdr_fig_str(gp, title);
-    fprintf(gp, "\nset xlabel ");
-    gdr_fig_str(gp, xlabel);
-    fprintf(gp, "\nset ylabel \"pairs\"\nstats ");
+                "set autoscale; set size noratio; unset key\n");
+    labels(gp, title, xlabel, "pairs");
+    fprintf(gp, "stats ");
     gdr_fig_str(gp, data);
     fprintf(gp,
             " using %s nooutput\n"

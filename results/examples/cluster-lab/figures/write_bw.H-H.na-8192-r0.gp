@@ -4,7 +4,7 @@ eval sprintf('set terminal %s size 900,800 noenhanced font "sans,12"', png_term)
 set output "heat-write_bw.H-H.na-8192-r0.png"
 set bmargin 6
 set title "write_bw.H-H.na-8192-r0: each pair against the reference (1 = reference, as judged)"
-set xlabel "server"
+set xlabel "server" offset 0,0.3
 set ylabel "client"
 set datafile missing "NaN"
 set style fill solid 1.0 noborder
@@ -24,7 +24,7 @@ set output "hist-write_bw.H-H.na-8192-r0.png"
 unset object 1; unset xtics; unset ytics; set xtics; set ytics
 set autoscale; set size noratio; unset key
 set title "write_bw.H-H.na-8192-r0: pairs"
-set xlabel "bandwidth (Mb/s)"
+set xlabel "bandwidth (Mb/s)" offset 0,0.3
 set ylabel "pairs"
 stats "values-write_bw.H-H.na-8192-r0.dat" using ($1*8e-06) nooutput
 bw = (STATS_max - STATS_min) / 20.0
