@@ -82,7 +82,6 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     snprintf(file, sizeof(file), "%s.dat", name);
     struct fig_facts ff = {.soft_roce_only = true, .first_run = SIZE_MAX};
     struct hist_view views[HIST_TREND_MAX_SIZES];
-    double most = 0;
     for (size_t j = 0; j < n; j++) {
         const struct hdb_series *s = &t->series[which[j]];
         if (hist_analyse(t, s, t->nruns - 1, o, &views[j])) {
@@ -90,11 +89,10 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                 hist_view_free(&views[j]);
             return -1;
         }
-        for (size_t i = 0; i < views[j].n; i++)
-            most = fmax(most, s->points[i].value);
     }
     bool bw = hist_higher_better(k);
-    struct gdr_unit u = bw ? gdr_unit_bw(most) : gdr_unit_lat(most);
+    /* The history's unit, as its check, CSV and dashboard write it. */
+    struct gdr_unit u = {hist_unit(k), hist_shown(k, 1)};
     snprintf(path, sizeof(path), "%s/%s", outdir, file);
     FILE *dat = fopen(path, "w");
     char *body = NULL;
