@@ -158,15 +158,15 @@ static void test_heat_color(void **state)
 {
     (void)state;
     char c[8];
-    gdr_heat_color(1.0, c);
+    gdr_ratio_colour(1.0, c);
     assert_string_equal(c, "#f7f7f7");
-    gdr_heat_color(0.5, c);
+    gdr_ratio_colour(0.5, c);
     assert_string_equal(c, "#b35806");
-    gdr_heat_color(0.1, c); /* clamped */
+    gdr_ratio_colour(0.1, c); /* clamped */
     assert_string_equal(c, "#b35806");
-    gdr_heat_color(1.5, c);
+    gdr_ratio_colour(1.5, c);
     assert_string_equal(c, "#542788");
-    gdr_heat_color(NAN, c);
+    gdr_ratio_colour(NAN, c);
     assert_string_equal(c, "#f7f7f7");
 }
 

@@ -125,7 +125,7 @@ static void test_fmt_brief(void **state)
     lat[0].lat[LAT_MEDIAN] = 9e-6;
     lat[1].lat[LAT_MEDIAN] = 3.14e-6;
     gdr_fmt_brief(lat, 2, true, buf, sizeof(buf));
-    assert_string_equal(buf, "2 B: 3.14 us median; 1 of 2 sizes not clean");
+    assert_string_equal(buf, "2 B: 3.14 \xc2\xb5s median; 1 of 2 sizes not clean");
     gdr_fmt_brief(lat, 0, true, buf, sizeof(buf));
     assert_string_equal(buf, "");
 }

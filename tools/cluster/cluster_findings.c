@@ -343,8 +343,11 @@ void gdr_findings_verdict(cJSON *doc)
 
 /* ---- the whole ---- */
 
-/* Gb/s, or Mb/s when every bandwidth reference is under 1 Gb/s (the
- * soft-RoCE lab); latency in microseconds. */
+const char *gdr_cluster_bw_unit(double most)
+{
+    return most > 0 && most * 8 < 1e9 ? "Mb/s" : "Gb/s";
+}
+
 static void add_units(cJSON *doc)
 {
     const cJSON *m;
@@ -353,7 +356,7 @@ static void add_units(cJSON *doc)
         if (!strcmp(gdr_jstr_or(m, "metric", ""), "bandwidth"))
             most = fmax(most, gdr_jnum_or(m, "reference", 0));
     cJSON *u = cJSON_AddObjectToObject(doc, "units");
-    cJSON_AddStringToObject(u, "bandwidth", most > 0 && most * 8 < 1e9 ? "Mb/s" : "Gb/s");
+    cJSON_AddStringToObject(u, "bandwidth", gdr_cluster_bw_unit(most));
     cJSON_AddStringToObject(u, "latency", "us");
 }
 
@@ -432,10 +435,9 @@ const char *gdr_findings_unit(const cJSON *doc, const char *metric)
 
 void gdr_cluster_fmt(const char *unit, double v, char *buf, size_t len)
 {
+    struct gdr_unit u = gdr_unit_named(unit);
     if (!(v > 0) || isnan(v))
         snprintf(buf, len, "-");
-    else if (!strcmp(unit, "us"))
-        snprintf(buf, len, "%.2f us", v * 1e6);
     else
-        snprintf(buf, len, "%.1f %s", v * 8 / (!strcmp(unit, "Mb/s") ? 1e6 : 1e9), unit);
+        snprintf(buf, len, "%.*f %s", strcmp(unit, "us") ? 1 : 2, v * u.scale, u.name);
 }

@@ -40,6 +40,9 @@ void gdr_detect_opts_from_json(const cJSON *doc, struct gdr_detect_opts *o);
 
 /* The run's unit for metric ("bandwidth" or "latency"): "Gb/s", "Mb/s", "us". */
 const char *gdr_findings_unit(const cJSON *doc, const char *metric);
+/* The run's bandwidth unit: Gb/s, or Mb/s when the largest bandwidth
+ * reference (bytes/s) is under 1 Gb/s (the soft-RoCE lab); latency is us. */
+const char *gdr_cluster_bw_unit(double most_reference);
 /* v (bytes/s or seconds) in unit: "47.5 Gb/s", "3.21 us"; "-" when unknown. */
 void gdr_cluster_fmt(const char *unit, double v, char *buf, size_t len);
 

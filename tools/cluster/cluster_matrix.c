@@ -898,11 +898,6 @@ static int heat_top(const struct gdr_matrix_set *s, const struct gdr_matrix *m, 
     return rc;
 }
 
-size_t gdr_heat_block(size_t nodes)
-{
-    return nodes > GDR_HEAT_FULL_MAX ? (nodes + GDR_HEAT_FULL_MAX - 1) / GDR_HEAT_FULL_MAX : 1;
-}
-
 int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir)
 {
     size_t b = gdr_heat_block(s->n) > 1 ? gdr_heat_block(s->n) : 0;

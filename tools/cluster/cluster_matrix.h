@@ -8,6 +8,7 @@
 #define GDR_TOOLS_CLUSTER_MATRIX_H
 
 #include "cluster_plan.h"
+#include "figure.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -153,11 +154,7 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
  * reference[k] is matrix k's reference in its own unit (the detector's:
  * with few nodes the median would be one of a slow node's links); 0 or a
  * NULL array means the matrix's median. */
-#define GDR_HEAT_FULL_MAX 64
 #define GDR_HEAT_TOP 16
-/* The one blocking rule of every heatmap (figures and the web page): B,
- * the nodes on a side of one square; 1 up to GDR_HEAT_FULL_MAX nodes. */
-size_t gdr_heat_block(size_t nodes);
 int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir);
 
 /* Median of the OK cells of m (0 when none). */

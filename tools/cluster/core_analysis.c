@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "cluster_figures.h"
 #include "cluster_findings.h"
 #include "cluster_health.h"
 #include "cluster_stream.h"
@@ -19,9 +20,10 @@
 #include <unistd.h>
 
 /* The heatmaps' data, each cell against the detector's reference for the
- * analysed matrices (the others: their median). */
+ * analysed matrices (the others: their median), and with draw the figures
+ * (cluster_figures.h). */
 static int write_heat(const struct gdr_matrix_set *s, const struct gdr_detect_opts *o,
-                      const char *dir)
+                      const char *dir, bool draw)
 {
     struct gdr_detection d;
     double *ref = calloc(s->count + 1, sizeof(double));
@@ -31,13 +33,17 @@ static int write_heat(const struct gdr_matrix_set *s, const struct gdr_detect_op
         free(ref);
         return -1;
     }
+    double most = 0;
     for (size_t k = 0; k < d.nstats; k++) {
         const struct gdr_mstats *st = &d.stats[k];
         double r = st->reference;
         ref[st->matrix] = s->m[st->matrix].latency && r > 0 ? 1 / r : r;
+        if (!s->m[st->matrix].latency && r > most)
+            most = r;
     }
     gdr_detection_free(&d);
-    int rc = gdr_matrix_write_heat(s, ref, dir);
+    int rc = gdr_matrix_write_heat(s, ref, dir) ||
+             (draw && gdr_cluster_figures(s, dir, gdr_cluster_bw_unit(most)));
     free(ref);
     return rc;
 }
@@ -59,7 +65,7 @@ int gdr_core_cmd_matrix(int argc, char **argv)
     rc = gdr_matrix_load(&p, &src, false, 0, &s) ||
                  (a.save_cells && gdr_matrix_save_cells(&s, &p, a.save_cells)) ||
                  (!(a.heat && a.cells) && gdr_matrix_write_csvs(&s, a.out ? a.out : a.dir)) ||
-                 (a.heat && write_heat(&s, &a.det, a.heat))
+                 (a.heat && write_heat(&s, &a.det, a.heat, a.draw))
              ? gdr_core_report_error()
              : 0;
     if (!rc)

@@ -105,6 +105,7 @@ int gdr_core_parse_common(int argc, char **argv, bool want_file, struct gdr_core
         O_TOLERANCE,
         O_SIZE,
         O_PORT,
+        O_DRAW,
     };
     static const struct option opts[] = {
         {"plan", required_argument, NULL, O_PLAN},
@@ -125,6 +126,7 @@ int gdr_core_parse_common(int argc, char **argv, bool want_file, struct gdr_core
         {"tolerance-pct", required_argument, NULL, O_TOLERANCE},
         {"size", required_argument, NULL, O_SIZE},
         {"port", required_argument, NULL, O_PORT},
+        {"draw", no_argument, NULL, O_DRAW},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = argv[0];
@@ -140,6 +142,7 @@ int gdr_core_parse_common(int argc, char **argv, bool want_file, struct gdr_core
         case O_DIR: a->dir = optarg; break;
         case 'o': a->out = optarg; break;
         case O_HEAT: a->heat = optarg; break;
+        case O_DRAW: a->draw = true; break;
         case O_SUSPECTS: a->suspects = optarg; break;
         case O_MANIFEST: a->manifest = optarg; break;
         case O_STATUS: a->status = optarg; break;

@@ -46,6 +46,7 @@ struct gdr_core_args {
     const char *cells, *save_cells; /* --cells: read instead of the documents; --save-cells */
     const char *unreachable;        /* suspects --status: the probe's misses */
     const char *agents;             /* matrix: the agents' cells (agents/NODE.cells) */
+    bool draw;                      /* matrix --heat: the figures too */
     unsigned long worst;            /* report: the N worst nodes per matrix (0: every node) */
     struct gdr_detect_opts det;
     unsigned long port;

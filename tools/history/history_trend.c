@@ -4,20 +4,16 @@
 #include "history_trend.h"
 #include "history_check.h"
 #include "error.h"
-#include "svg.h"
+#include "figure.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-
-extern char **environ;
+#include <unistd.h>
 
 static bool same_figure(const struct hdb_key *a, const struct hdb_key *b)
 {
@@ -36,18 +32,6 @@ static void slug(const char *s, char *out, size_t len)
                               ? *s
                               : '_');
     out[n] = '\0';
-}
-
-/* A gnuplot single-quoted string. */
-static void gq(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
 }
 
 static void dat_num(FILE *f, double v)
@@ -84,19 +68,18 @@ struct fig_facts {
     size_t first_run, last_run;
 };
 
+/* One figure: its data (NAME.dat, in the figure's unit) and its panels,
+ * written once for the PNG and once for the SVG. */
 static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                         const struct hist_opts *o, const char *outdir, const size_t *which,
                         size_t n)
 {
     const struct hdb_key *k = &t->series[which[0]].key;
-    char name[256], raw[256], path[2048];
+    char name[256], raw[256], path[2048], file[280];
     snprintf(raw, sizeof(raw), "trend-%s-%s-%s-%s-%s%s", k->test, k->cplace, k->splace, k->creg,
              k->sreg, k->bidir ? "-bidir" : "");
     slug(raw, name, sizeof(name));
-    snprintf(path, sizeof(path), "%s/%s.dat", outdir, name);
-    FILE *dat = fopen(path, "w");
-    if (!dat)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    snprintf(file, sizeof(file), "%s.dat", name);
     struct fig_facts ff = {.soft_roce_only = true, .first_run = SIZE_MAX};
     struct hist_view views[HIST_TREND_MAX_SIZES];
     for (size_t j = 0; j < n; j++) {
@@ -104,22 +87,42 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         if (hist_analyse(t, s, t->nruns - 1, o, &views[j])) {
             while (j-- > 0)
                 hist_view_free(&views[j]);
-            fclose(dat);
             return -1;
         }
-        fprintf(dat, "# %s %llu B: date value baseline band_low band_high outlier not_clean\n",
-                name, (unsigned long long)s->key.size);
+    }
+    bool bw = hist_higher_better(k);
+    /* The history's unit, as its check, CSV and dashboard write it. */
+    struct gdr_unit u = {hist_unit(k), hist_shown(k, 1)};
+    snprintf(path, sizeof(path), "%s/%s", outdir, file);
+    FILE *dat = fopen(path, "w");
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *b = open_memstream(&body, &blen);
+    if (!dat || !b) {
+        if (dat)
+            fclose(dat);
+        if (b)
+            fclose(b);
+        free(body);
+        for (size_t j = 0; j < n; j++)
+            hist_view_free(&views[j]);
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    }
+    for (size_t j = 0; j < n; j++) {
+        const struct hdb_series *s = &t->series[which[j]];
+        fprintf(dat, "# %s %llu B (%s): date value baseline band_low band_high outlier not_clean\n",
+                name, (unsigned long long)s->key.size, u.name);
         for (size_t i = 0; i < views[j].n; i++) {
             const struct hdb_point *p = &s->points[i];
             const struct hist_point *h = &views[j].pts[i];
             double c = h->center, w = fmax(o->z_min * h->sigma, o->rel_min * fabs(c));
             fprintf(dat, "%s", t->runs[p->run].date);
-            dat_num(dat, hist_shown(&s->key, p->value));
-            dat_num(dat, hist_shown(&s->key, c));
-            dat_num(dat, hist_shown(&s->key, c - w));
-            dat_num(dat, hist_shown(&s->key, c + w));
-            dat_num(dat, h->outlier ? hist_shown(&s->key, p->value) : NAN);
-            dat_num(dat, p->clean == 0 ? hist_shown(&s->key, p->value) : NAN);
+            dat_num(dat, p->value * u.scale);
+            dat_num(dat, c * u.scale);
+            dat_num(dat, (c - w) * u.scale);
+            dat_num(dat, (c + w) * u.scale);
+            dat_num(dat, h->outlier ? p->value * u.scale : NAN);
+            dat_num(dat, p->clean == 0 ? p->value * u.scale : NAN);
             fputc('\n', dat);
             ff.unclean |= p->clean == 0;
             ff.simulated |= p->simulated;
@@ -131,177 +134,125 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         }
         fprintf(dat, "\n\n");
     }
-    if (fclose(dat))
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write error", path);
+    bool bad = fclose(dat) != 0;
 
-    const char *ylabel = hist_higher_better(k) ? "bandwidth [MB/s]" : "median latency [us]";
-    fprintf(gp, "\n# %s\n", name);
     /* Nights a day or more apart show the date; lab runs minutes apart the time. */
     struct tm t0 = {0}, t1 = {0};
-    bool close_runs = strptime(t->runs[ff.first_run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
-                      strptime(t->runs[ff.last_run - 1].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
-                      timegm(&t1) - timegm(&t0) < 3 * 86400;
-    fprintf(gp, "set format x %s\n", close_runs ? "\"%m-%d\\n%H:%M\"" : "'%m-%d'");
-    fprintf(gp,
-            "do for [term_i = 1:2] {\n"
-            "  if (term_i == 2) { set terminal svg size 960,%zu dynamic noenhanced "
-            "font 'sans,12'; set output '%s.svg' }\n",
-            260 * n + 140, name);
-    fprintf(gp, "  if (term_i == 1) { eval sprintf(png_fmt, png_h); set output '%s.png' }\n", name);
-    fprintf(gp, "  set multiplot layout %zu,1 margins 0.1, 0.97, 0.14, %.2f spacing 0, 0.08 title ",
-            n, ff.simulated || ff.soft_roce_only ? 0.85 : 0.89);
-    char title[768];
-    snprintf(title, sizeof(title), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
+    bool hours = strptime(t->runs[ff.first_run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
+                 strptime(t->runs[ff.last_run - 1].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
+                 timegm(&t1) - timegm(&t0) < 3 * 86400;
+    bool warn = ff.simulated || ff.soft_roce_only;
+    fprintf(b, "set multiplot layout %zu,1 margins 0.1, 0.97, 0.14, %.2f spacing 0, 0.08 title ", n,
+            warn ? 0.85 : 0.89);
+    char text[1024];
+    snprintf(text, sizeof(text), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
              k->splace, k->creg, k->sreg, k->bidir ? " bidirectional" : "", k->metric, t->name);
-    gq(gp, title);
-    fprintf(gp, " font ',13'\n");
+    gdr_fig_str(b, text);
+    fprintf(b, " font \",13\"\n");
     /* Caption: runs, versions, method, and the lab's warnings. */
-    char cap[1024];
-    snprintf(cap, sizeof(cap), "%zu runs %.10s .. %.10s, gdrbench %s .. %s",
+    snprintf(text, sizeof(text),
+             "band: baseline (median of the last %zu good nights) +/- the wider of %.1f sigma "
+             "and %.1f%%; red: steps; grey dashed: annotations; circled: outlier nights; y: at "
+             "least +/-10%% around the baseline",
+             o->window, o->z_min, o->rel_min * 100);
+    gdr_fig_caption(b, 0, text, false);
+    snprintf(text, sizeof(text), "%zu runs %.10s .. %.10s, gdrbench %s .. %s",
              ff.last_run - ff.first_run, t->runs[ff.first_run].date, t->runs[ff.last_run - 1].date,
              t->runs[ff.first_run].version, t->runs[ff.last_run - 1].version);
-    fprintf(gp, "  set label 100 ");
-    gq(gp, cap);
-    fprintf(gp, " at screen 0.01, screen 0.04 left font ',9'\n");
-    snprintf(cap, sizeof(cap),
-             "band: baseline (median of the last %zu good nights) +/- the "
-             "wider of %.1f sigma and %.1f%%; red: steps; grey dashed: annotations; circled: "
-             "outlier nights; y: at least +/-10%% around the baseline",
-             o->window, o->z_min, o->rel_min * 100);
-    fprintf(gp, "  set label 103 ");
-    gq(gp, cap);
-    fprintf(gp, " at screen 0.01, screen 0.015 left font ',9'\n");
-    fprintf(gp,
-            "  set key at screen 0.97, screen %.3f right top horizontal maxrows 1 "
-            "noopaque font ',9'\n",
-            ff.simulated || ff.soft_roce_only ? 0.905 : 0.945);
-    size_t warn = 0;
-    if (ff.simulated) {
-        fprintf(gp,
-                "  set label 101 'GPU rows: CUDA driver test double (simulated) — not "
-                "performance' at screen 0.01, screen %.3f left font ',10' tc rgb '#a00000'\n",
-                1 - 0.04 - 0.025 * (double)warn++);
-    }
-    if (ff.soft_roce_only) {
-        fprintf(gp,
-                "  set label 102 'soft-RoCE under emulation — ratios only' at screen "
-                "0.01, screen %.3f left font ',10' tc rgb '#a00000'\n",
-                1 - 0.04 - 0.025 * (double)warn++);
-    }
+    gdr_fig_caption(b, 1, text, false);
+    int line = 2;
+    if (ff.simulated)
+        gdr_fig_caption(b, line++,
+                        "GPU rows: CUDA driver test double (simulated) — not performance", true);
+    if (ff.soft_roce_only)
+        gdr_fig_caption(b, line++, "soft-RoCE under emulation — ratios only", true);
+    fprintf(b,
+            "set key at screen 0.97, screen %.3f right top horizontal maxrows 1 noopaque "
+            "font \",9\"\n",
+            warn ? 0.905 : 0.945);
     for (size_t j = 0; j < n; j++) {
         const struct hdb_series *s = &t->series[which[j]];
-        fprintf(gp, "  unset arrow\n");
-        int a = 1;
-        for (size_t i = 0; i < t->nnotes; i++) {
-            fprintf(gp,
-                    "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead dt 2 lw 1.5 "
-                    "lc rgb '#707070'\n",
-                    a++, t->notes[i].date, t->notes[i].date);
-            if (j == 0) {
-                fprintf(gp, "  set label %d ", 300 + (int)i);
-                gq(gp, t->notes[i].text);
-                fprintf(gp, " at '%s', graph 0.92 left offset 0.5,0 font ',9' tc rgb '#505050'\n",
-                        t->notes[i].date);
-            }
+        size_t maxv = t->nnotes + views[j].nsteps + 1;
+        struct gdr_fig_vline *vl = calloc(maxv, sizeof(*vl));
+        char(*steplab)[32] = calloc(views[j].nsteps + 1, sizeof(*steplab));
+        if (!vl || !steplab) {
+            free(vl);
+            free(steplab);
+            bad = true;
+            break;
         }
+        size_t nv = 0;
+        for (size_t i = 0; i < t->nnotes; i++)
+            vl[nv++] = (struct gdr_fig_vline){t->notes[i].date, j == 0 ? t->notes[i].text : NULL,
+                                              "#707070", true};
         for (size_t i = 0; i < views[j].nsteps; i++) {
             const struct hist_step *st = &views[j].steps[i];
-            const char *d = t->runs[s->points[st->at].run].date;
-            fprintf(gp,
-                    "  set arrow %d from '%s', graph 0 to '%s', graph 1 nohead lw 2 "
-                    "lc rgb '#c00000'\n",
-                    a++, d, d);
-            fprintf(gp,
-                    "  set label %d 'step %+.1f%%' at '%s', graph 0.08 left offset 0.5,0 "
-                    "font ',9' tc rgb '#c00000'\n",
-                    400 + (int)i, (st->after - st->before) / st->before * 100, d);
+            snprintf(steplab[i], sizeof(steplab[i]), "step %+.1f%%",
+                     (st->after - st->before) / st->before * 100);
+            vl[nv++] = (struct gdr_fig_vline){t->runs[s->points[st->at].run].date, steplab[i],
+                                              "#c00000", false};
         }
         /* Honest axis: at least +-10 % around the newest baseline, so two
          * nights 1 % apart do not fill the panel as a cliff. */
         double lo = INFINITY, hi = -INFINITY, ref = NAN;
         for (size_t i = 0; i < views[j].n; i++) {
             const struct hist_point *h = &views[j].pts[i];
-            double v = hist_shown(&s->key, s->points[i].value);
+            double v = s->points[i].value;
             double w = fmax(o->z_min * h->sigma, o->rel_min * fabs(h->center));
             lo = fmin(lo, v);
             hi = fmax(hi, v);
             if (!isnan(h->center)) {
-                lo = fmin(lo, hist_shown(&s->key, h->center - w));
-                hi = fmax(hi, hist_shown(&s->key, h->center + w));
-                ref = hist_shown(&s->key, h->center);
+                lo = fmin(lo, h->center - w);
+                hi = fmax(hi, h->center + w);
+                ref = h->center;
             }
         }
         if (isnan(ref))
-            ref = hist_shown(&s->key, hist_median(views[j].v, views[j].n));
-        double y0, y1;
-        gdr_y_range(GDR_Y_AROUND, lo, hi, ref, 0.10, &y0, &y1);
-        fprintf(gp, "  set yrange [%.9g:%.9g]\n", y0, y1);
-        fprintf(gp, "  set ylabel '%llu B: %s'\n", (unsigned long long)s->key.size, ylabel);
-        fprintf(gp, "  set xlabel %s\n", j + 1 == n ? "'night (UTC)'" : "''");
-        fprintf(gp,
-                "  plot '%s.dat' index %zu using 1:4:5 with filledcurves fc rgb '#cfe0f5' "
-                "fs solid 0.6 noborder title 'no-alarm band', \\\n"
-                "       '' index %zu using 1:3 with lines dt 2 lw 1.5 lc rgb '#3060a0' "
-                "title 'baseline', \\\n"
-                "       '' index %zu using 1:2 with linespoints pt 7 ps 0.5 lw 1.2 "
-                "lc rgb '#202020' title 'measured', \\\n"
-                "       '' index %zu using 1:6 with points pt 6 ps 1.8 lw 1.5 lc rgb '#c00000' "
-                "title 'outlier'%s",
-                name, j, j, j, j, ff.unclean ? ", \\\n" : "\n");
-        /* Not-clean nights crossed, in every panel of a figure that has one. */
-        if (ff.unclean)
-            fprintf(gp,
-                    "       '' index %zu using 1:7 with points pt 2 ps 1.8 lw 2 lc rgb '#000000' "
-                    "title 'not clean (left out)'\n",
-                    j);
-        for (size_t i = 0; i < views[j].nsteps; i++)
-            fprintf(gp, "  unset label %d\n", 400 + (int)i);
-        /* The caption and warnings are drawn once, with the first panel. */
+            ref = hist_median(views[j].v, views[j].n);
+        char ylabel[96];
+        snprintf(ylabel, sizeof(ylabel), "%llu B: %s [%s]", (unsigned long long)s->key.size,
+                 bw ? "bandwidth" : "median latency", u.name);
+        int idx = (int)j;
+        struct gdr_fig_line lines[5] = {
+            {file, idx, "1:4:5", GDR_FIG_BAND, "no-alarm band", GDR_C_BLUE, false, false, 0},
+            {file, idx, "1:3", GDR_FIG_LINES, "baseline", GDR_C_BLUE, true, false, 1.5},
+            {file, idx, "1:2", GDR_FIG_LINESPOINTS, "measured", GDR_C_BLACK, false, false, 1.2},
+            {file, idx, "1:6", GDR_FIG_RING, "outlier", "#c00000", false, false, 0},
+            {file, idx, "1:7", GDR_FIG_CROSS, "not clean (left out)", GDR_C_BLACK, false, false,
+             0}};
+        struct gdr_fig_chart c = {.title = "",
+                                  .xlabel = j + 1 == n ? "night (UTC)" : "",
+                                  .ylabel = ylabel,
+                                  .x = GDR_X_TIME,
+                                  .x_hours = hours,
+                                  .y = GDR_Y_AROUND,
+                                  .hline = NAN,
+                                  .nlines = ff.unclean ? 5 : 4,
+                                  .lines = lines,
+                                  .nvlines = nv,
+                                  .vlines = vl};
+        gdr_y_range(GDR_Y_AROUND, lo * u.scale, hi * u.scale, ref * u.scale, 0.10, &c.y_lo,
+                    &c.y_hi);
+        gdr_fig_chart(b, &c);
+        free(vl);
+        free(steplab);
+        /* The caption, warnings and key are drawn once, with the first panel. */
         if (j == 0)
-            fprintf(gp, "  unset label 100; unset label 101; unset label 102; unset label 103; "
-                        "unset key\n");
+            fprintf(b, "unset label\nunset key\n");
     }
-    for (size_t i = 0; i < t->nnotes; i++)
-        fprintf(gp, "  unset label %d\n", 300 + (int)i);
-    fprintf(gp, "  unset multiplot\n  set key default\n  set autoscale y\n}\n");
-    fprintf(index, "%s\t%s\t%s-%s%s\t%s/%s\t%s.dat\n", name, k->test, k->cplace, k->splace,
-            k->bidir ? " bidir" : "", k->creg, k->sreg, name);
+    fprintf(b, "unset multiplot\nset key default\n");
+    bad |= fclose(b) != 0;
+    for (int png = 1; png >= 0 && !bad; png--) {
+        gdr_fig_output(gp, png, name, 960, (unsigned)(260 * n + 140));
+        fputs(body, gp);
+    }
+    free(body);
+    if (!bad)
+        fprintf(index, "%s\t%s\t%s-%s%s\t%s/%s\t%s.dat\n", name, k->test, k->cplace, k->splace,
+                k->bidir ? " bidir" : "", k->creg, k->sreg, name);
     for (size_t j = 0; j < n; j++)
         hist_view_free(&views[j]);
-    return 0;
-}
-
-/* gnuplot -e "cd 'DIR'" DIR/trend.gp: the script names its files relative
- * to DIR, so it can be rerun from there. */
-static int run_gnuplot(const char *outdir)
-{
-    char *abs = realpath(outdir, NULL);
-    if (!abs)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", outdir, strerror(errno));
-    char cd[4200], script[4200], log[4200];
-    bool quote = strchr(abs, '\'') != NULL;
-    snprintf(cd, sizeof(cd), "cd '%s'", abs);
-    snprintf(script, sizeof(script), "%s/trend.gp", abs);
-    snprintf(log, sizeof(log), "%s/trend.log", abs);
-    free(abs);
-    if (quote)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: a quote in the directory name", outdir);
-    char *argv[] = {"gnuplot", "-e", cd, script, NULL};
-    /* gnuplot's warnings (a range of one night) go to trend.log. */
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    pid_t pid;
-    int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (err)
-        return gdr_fail(err == ENOENT ? GDR_EXIT_ENV : GDR_EXIT_RUN, "gnuplot: %s%s", strerror(err),
-                        err == ENOENT ? " (apt-get install gnuplot-nox)" : "");
-    int status;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed on %s/trend.gp (see trend.log there)",
-                        outdir);
-    return 0;
+    return bad ? gdr_fail(GDR_EXIT_USAGE, "%s: write error", path) : 0;
 }
 
 int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const char *outdir,
@@ -323,17 +274,8 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
             fclose(index);
         return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write there", outdir);
     }
-    /* pngcairo draws antialiased text; the libgd png terminal is the fallback. */
-    fprintf(gp,
-            "# gdr-history trend: rerun with  cd %s && gnuplot trend.gp\n"
-            "png_fmt = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) ? "
-            "\"set terminal pngcairo size 960,%%d noenhanced font 'sans,12'\" : "
-            "\"set terminal png size 960,%%d noenhanced font 'sans,12'\"\n"
-            "set encoding utf8\nset xdata time\n"
-            "set timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\n"
-            "set grid\n"
-            "set style fill transparent solid 0.6 noborder\n",
-            outdir);
+    fprintf(gp, "# gdr-history trend: rerun with  cd %s && gnuplot trend.gp\n", outdir);
+    gdr_fig_preamble(gp);
     int rc = 0;
     size_t figures = 0;
     for (size_t a = 0; a < t->nseries && rc == 0;) {
@@ -343,8 +285,6 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         size_t which[HIST_TREND_MAX_SIZES];
         size_t n = pick(t, a, b, sizes, nsizes, which);
         if (n) {
-            /* The figure's height (a panel per size) for png_fmt. */
-            fprintf(gp, "png_h = %zu\n", 260 * n + 140);
             rc = write_figure(gp, index, t, o, outdir, which, n);
             figures++;
         }
@@ -357,5 +297,10 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         return gdr_fail(GDR_EXIT_USAGE, "%s: write error", outdir);
     if (figures == 0)
         return gdr_fail(GDR_EXIT_USAGE, "none of the sizes asked for is in testbed %s", t->name);
-    return run_gnuplot(outdir);
+    /* gnuplot's warnings (a range of one night) go to trend.log. */
+    const char *script = "trend.gp";
+    snprintf(path, sizeof(path), "%s/trend.log", outdir);
+    if (truncate(path, 0) && errno != ENOENT)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    return gdr_fig_draw(outdir, &script, 1, path);
 }

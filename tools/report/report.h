@@ -84,10 +84,6 @@ const char *gdr_pair_short(const char *pair); /* "host-cuda" -> "H-D" */
 void gdr_series_label(const struct gdr_series *s, char *buf, size_t len);
 /* Placement colour and marker; GDR off dashed. */
 void gdr_series_style(const struct gdr_series *s, const char **color, int *marker, bool *dashed);
-/* Display unit for a set of values: bandwidth MB/s or GB/s, latency us or
- * ms. *scale multiplies an SI value into it. */
-void gdr_bw_unit(double max_bytes_per_s, double *scale, const char **unit);
-void gdr_lat_unit(double max_s, double *scale, const char **unit);
 /* <td class="n" data-si="..."> with the shown number. */
 void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title);
 /* The soft-RoCE / simulated warnings for a set of documents. */

@@ -87,12 +87,9 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
     double max = 0;
     for (size_t i = 0; i < j->n; i++)
         max = fmax(max, fmax(j->b[i], j->r[i]));
-    double scale;
-    const char *unit;
-    if (s->latency)
-        gdr_lat_unit(max, &scale, &unit);
-    else
-        gdr_bw_unit(max, &scale, &unit);
+    struct gdr_unit u = s->latency ? gdr_unit_lat(max) : gdr_unit_bw(max);
+    double scale = u.scale;
+    const char *unit = u.name;
     struct gdr_pt *pb = calloc(j->n + 1, sizeof(*pb)), *pr = calloc(j->n + 1, sizeof(*pr));
     if (!pb || !pr) {
         free(pb);

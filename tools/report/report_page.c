@@ -28,39 +28,10 @@ void gdr_series_label(const struct gdr_series *s, char *buf, size_t len)
 void gdr_series_style(const struct gdr_series *s, const char **color, int *marker, bool *dashed)
 {
     /* Colour = placement pair (client-server), as gdr-plot's figures. */
-    if (!strcmp(s->pair, "host-cuda"))
-        *color = GDR_C_BLUE;
-    else if (!strcmp(s->pair, "cuda-host"))
-        *color = GDR_C_VERMILLION;
-    else if (!strcmp(s->pair, "cuda-cuda"))
-        *color = GDR_C_GREEN;
-    else
-        *color = GDR_C_BLACK;
+    *color = gdr_fig_pair_colour(s->pair);
     bool off = !strcmp(s->gdr, "off");
     *marker = off ? GDR_MK_SQUARE : GDR_MK_CIRCLE;
     *dashed = off;
-}
-
-void gdr_bw_unit(double max, double *scale, const char **unit)
-{
-    if (max >= 1e9) {
-        *scale = 1e-9;
-        *unit = "GB/s";
-    } else {
-        *scale = 1e-6;
-        *unit = "MB/s";
-    }
-}
-
-void gdr_lat_unit(double max, double *scale, const char **unit)
-{
-    if (max >= 1e-3) {
-        *scale = 1e3;
-        *unit = "ms";
-    } else {
-        *scale = 1e6;
-        *unit = "\xc2\xb5s";
-    }
 }
 
 void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title)

@@ -5,6 +5,7 @@
  * unclean rows crossed and marked. */
 #include "config.h"
 
+#include "plot.h"
 #include "report.h"
 #include "svg.h"
 #include "text.h"
@@ -237,12 +238,9 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
             double v = lat ? row->lat[LAT_P99] : row->bw_avg;
             max = fmax(max, v);
         }
-    double scale;
-    const char *unit;
-    if (lat)
-        gdr_lat_unit(max, &scale, &unit);
-    else
-        gdr_bw_unit(max, &scale, &unit);
+    struct gdr_unit u = lat ? gdr_unit_lat(max) : gdr_unit_bw(max);
+    double scale = u.scale;
+    const char *unit = u.name;
 
     /* 1. The metric, with each row's limit where the documents have one. */
     struct fig f = {0}, lim = {0};
@@ -339,12 +337,10 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
         l->dashed = false;
         l->marker = GDR_MK_DIAMOND;
         for (size_t i = 0; i < ss[k]->nsizes; i++) {
-            const struct gdr_row *a = &ss[k]->rows[i], *o = series_row(off, a->size);
-            if (!o)
+            const struct gdr_row *a = &ss[k]->rows[i];
+            if (!series_row(off, a->size))
                 continue;
-            double on_v = lat ? a->lat[LAT_MEDIAN] : a->bw_avg;
-            double off_v = lat ? o->lat[LAT_MEDIAN] : o->bw_avg;
-            double ratio = lat ? (on_v > 0 ? off_v / on_v : NAN) : (off_v > 0 ? on_v / off_v : NAN);
+            double ratio = gdr_speedup(ss[k], off, a->size);
             sp.pts[sp.n - 1][l->n++] =
                 (struct gdr_pt){(double)a->size, ratio, NAN, NAN, 0, NULL, NULL};
         }

@@ -17,42 +17,6 @@
 #define MB 56.0
 #define FONT 14
 
-void gdr_y_range(enum gdr_ykind kind, double lo, double hi, double ref, double frac, double *out_lo,
-                 double *out_hi)
-{
-    if (!isfinite(lo) || !isfinite(hi)) {
-        lo = 0;
-        hi = 1;
-    }
-    if (kind == GDR_Y_LOG) {
-        if (lo <= 0)
-            lo = hi > 0 ? hi / 10 : 1;
-        if (hi <= 0)
-            hi = lo * 10;
-        *out_lo = pow(10, floor(log10(lo) + 1e-9));
-        *out_hi = pow(10, ceil(log10(hi) - 1e-9));
-        if (*out_hi <= *out_lo)
-            *out_hi = *out_lo * 10;
-        return;
-    }
-    if (kind == GDR_Y_ZERO) {
-        *out_lo = lo < 0 ? lo : 0;
-        *out_hi = hi > 0 ? hi * 1.05 : 1;
-        return;
-    }
-    if (!(ref > 0) || !isfinite(ref))
-        ref = (lo + hi) / 2 > 0 ? (lo + hi) / 2 : 1;
-    double a = fmin(lo, ref * (1 - frac)), b = fmax(hi, ref * (1 + frac));
-    double pad = (b - a) * 0.04;
-    a -= pad;
-    b += pad;
-    /* A range that nearly reaches zero starts there. */
-    if (a < (b - a) * 0.25 && lo >= 0)
-        a = 0;
-    *out_lo = a;
-    *out_hi = b;
-}
-
 size_t gdr_ticks_linear(double lo, double hi, size_t max, double *out)
 {
     if (!(hi > lo) || max < 2)
@@ -565,26 +529,6 @@ void gdr_chart_figure(struct gdr_buf *b, const struct gdr_chart *c, const char *
 
 /* ---- heatmap ---- */
 
-void gdr_heat_color(double ratio, char out[8])
-{
-    /* PuOr, five stops: low orange-brown .. white .. purple high. */
-    static const double at[5] = {0.5, 0.75, 1.0, 1.25, 1.5};
-    static const unsigned char rgb[5][3] = {{0xb3, 0x58, 0x06},
-                                            {0xf1, 0xa3, 0x40},
-                                            {0xf7, 0xf7, 0xf7},
-                                            {0x99, 0x8e, 0xc3},
-                                            {0x54, 0x27, 0x88}};
-    double r = isfinite(ratio) ? fmin(fmax(ratio, 0.5), 1.5) : 1.0;
-    size_t k = 0;
-    while (k < 3 && r > at[k + 1])
-        k++;
-    double t = (r - at[k]) / (at[k + 1] - at[k]);
-    unsigned c[3];
-    for (int i = 0; i < 3; i++)
-        c[i] = (unsigned)lround(rgb[k][i] + t * (rgb[k + 1][i] - rgb[k][i]));
-    snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
-}
-
 static bool dark(const char *hex)
 {
     unsigned r, g, bl;
@@ -641,7 +585,7 @@ void gdr_heatmap_svg(struct gdr_buf *b, const struct gdr_heat *h)
             snprintf(hatch, sizeof(hatch), "url(#hatch%u)", id);
             const char *f = fill;
             if (h->state[k] == GDR_HEAT_OK)
-                gdr_heat_color(h->ratio[k], fill);
+                gdr_ratio_colour(h->ratio[k], fill);
             else if (h->state[k] == GDR_HEAT_FAILED)
                 f = "#1a1a1a";
             else if (h->state[k] == GDR_HEAT_NONE)
@@ -689,7 +633,7 @@ void gdr_heatmap_svg(struct gdr_buf *b, const struct gdr_heat *h)
     double ly = top + gw + 22, lx = left, lw = 240;
     for (int s = 0; s < 40; s++) {
         char c[8];
-        gdr_heat_color(0.5 + s / 39.0, c);
+        gdr_ratio_colour(0.5 + s / 39.0, c);
         gdr_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"12\" fill=\"%s\"/>",
                        lx + lw * s / 40.0, ly, lw / 40.0 + 0.3, c);
     }

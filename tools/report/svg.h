@@ -11,21 +11,11 @@
 #ifndef GDR_REPORT_SVG_H
 #define GDR_REPORT_SVG_H
 
+#include "figure.h"
 #include "html.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Okabe-Ito, with black first. */
-#define GDR_C_BLACK "#000000"
-#define GDR_C_ORANGE "#E69F00"
-#define GDR_C_SKY "#56B4E9"
-#define GDR_C_GREEN "#009E73"
-#define GDR_C_YELLOW "#F0E442"
-#define GDR_C_BLUE "#0072B2"
-#define GDR_C_VERMILLION "#D55E00"
-#define GDR_C_PURPLE "#CC79A7"
-#define GDR_C_GREY "#777777"
 
 enum gdr_marker { GDR_MK_CIRCLE, GDR_MK_SQUARE, GDR_MK_TRIANGLE, GDR_MK_DIAMOND, GDR_MK_NONE };
 
@@ -60,13 +50,6 @@ struct gdr_vline {
     bool dashed;
 };
 
-enum gdr_xkind { GDR_X_LOG2_BYTES, GDR_X_TIME };
-enum gdr_ykind {
-    GDR_Y_ZERO,   /* linear, from zero */
-    GDR_Y_LOG,    /* decades */
-    GDR_Y_AROUND, /* linear, at least +-y_frac around y_ref (zero when the data reach it) */
-};
-
 struct gdr_chart {
     const char *label; /* the SVG's accessible name (escaped) */
     const char *xlabel, *ylabel;
@@ -97,12 +80,6 @@ void gdr_chart_axis_note(const struct gdr_chart *c, char *buf, size_t len);
 
 /* ---- axis arithmetic (pure; tests/report/test_report_svg.c) ---- */
 
-/* The y range a chart shows: GDR_Y_ZERO [0, max]; GDR_Y_AROUND at least
- * [ref (1 - frac), ref (1 + frac)] and everything in [lo, hi] (a NAN or
- * non-positive ref: the middle of the data), from zero when that range
- * reaches zero anyway; GDR_Y_LOG whole decades around [lo, hi]. */
-void gdr_y_range(enum gdr_ykind kind, double lo, double hi, double ref, double frac, double *out_lo,
-                 double *out_hi);
 /* Up to max round ticks (1, 2, 2.5 or 5 times a power of ten) in [lo, hi];
  * returns the count. */
 size_t gdr_ticks_linear(double lo, double hi, size_t max, double *out);
@@ -126,7 +103,4 @@ struct gdr_heat {
  * 0.5 .. 1.5; failed cells black with a cross, not-run cells hatched grey.
  * A legend bar is drawn below. */
 void gdr_heatmap_svg(struct gdr_buf *b, const struct gdr_heat *h);
-/* The fill for a ratio ("#rrggbb"). */
-void gdr_heat_color(double ratio, char out[8]);
-
 #endif

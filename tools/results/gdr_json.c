@@ -4,6 +4,7 @@
  *   gdr-json get FILE PATH            print one value (results[2].latency_s.median)
  *   gdr-json table FILE               whitespace table of one document, for gnuplot
  *   gdr-json series [-o DIR] PATH...  one table per series, and an index
+ *   gdr-json plot -o DIR [--title T] PATH...  gdr-plot's figures (plot.h)
  *   gdr-json compare [options] BASELINE... -- RUN...
  *   gdr-json manifest init|hosts|add-run|finish MANIFEST ...   a sweep's manifest.json
  *   gdr-json troubleshoot [options] DIR   gdr-troubleshoot's report and verdict
@@ -18,6 +19,7 @@
 #include "json.h"
 #include "manifest.h"
 #include "parse.h"
+#include "plot.h"
 #include "text.h"
 #include "troubleshoot.h"
 
@@ -45,6 +47,9 @@ static const char usage_text[] =
     "  series [-o DIR] PATH...   group documents (files or directories) into series\n"
     "                            (test, placements, registrations), write DIR/<n>.dat\n"
     "                            per series and print a tab-separated index\n"
+    "  plot -o DIR [--title TEXT] PATH...\n"
+    "                            the series, index.tsv, figures.tsv, plots.gp and\n"
+    "                            the figures it draws (gdr-plot)\n"
     "  compare [--bw-tol PCT] [--lat-tol PCT] [--by-limit] [--subset] [--markdown FILE]\n"
     "          BASELINE... -- RUN...\n"
     "                            compare a run with a baseline (files or directories)\n"
@@ -199,31 +204,9 @@ static int cmd_get(int argc, char **argv)
 
 /* ---- table and series ---- */
 
-static void write_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t n)
-{
-    if (latency)
-        fprintf(f, "# size_B min_s median_s mean_s p99_s p999_s max_s cpu_client cpu_server\n");
-    else
-        fprintf(f, "# size_B bw_avg_Bps bw_peak_Bps msg_rate_per_s cpu_client cpu_server "
-                   "limit_Bps pct_of_limit clean\n");
-    for (size_t i = 0; i < n; i++) {
-        const struct gdr_row *r = &rows[i];
-        if (latency)
-            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g %.10g %.10g %.10g\n",
-                    (unsigned long long)r->size, r->lat[LAT_MIN], r->lat[LAT_MEDIAN],
-                    r->lat[LAT_MEAN], r->lat[LAT_P99], r->lat[LAT_P999], r->lat[LAT_MAX],
-                    r->cpu_client, r->cpu_server);
-        else
-            /* unknown: NaN, which gnuplot leaves out; clean: 1, 0 or -1 (not known) */
-            fprintf(f, "%llu %.10g %.10g %.10g %.10g %.10g %.10g %.10g %d\n",
-                    (unsigned long long)r->size, r->bw_avg, r->bw_peak, r->msg_rate, r->cpu_client,
-                    r->cpu_server, r->limit, r->pct_of_limit, r->clean);
-    }
-}
-
 static void print_table(const struct gdr_doc *d)
 {
-    write_rows(stdout, d->latency, d->rows, d->nrows);
+    gdr_plot_rows(stdout, d->latency, d->rows, d->nrows);
 }
 
 static void print_brief(const struct gdr_doc *d)
@@ -246,108 +229,39 @@ static int cmd_one_doc(const char *cmd, void (*show)(const struct gdr_doc *), in
     return GDR_EXIT_OK;
 }
 
-/* The GPU of a cuda end ("-" for host memory, "GPU" when unnamed). */
-static const char *gpu_name(const struct gdr_end_info *e)
+/* series and plot: -o DIR (series: default .; plot: required), plot's
+ * --title TEXT, then the results. */
+static int cmd_series(int argc, char **argv, bool plot)
 {
-    if (strcmp(e->placement, "cuda"))
-        return "-";
-    return e->cuda_name[0] ? e->cuda_name : "GPU";
-}
-
-static void print_index(const char *file, const char *kind, const struct gdr_series *s,
-                        bool simulated)
-{
-    const struct gdr_doc *d = s->docs[0];
-    /* kind file test metric pair gdr reg repeats client_host server_host
-     * client_device server_device start_time version simulated client_gpu server_gpu */
-    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", kind, file,
-           s->test, s->metric, s->pair, s->gdr, s->reg, s->ndocs, d->client.host, d->server.host,
-           d->client.device, d->server.device, d->start_time, d->version,
-           simulated ? "simulated" : "real", gpu_name(&d->client), gpu_name(&d->server));
-}
-
-static int open_out(const char *dir, const char *name, char *path, size_t len, FILE **f)
-{
-    snprintf(path, len, "%s/%s", dir, name);
-    if (!(*f = fopen(path, "w")))
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
-    return 0;
-}
-
-/* GDR on over off for the same test and placements: bandwidth on/off,
- * latency off/on, so above 1 is always "GDR helps". */
-static int write_speedups(const struct gdr_set *set, const char *dir)
-{
-    for (size_t a = 0; a < set->nseries; a++) {
-        const struct gdr_series *on = &set->series[a];
-        if (strcmp(on->gdr, "on"))
-            continue;
-        for (size_t b = 0; b < set->nseries; b++) {
-            const struct gdr_series *off = &set->series[b];
-            if (strcmp(off->gdr, "off") || strcmp(off->test, on->test) ||
-                strcmp(off->pair, on->pair))
-                continue;
-            char name[64], path[4096];
-            FILE *f;
-            snprintf(name, sizeof(name), "speedup-%02zu-%02zu.dat", a + 1, b + 1);
-            if (open_out(dir, name, path, sizeof(path), &f))
-                return -1;
-            fprintf(f, "# %s %s: GDR on (%s) over off (%s)\n# size_B speedup\n", on->test, on->pair,
-                    on->reg, off->reg);
-            for (size_t i = 0; i < on->nsizes; i++)
-                for (size_t j = 0; j < off->nsizes; j++) {
-                    const struct gdr_row *x = &on->rows[i], *y = &off->rows[j];
-                    if (x->size != y->size)
-                        continue;
-                    double num = on->latency ? y->lat[LAT_MEDIAN] : x->bw_avg;
-                    double den = on->latency ? x->lat[LAT_MEDIAN] : y->bw_avg;
-                    if (den > 0)
-                        fprintf(f, "%llu %.10g\n", (unsigned long long)x->size, num / den);
-                }
-            fclose(f);
-            print_index(path, "speedup", on, on->simulated || off->simulated);
-        }
-    }
-    return 0;
-}
-
-static int cmd_series(int argc, char **argv)
-{
-    const char *dir = ".";
-    if (argc >= 2 && !strcmp(argv[0], "-o")) {
-        dir = argv[1];
+    const char *cmd = plot ? "plot" : "series", *dir = plot ? NULL : ".", *title = "gdrbench";
+    while (argc >= 2 && (!strcmp(argv[0], "-o") || (plot && !strcmp(argv[0], "--title")))) {
+        *(argv[0][1] == 'o' ? &dir : &title) = argv[1];
         argc -= 2;
         argv += 2;
     }
+    if (!dir)
+        return gdr_usage_error(PROG, "%s: %s", cmd, "needs -o DIR");
     if (argc < 1)
-        return gdr_usage_error(PROG, "series: %s", "no results given");
+        return gdr_usage_error(PROG, "%s: %s", cmd, "no results given");
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-        return gdr_usage_error(PROG, "series: %s is not a directory", dir);
+        return gdr_usage_error(PROG, "%s: %s is not a directory", cmd, dir);
     struct gdr_set set;
     bool failed;
     if (gdr_set_load(&set, argv, (size_t)argc, GDR_INCOMPLETE_SKIP, &failed))
         return report_error(GDR_EXIT_USAGE);
     int rc = GDR_EXIT_OK;
-    for (size_t k = 0; k < set.nseries && !rc; k++) {
-        const struct gdr_series *s = &set.series[k];
-        char name[256], path[4096];
-        FILE *f;
-        snprintf(name, sizeof(name), "series-%02zu-%s-%s.dat", k + 1, s->test, s->pair);
-        if (open_out(dir, name, path, sizeof(path), &f)) {
+    if (set.nseries == 0) {
+        rc = gdr_usage_error(PROG, "%s: %s", cmd, "no complete result documents");
+    } else if (plot) {
+        char src[2048] = "";
+        for (int i = 0; i < argc; i++)
+            snprintf(src + strlen(src), sizeof(src) - strlen(src), "%s%s", i ? " " : "", argv[i]);
+        if (gdr_plot(&set, dir, title, src))
             rc = report_error(GDR_EXIT_USAGE);
-            break;
-        }
-        fprintf(f, "# %s %s %s (GDR %s), median of %zu run%s\n", s->test, s->pair, s->reg, s->gdr,
-                s->ndocs, s->ndocs == 1 ? "" : "s");
-        write_rows(f, s->latency, s->rows, s->nsizes);
-        fclose(f);
-        print_index(path, "series", s, s->simulated);
-    }
-    if (!rc && write_speedups(&set, dir))
+    } else if (gdr_plot_data(&set, dir, stdout)) {
         rc = report_error(GDR_EXIT_USAGE);
-    if (!rc && set.nseries == 0)
-        rc = gdr_usage_error(PROG, "series: %s", "no complete result documents");
+    }
     gdr_set_free(&set);
     return rc;
 }
@@ -648,8 +562,8 @@ int main(int argc, char **argv)
         return cmd_one_doc("table", print_table, argc, argv);
     if (!strcmp(cmd, "brief"))
         return cmd_one_doc("brief", print_brief, argc, argv);
-    if (!strcmp(cmd, "series"))
-        return cmd_series(argc, argv);
+    if (!strcmp(cmd, "series") || !strcmp(cmd, "plot"))
+        return cmd_series(argc, argv, !strcmp(cmd, "plot"));
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc + 1, argv - 1);
     if (!strcmp(cmd, "manifest"))

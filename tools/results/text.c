@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "text.h"
+#include "figure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,8 +103,10 @@ void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf
     gdr_fmt_size(r->size, size, sizeof(size));
     if (dirty)
         snprintf(tail, sizeof(tail), "; %zu of %zu sizes not clean", dirty, n);
+    char v[32];
     if (latency) {
-        snprintf(buf, len, "%s: %.3g us median%s", size, r->lat[LAT_MEDIAN] * 1e6, tail);
+        gdr_fmt_unit(gdr_unit_lat(r->lat[LAT_MEDIAN]), r->lat[LAT_MEDIAN], v, sizeof(v));
+        snprintf(buf, len, "%s: %s median%s", size, v, tail);
         return;
     }
     char pct[48];
@@ -111,9 +114,8 @@ void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf
         snprintf(pct, sizeof(pct), "limit unknown");
     else
         snprintf(pct, sizeof(pct), "%.1f %% of limit", r->pct_of_limit);
-    bool giga = r->bw_avg >= 1e9;
-    snprintf(buf, len, "%s: %.3g %s, %s%s", size, r->bw_avg / (giga ? 1e9 : 1e6),
-             giga ? "GB/s" : "MB/s", pct, tail);
+    gdr_fmt_unit(gdr_unit_bw(r->bw_avg), r->bw_avg, v, sizeof(v));
+    snprintf(buf, len, "%s: %s, %s%s", size, v, pct, tail);
 }
 
 void gdr_fmt_ratio(double a, double b, char *buf, size_t len)

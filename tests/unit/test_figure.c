@@ -1,0 +1,161 @@
+/* test_figure.c - the figure module: its decisions (colours, ratio scale,
+ * blocking, units, axes) and the gnuplot it writes, run through gnuplot
+ * where it is installed. */
+#include "config.h"
+
+#include "unit.h"
+
+#include "figure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *script(void (*write)(FILE *, const void *), const void *arg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    write(f, arg);
+    assert_int_equal(fclose(f), 0);
+    return text;
+}
+
+static void test_decisions(void **state)
+{
+    (void)state;
+    char c[8];
+    gdr_ratio_colour(1.0, c);
+    assert_string_equal(c, "#f7f7f7");
+    gdr_ratio_colour(0.1, c); /* clamped */
+    assert_string_equal(c, "#b35806");
+    gdr_ratio_colour(GDR_RATIO_HI, c);
+    assert_string_equal(c, "#542788");
+    assert_string_equal(gdr_fig_pair_colour("host-cuda"), GDR_C_BLUE);
+    assert_string_equal(gdr_fig_pair_colour("host-host"), GDR_C_BLACK);
+    assert_int_equal(gdr_heat_block(64), 1);
+    assert_int_equal(gdr_heat_block(65), 2);
+    assert_int_equal(gdr_heat_block(1000), 16);
+    assert_string_equal(gdr_unit_bw(12.5e9).name, "GB/s");
+    assert_string_equal(gdr_unit_bw(0.3e9).name, "MB/s");
+    assert_string_equal(gdr_unit_lat(2e-6).name, "\xc2\xb5s");
+    assert_string_equal(gdr_unit_lat(2e-3).name, "ms");
+    char b[32];
+    gdr_fmt_unit(gdr_unit_bw(12.5e9), 12.5e9, b, sizeof(b));
+    assert_string_equal(b, "12.5 GB/s");
+    gdr_fmt_unit(gdr_unit_lat(3.21e-6), NAN, b, sizeof(b));
+    assert_string_equal(b, "-");
+    double lo, hi;
+    gdr_y_range(GDR_Y_AROUND, 99.5, 100.5, 100, 0.10, &lo, &hi);
+    assert_true(lo <= 90 && hi >= 110 && lo > 80);
+    gdr_y_range(GDR_Y_ZERO, 3, 9, NAN, 0, &lo, &hi);
+    assert_true(lo == 0 && hi > 9);
+    gdr_y_range(GDR_Y_LOG, 0.03, 40, NAN, 0, &lo, &hi);
+    assert_true(fabs(lo - 0.01) < 1e-12 && fabs(hi - 100) < 1e-9);
+}
+
+static void write_heat(FILE *f, const void *arg)
+{
+    gdr_fig_preamble(f);
+    gdr_fig_output(f, true, "heat-x", 900, 800);
+    gdr_fig_heatmap(f, arg);
+}
+
+static void test_heatmap_script(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"n0", "n\"1"};
+    struct gdr_fig_heat h = {.title = "t",
+                             .xlabel = "server",
+                             .ylabel = "client",
+                             .side = 2,
+                             .nnames = 2,
+                             .names = names,
+                             .cells = "heat-x.dat",
+                             .ratio_col = "3",
+                             .failed = "failed-x.dat",
+                             .unreachable = "",
+                             .key = true};
+    char *s = script(write_heat, &h);
+    assert_non_null(strstr(s, "set cbrange [0.5:1.5]"));
+    assert_non_null(strstr(s, "1 \"#f7f7f7\""));
+    assert_non_null(strstr(s, "set output \"heat-x.png\""));
+    assert_non_null(strstr(s, "\"n\\\"1\" 1"));
+    assert_non_null(strstr(s, "title \"failed run\""));
+    assert_null(strstr(s, "unreachable node"));
+    assert_non_null(strstr(s, "title \"not run\""));
+    free(s);
+}
+
+static void write_chart(FILE *f, const void *arg)
+{
+    gdr_fig_preamble(f);
+    gdr_fig_block(f, "d", "1024 1.5\n2048 2.5\n");
+    gdr_fig_output(f, false, "bw", 960, 640);
+    gdr_fig_chart(f, arg);
+}
+
+static void test_chart_script(void **state)
+{
+    (void)state;
+    static const double sizes[] = {1024, 2048};
+    struct gdr_fig_line l = {
+        .data = "$d", .index = -1, .using = "1:2", .title = "H-D GDR on", .colour = GDR_C_BLUE};
+    struct gdr_fig_chart c = {.title = "bw",
+                              .xlabel = "message size",
+                              .ylabel = "bandwidth [GB/s]",
+                              .x = GDR_X_LOG2_BYTES,
+                              .nsizes = 2,
+                              .sizes = sizes,
+                              .y = GDR_Y_ZERO,
+                              .y_lo = 0,
+                              .y_hi = 3,
+                              .hline = NAN,
+                              .nlines = 1,
+                              .lines = &l};
+    char *s = script(write_chart, &c);
+    assert_non_null(strstr(s, "$d << EOD\n1024 1.5\n2048 2.5\nEOD\n"));
+    assert_non_null(strstr(s, "set xtics (\"1 KiB\" 1024, \"2 KiB\" 2048)"));
+    assert_non_null(strstr(s, "set yrange [0:3]"));
+    assert_non_null(strstr(s, "plot $d using 1:2 with linespoints lc rgb \"#0072B2\""));
+    /* An SVG to inline: no script, no standalone page. */
+    assert_non_null(strstr(s, "set terminal svg size 960,640 dynamic"));
+    assert_null(strstr(s, "mouse"));
+    assert_null(strstr(s, "standalone"));
+    if (gdr_fig_have_gnuplot()) {
+        char dir[] = "/tmp/test_figure.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char path[256];
+        snprintf(path, sizeof(path), "%s/c.gp", dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(s, f);
+        fclose(f);
+        const char *scripts[] = {"c.gp"};
+        assert_int_equal(gdr_fig_draw(dir, scripts, 1, NULL), 0);
+        snprintf(path, sizeof(path), "%s/bw.svg", dir);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        assert_non_null(strstr(buf, "<svg"));
+        assert_null(strstr(buf, "<script"));
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decisions),
+        cmocka_unit_test(test_heatmap_script),
+        cmocka_unit_test(test_chart_script),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
