@@ -48,6 +48,37 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns,
     return 0;
 }
 
+/* A check costs system calls: the clock (a syscall where the clocksource
+ * has no vDSO read, as hpet under a VM), a poll of the peer's socket and of
+ * the async events. At a fixed 1024 idle polls a latency loop checked
+ * once or more a round trip (send_lat in the lab: 2-10 system calls a
+ * round trip besides the doorbell, perftest none), and an arrival that
+ * lands during a check waits for it. Doubling
+ * the interval while checks come less than CHECK_MIN_NS apart keeps them
+ * off the common round trip; halving it when one idle stretch's checks
+ * come more than CHECK_MAX_NS apart keeps a stall seen within that. */
+#define CHECK_MIN_NS 5000000ull
+#define CHECK_MAX_NS 40000000ull
+#define IDLE_MASK_MIN 63u
+#define IDLE_MASK_MAX ((1u << 24) - 1)
+
+int gdr_watchdog_tick(struct gdr_watchdog *w)
+{
+    uint64_t now = gdr_now_ns(), gap = now - w->last_check_ns;
+    /* Past one interval's ticks: the last check was in this stretch too. */
+    bool same_stretch = w->idle > w->idle_mask + 1;
+    if (gap < CHECK_MIN_NS && w->idle_mask < IDLE_MASK_MAX)
+        w->idle_mask = w->idle_mask * 2 + 1;
+    else if (same_stretch && gap > CHECK_MAX_NS && w->idle_mask > IDLE_MASK_MIN)
+        w->idle_mask >>= 1;
+    w->last_check_ns = now;
+    if (w->bumps != w->bumps_seen) {
+        w->bumps_seen = w->bumps;
+        w->last_progress_ns = now;
+    }
+    return gdr_watchdog_check(w);
+}
+
 static uint64_t iteration_of(const struct gdr_watchdog *w, const struct ibv_wc *wc)
 {
     if (wc && w->wr_iteration)

@@ -11,14 +11,16 @@
 
 #include "session.h"
 
-/* A loop's watch over its own progress: every 1024th idle tick it checks
- * for interruption, for --timeout without progress, for clients to refuse
- * and for a peer that has gone or given up. */
+/* A loop's watch over its own progress: every (idle_mask + 1)th idle tick
+ * it checks for interruption, for --timeout without progress, for clients
+ * to refuse and for a peer that has gone or given up. */
 struct gdr_watchdog {
     struct gdr_session *s;
     uint64_t size;
     uint64_t last_progress_ns;
-    unsigned idle;
+    unsigned idle;      /* idle ticks since the last progress */
+    unsigned idle_mask; /* 2^k - 1, kept so that checks come 5-40 ms apart */
+    uint64_t last_check_ns;
     uint64_t bumps, bumps_seen; /* progress noted without reading the clock */
     bool copy_pending;          /* a staging copy is what the loop waits for */
     /* For a failure's message and class, the iteration (message of the
@@ -55,7 +57,7 @@ static inline void gdr_watchdog_progress(struct gdr_watchdog *w, uint64_t now_ns
 }
 
 /* Progress, for a loop that reads no clock per iteration: the time is
- * taken at the next idle check instead (within 1024 idle polls). */
+ * taken at the next idle check instead. */
 static inline void gdr_watchdog_bump(struct gdr_watchdog *w)
 {
     w->bumps++;
@@ -75,6 +77,8 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
     w->note = NULL;
     w->send_op = NULL;
     w->note_arg = NULL;
+    w->idle_mask = 1023;
+    w->last_check_ns = now_ns;
     gdr_watchdog_progress(w, now_ns);
 }
 
@@ -91,13 +95,17 @@ static inline int gdr_watchdog_check_bumps(struct gdr_watchdog *w)
     return gdr_watchdog_check(w);
 }
 
+/* The idle check itself (gdr_watchdog_idle's slow path): adapts idle_mask,
+ * then gdr_watchdog_check_bumps. */
+int gdr_watchdog_tick(struct gdr_watchdog *w);
+
 /* Nothing happened this time round: 0, or -1 with the error recorded.
- * Cheap except every 1024th call. */
+ * Cheap except every (idle_mask + 1)th call. */
 static inline int gdr_watchdog_idle(struct gdr_watchdog *w)
 {
-    if (++w->idle & 1023)
+    if (++w->idle & w->idle_mask)
         return 0;
-    return gdr_watchdog_check_bumps(w);
+    return gdr_watchdog_tick(w);
 }
 
 /* A poll failed or a completion did: -1 with the error recorded. */
