@@ -195,6 +195,11 @@ static void line_style(FILE *gp, const struct gdr_fig_line *l)
         return;
     case GDR_FIG_RING: fprintf(gp, " with points pt 6 ps 1.8 lw 1.5 lc rgb \"%s\"", c); return;
     case GDR_FIG_CROSS: fprintf(gp, " with points pt 2 ps 1.8 lw 2 lc rgb \"%s\"", c); return;
+    case GDR_FIG_TIPS:
+        fprintf(gp, " with labels hypertext point pt %d ps %g lc rgb \"%s\"",
+                l->colour ? (l->hollow ? 6 : 7) : 5, l->colour ? 1.1 : l->width,
+                l->colour ? l->colour : "#FF000000");
+        return;
     case GDR_FIG_LINES: fprintf(gp, " with lines"); break;
     case GDR_FIG_POINTS: fprintf(gp, " with points"); break;
     case GDR_FIG_ERRORLINES: fprintf(gp, " with yerrorlines"); break;
@@ -411,6 +416,25 @@ void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h)
     fprintf(gp, " using 1:2:(0.5):(0.5):%s with boxxy fc palette notitle", h->ratio_col);
     cells_of(gp, h->failed, GDR_C_FAILED, h->key ? "failed run" : NULL, true);
     cells_of(gp, h->unreachable, GDR_C_UNREACHABLE, h->key ? "unreachable node" : NULL, false);
+    if (h->values && h->side <= 16) {
+        fprintf(gp, ", \\\n    ");
+        gdr_fig_str(gp, h->cells);
+        fprintf(gp, " using 1:2:(sprintf(\"%%.2f\", %s)) with labels font \",9\" notitle",
+                h->ratio_col);
+    }
+    if (h->low && *h->low) {
+        fprintf(gp, ", \\\n    ");
+        gdr_fig_str(gp, h->low);
+        fprintf(gp, " using 1:2:(0.42):(0.42) with boxxy fs empty border lc rgb \"%s\" lw 2.5 "
+                    "notitle", GDR_C_BLACK);
+    }
+    if (h->tips && *h->tips) {
+        /* an unseen square over each cell carries its tooltip */
+        fprintf(gp, ", \\\n    ");
+        gdr_fig_str(gp, h->tips);
+        fprintf(gp, " using 1:2:3 with labels hypertext point pt 5 ps %.3g lc rgb \"#FF000000\" "
+                    "notitle", 440.0 / (double)(h->side ? h->side : 1) / 9.0);
+    }
     if (h->key)
         fprintf(gp, ", \\\n    NaN with boxes fs solid fc rgb \"%s\" title \"not run\"",
                 GDR_C_NOTRUN);

@@ -68,6 +68,21 @@ struct fig_facts {
     size_t first_run, last_run;
 };
 
+void hist_trend_lines(struct gdr_fig_line l[5], const char *data, int index, const char *measured,
+                      bool tips)
+{
+    l[0] = (struct gdr_fig_line){data,          index, "1:4:5", GDR_FIG_BAND, "no-alarm band",
+                                 GDR_C_BLUE,    false, false,   0};
+    l[1] = (struct gdr_fig_line){data,       index, "1:3", GDR_FIG_LINES, "baseline",
+                                 GDR_C_BLUE, true,  false, 1.5};
+    l[2] = (struct gdr_fig_line){data, index, tips ? "1:2:8" : "1:2",
+                                 tips ? GDR_FIG_TIPS : GDR_FIG_LINESPOINTS,
+                                 measured, GDR_C_BLACK, false, false, 1.2};
+    l[3] = (struct gdr_fig_line){data, index, "1:6", GDR_FIG_RING, "outlier", "#c00000", false, false, 0};
+    l[4] = (struct gdr_fig_line){data,        index, "1:7", GDR_FIG_CROSS, "not clean (left out)",
+                                 GDR_C_BLACK, false, false, 0};
+}
+
 /* One figure: its data (NAME.dat, in the figure's unit) and its panels,
  * written once for the PNG and once for the SVG. */
 static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
@@ -212,14 +227,8 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         char ylabel[96];
         snprintf(ylabel, sizeof(ylabel), "%llu B: %s [%s]", (unsigned long long)s->key.size,
                  bw ? "bandwidth" : "median latency", u.name);
-        int idx = (int)j;
-        struct gdr_fig_line lines[5] = {
-            {file, idx, "1:4:5", GDR_FIG_BAND, "no-alarm band", GDR_C_BLUE, false, false, 0},
-            {file, idx, "1:3", GDR_FIG_LINES, "baseline", GDR_C_BLUE, true, false, 1.5},
-            {file, idx, "1:2", GDR_FIG_LINESPOINTS, "measured", GDR_C_BLACK, false, false, 1.2},
-            {file, idx, "1:6", GDR_FIG_RING, "outlier", "#c00000", false, false, 0},
-            {file, idx, "1:7", GDR_FIG_CROSS, "not clean (left out)", GDR_C_BLACK, false, false,
-             0}};
+        struct gdr_fig_line lines[5];
+        hist_trend_lines(lines, file, (int)j, "measured", false);
         struct gdr_fig_chart c = {.title = "",
                                   .xlabel = j + 1 == n ? "night (UTC)" : "",
                                   .ylabel = ylabel,

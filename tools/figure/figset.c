@@ -1,0 +1,310 @@
+/* figset.c - a page's figures: one gnuplot process, its SVG inlined
+ * under a strict CSP (figure.h). */
+#include "config.h"
+
+#include "figure.h"
+#include "atomic_file.h"
+#include "error.h"
+#include "escape.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The mark a page holds where figure k goes: control characters, which
+ * no escaped text can carry. */
+#define MARK_OPEN '\x01'
+#define MARK_CLOSE '\x02'
+
+int gdr_figset_open(struct gdr_figset *s)
+{
+    memset(s, 0, sizeof(*s));
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->dir, sizeof(s->dir), "%s/gdr-figures.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(s->dir))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", s->dir, strerror(errno));
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/page.gp", s->dir);
+    s->gp = fopen(path, "w");
+    s->tips = open_memstream(&s->tip_text, &s->tip_len);
+    if (!s->gp || !s->tips) {
+        gdr_figset_close(s);
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    }
+    gdr_fig_preamble(s->gp);
+    return 0;
+}
+
+static void push(char ***arr, size_t n, const char *v)
+{
+    char **a = realloc(*arr, (n + 1) * sizeof(char *));
+    if (a) {
+        a[n] = strdup(v ? v : "");
+        *arr = a;
+    }
+}
+
+void gdr_figset_place(struct gdr_figset *s, struct gdr_buf *page, const char *name,
+                      const char *label)
+{
+    push(&s->name, s->n, name);
+    push(&s->label, s->n, label);
+    gdr_buf_printf(page, "%c%zu%c", MARK_OPEN, s->n++, MARK_CLOSE);
+}
+
+FILE *gdr_figset_add(struct gdr_figset *s, struct gdr_buf *page, const char *label, unsigned w,
+                     unsigned h)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "f%zu", s->n);
+    fprintf(s->gp, "reset\n");
+    gdr_fig_output(s->gp, false, name, w, h);
+    gdr_figset_place(s, page, name, label);
+    return s->gp;
+}
+
+size_t gdr_figset_tip(struct gdr_figset *s, const char *text, const char *href)
+{
+    size_t *o = realloc(s->tip_at, (s->ntips + 1) * sizeof(*o));
+    if (!o)
+        return 0;
+    s->tip_at = o;
+    fflush(s->tips);
+    o[s->ntips] = s->tip_len;
+    fprintf(s->tips, "%s%c%s%c", text ? text : "", 0, href ? href : "", 0);
+    return s->ntips++;
+}
+
+int gdr_figset_draw(struct gdr_figset *s)
+{
+    fprintf(s->gp, "unset output\n");
+    if (fclose(s->gp)) {
+        s->gp = NULL;
+        return gdr_fail(GDR_EXIT_USAGE, "%s/page.gp: write error", s->dir);
+    }
+    s->gp = NULL;
+    if (fflush(s->tips))
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    if (s->n == 0)
+        return 0;
+    const char *script = "page.gp";
+    return gdr_fig_draw(s->dir, &script, 1, NULL);
+}
+
+/* ---- gnuplot's SVG, made fit to inline ---- */
+
+static bool at(const char *p, const char *end, const char *lit)
+{
+    size_t n = strlen(lit);
+    return (size_t)(end - p) >= n && !memcmp(p, lit, n);
+}
+
+/* Past the first lit at or after p (end when none). */
+static const char *past(const char *p, const char *end, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (; p + n <= end; p++)
+        if (!memcmp(p, lit, n))
+            return p + n;
+    return end;
+}
+
+/* A tip as <title> (and an <a> around it when it links); returns whether
+ * it opened an <a>. */
+static bool put_tip(FILE *out, const struct gdr_figset *s, size_t k)
+{
+    const char *text = k < s->ntips ? s->tip_text + s->tip_at[k] : "";
+    const char *href = text + strlen(text) + 1;
+    bool a = k < s->ntips && *href;
+    if (a) {
+        fputs("<a href=\"", out);
+        gdr_esc_xml(out, href);
+        fputs("\">", out);
+    } else {
+        fputs("<g>", out);
+    }
+    fputs("<title>", out);
+    gdr_esc_xml(out, text);
+    fputs("</title>", out);
+    return a;
+}
+
+/* svg[0..len) as it goes into a page: no XML prolog, role="img" and the
+ * label as its title, each id and reference to one prefixed with the
+ * figure's number (several SVGs share a page), gnuplot's hypertext turned
+ * into <title> children (a tip's link an <a>), and no script or on*
+ * attribute, whatever the terminal wrote. */
+void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const char *svg,
+                        size_t len)
+{
+    const char *p = svg, *end = svg + len;
+    char quote = 0;
+    bool in_tag = false, open_a = false;
+    const char *hyper = "<g onmousemove=\"gnuplot_svg.showHypertext(evt,'";
+    while (p < end) {
+        if (!in_tag && *p == '<') {
+            if (at(p, end, "<?xml") || at(p, end, "<!--")) {
+                p = past(p, end, ">");
+            } else if (at(p, end, "<script")) {
+                p = past(p, end, "</script>");
+            } else if (at(p, end, "<desc>")) {
+                p = past(p, end, "</desc>");
+            } else if (at(p, end, "<title>")) {
+                const char *t = p + 7, *e = past(t, end, "</title>");
+                if (at(t, end, "Gnuplot</title>")) {
+                    fputs("<title>", out);
+                    gdr_esc_xml(out, fig < s->n ? s->label[fig] : "");
+                    fputs("</title>", out);
+                }
+                p = e; /* gnuplot's plot names and hypertext's blank titles go */
+            } else if (at(p, end, hyper)) {
+                open_a = put_tip(out, s, strtoul(p + strlen(hyper), NULL, 10));
+                p = past(p, end, ">");
+            } else if (open_a && at(p, end, "</g>")) {
+                fputs("</a>", out);
+                open_a = false;
+                p += 4;
+            } else if (at(p, end, "<svg")) {
+                fputs("<svg role=\"img\"", out);
+                p += 4;
+                in_tag = true;
+            } else {
+                fputc(*p++, out);
+                in_tag = true;
+            }
+            continue;
+        }
+        if (in_tag && quote) {
+            if (*p == quote)
+                quote = 0;
+            fputc(*p++, out);
+            continue;
+        }
+        if (in_tag && (*p == ' ' || *p == '\t' || *p == '\n')) {
+            const char *a = p + 1;
+            while (a < end && (*a == ' ' || *a == '\t' || *a == '\n'))
+                a++;
+            const char *n = a;
+            while (n < end && ((*n >= 'a' && *n <= 'z') || *n == ':' || *n == '-'))
+                n++;
+            if (n - a > 2 && (a[0] == 'o' || a[0] == 'O') && (a[1] == 'n' || a[1] == 'N')) {
+                /* an event handler: the attribute goes, value and all */
+                const char *v = n;
+                while (v < end && (*v == ' ' || *v == '='))
+                    v++;
+                char q = v < end ? *v : 0;
+                p = (q == '"' || q == '\'') ? past(v + 1, end, (char[]){q, 0}) : v;
+                continue;
+            }
+            bool id = n - a == 2 && !memcmp(a, "id", 2);
+            bool href = (n - a == 4 && !memcmp(a, "href", 4)) ||
+                        (n - a == 10 && !memcmp(a, "xlink:href", 10));
+            if (id || href) {
+                const char *v = n;
+                while (v < end && (*v == ' ' || *v == '='))
+                    v++;
+                if (v < end && (*v == '"' || *v == '\'') && (id || (v + 1 < end && v[1] == '#'))) {
+                    fwrite(p, 1, (size_t)(v + 1 + !id - p), out);
+                    fprintf(out, "f%zu-", fig);
+                    quote = *v;
+                    p = v + 1 + !id;
+                    continue;
+                }
+            }
+        }
+        if (in_tag && at(p, end, "url(#")) {
+            fprintf(out, "url(#f%zu-", fig);
+            p += 5;
+            continue;
+        }
+        if (in_tag && (*p == '"' || *p == '\''))
+            quote = *p;
+        else if (in_tag && *p == '>')
+            in_tag = false;
+        fputc(*p++, out);
+    }
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    FILE *m = open_memstream(&buf, &cap);
+    char chunk[65536];
+    size_t n;
+    while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        fwrite(chunk, 1, n, m);
+    fclose(f);
+    if (!m || fclose(m)) {
+        free(buf);
+        return NULL;
+    }
+    *len = cap;
+    return buf;
+}
+
+int gdr_figset_write(struct gdr_figset *s, const char *page, size_t len, const char *path,
+                     enum gdr_exit code)
+{
+    struct gdr_atomic_file a;
+    if (gdr_atomic_open(&a, path, code))
+        return -1;
+    const char *p = page, *end = page + len;
+    while (p < end) {
+        const char *m = memchr(p, MARK_OPEN, (size_t)(end - p));
+        if (!m) {
+            fwrite(p, 1, (size_t)(end - p), a.f);
+            break;
+        }
+        fwrite(p, 1, (size_t)(m - p), a.f);
+        char *q;
+        size_t k = strtoul(m + 1, &q, 10);
+        p = q < end && *q == MARK_CLOSE ? q + 1 : m + 1;
+        char file[4400];
+        snprintf(file, sizeof(file), "%s/%s.svg", s->dir, k < s->n ? s->name[k] : "-");
+        size_t n = 0;
+        char *svg = k < s->n ? slurp(file, &n) : NULL;
+        if (!svg) {
+            gdr_atomic_abort(&a);
+            return gdr_fail(GDR_EXIT_RUN, "%s: gnuplot drew no figure (%s)", path, file);
+        }
+        gdr_fig_svg_inline(a.f, s, k, svg, n);
+        free(svg);
+    }
+    return gdr_atomic_commit(&a);
+}
+
+void gdr_figset_close(struct gdr_figset *s)
+{
+    if (s->gp)
+        fclose(s->gp);
+    if (s->tips)
+        fclose(s->tips);
+    free(s->tip_text);
+    free(s->tip_at);
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->name[i]);
+        free(s->label[i]);
+    }
+    free(s->name);
+    free(s->label);
+    DIR *d = s->dir[0] ? opendir(s->dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[4400];
+        snprintf(path, sizeof(path), "%s/%s", s->dir, e->d_name);
+        if (e->d_name[0] != '.')
+            unlink(path);
+    }
+    if (d) {
+        closedir(d);
+        rmdir(s->dir);
+    }
+    memset(s, 0, sizeof(*s));
+}
