@@ -196,9 +196,10 @@ static void test_write_atomic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256),     cmocka_unit_test(test_base64),
-        cmocka_unit_test(test_escape),     cmocka_unit_test(test_escf),
-        cmocka_unit_test(test_y_range),    cmocka_unit_test(test_heat_color), cmocka_unit_test(test_write_atomic),
+        cmocka_unit_test(test_sha256),       cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_escape),       cmocka_unit_test(test_escf),
+        cmocka_unit_test(test_y_range),      cmocka_unit_test(test_heat_color),
+        cmocka_unit_test(test_write_atomic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,8 +299,12 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
     }
     if (c->no_key)
         fprintf(gp, "unset key\n");
-    else if (c->key_cols)
-        key_below(gp, c->nlines, c->key_cols, c->ncaption);
+    else if (c->key_cols) {
+        size_t titled = 0;
+        for (size_t i = 0; i < c->nlines; i++)
+            titled += c->lines[i].title != NULL;
+        key_below(gp, titled, c->key_cols, c->ncaption);
+    }
     plot_lines(gp, c->lines, c->nlines);
     if (isfinite(c->hline))
         fprintf(gp, "%s%.9g with lines lc rgb \"#404040\" dt 3 lw 1.5 notitle",
@@ -331,6 +335,9 @@ static void plot_lines(FILE *gp, const struct gdr_fig_line *lines, size_t n)
             fprintf(gp, ", \\\n    ");
         data_ref(gp, l);
         line_style(gp, l);
+        if (l->title && l->style == GDR_FIG_TIPS) /* labels have no key entry: a marker */
+            fprintf(gp, " notitle, \\\n    NaN with points pt %d ps 1.1 lc rgb \"%s\"",
+                    l->hollow ? 6 : 7, l->colour ? l->colour : GDR_C_BLACK);
         if (l->title) {
             fprintf(gp, " title ");
             gdr_fig_str(gp, l->title);
@@ -425,15 +432,19 @@ void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h)
     if (h->low && *h->low) {
         fprintf(gp, ", \\\n    ");
         gdr_fig_str(gp, h->low);
-        fprintf(gp, " using 1:2:(0.42):(0.42) with boxxy fs empty border lc rgb \"%s\" lw 2.5 "
-                    "notitle", GDR_C_BLACK);
+        fprintf(gp,
+                " using 1:2:(0.42):(0.42) with boxxy fs empty border lc rgb \"%s\" lw 2.5 "
+                "notitle",
+                GDR_C_BLACK);
     }
     if (h->tips && *h->tips) {
         /* an unseen square over each cell carries its tooltip */
         fprintf(gp, ", \\\n    ");
         gdr_fig_str(gp, h->tips);
-        fprintf(gp, " using 1:2:3 with labels hypertext point pt 5 ps %.3g lc rgb \"#FF000000\" "
-                    "notitle", 440.0 / (double)(h->side ? h->side : 1) / 9.0);
+        fprintf(gp,
+                " using 1:2:3 with labels hypertext point pt 5 ps %.3g lc rgb \"#FF000000\" "
+                "notitle",
+                440.0 / (double)(h->side ? h->side : 1) / 9.0);
     }
     if (h->key)
         fprintf(gp, ", \\\n    NaN with boxes fs solid fc rgb \"%s\" title \"not run\"",

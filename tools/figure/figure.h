@@ -182,8 +182,8 @@ struct gdr_fig_heat {
     const char *tips; /* cells "column row tip" (gdr_figset_tip); NULL none */
     bool values;      /* the ratio written in each cell */
     bool key;         /* the key: failed, unreachable, not run */
-    bool dots;   /* cells as points (the worst nodes' rows over all partners) */
-    size_t rows; /* dots: rows (side: the columns) */
+    bool dots;        /* cells as points (the worst nodes' rows over all partners) */
+    size_t rows;      /* dots: rows (side: the columns) */
 };
 void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h);
 

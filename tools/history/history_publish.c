@@ -391,11 +391,12 @@ static int series_page(const struct page_ctx *p, const char *path)
     hist_trend_lines(lines, "$trend", -1, "measured (each point links to that night's report)",
                      true);
     size_t nl = unclean ? 5 : 4;
-    lines[nl++] = (struct gdr_fig_line){"$trend", -1, "1:2", GDR_FIG_LINES, NULL, GDR_C_BLACK,
-                                        false, false, 1.2};
+    lines[nl++] = (struct gdr_fig_line){"$trend", -1,    "1:2", GDR_FIG_LINES, NULL, GDR_C_BLACK,
+                                        false,    false, 1.2};
     if (nf)
-        lines[nl++] = (struct gdr_fig_line){"$fails", -1, "1:2:3", GDR_FIG_TIPS,
-                                            "a failed run that night", GDR_C_PURPLE, false, false, 0};
+        lines[nl++] = (struct gdr_fig_line){
+            "$fails", -1,    "1:2:3", GDR_FIG_TIPS, "a failed run that night", GDR_C_PURPLE,
+            false,    false, 0};
     char desc[400], ylabel[64];
     describe(k, desc, sizeof(desc));
     snprintf(ylabel, sizeof(ylabel), "%s [%s]",
@@ -417,7 +418,7 @@ static int series_page(const struct page_ctx *p, const char *path)
                               .lines = lines,
                               .nvlines = nv,
                               .vlines = vl,
-                              .key_cols = 3};
+                              .key_cols = 2};
     char title[700];
     snprintf(title, sizeof(title), "%s on %s", desc, t->name);
     gdr_html_begin(&b, title);
@@ -455,7 +456,7 @@ static int series_page(const struct page_ctx *p, const char *path)
         gdr_fig_block(gp, "fails", fails);
     gdr_fig_chart(gp, &c);
     gdr_buf_puts(&b, "</div>");
-    char cap[512];
+    char cap[640];
     snprintf(
         cap, sizeof(cap),
         "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
@@ -463,8 +464,14 @@ static int series_page(const struct page_ctx *p, const char *path)
         "started); grey dashed: annotations; ringed: outlier nights; crossed: not-clean nights "
         "(left out of the baseline and the steps).",
         n, so->window, so->z_min, so->rel_min * 100);
-    gdr_buf_escf(&b, "<figcaption>%s y: at least \xc2\xb1""10 %% around the baseline (from zero "
-                 "when the data reach down there), so a small change looks small.</figcaption>", cap);
+    if (nf)
+        snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap),
+                 " Purple dots on the axis: a failed run that night.");
+    gdr_buf_escf(&b,
+                 "<figcaption>%s y: at least \xc2\xb1"
+                 "10 %% around the baseline (from zero "
+                 "when the data reach down there), so a small change looks small.</figcaption>",
+                 cap);
     gdr_buf_puts(&b, "</figure>\n");
     gdr_buf_puts(&b, "</section>\n<section id=\"nights\"><h2>The last nights</h2>\n"
                      "<div class=\"tbl\"><table data-kind=\"nights\"><thead><tr><th>night</th>"
@@ -734,9 +741,9 @@ static int mkdir_p(const char *dir)
 }
 
 static int publish_testbed(struct pending *q, const struct hdb_testbed *t,
-                           const struct hist_publish_opts *o,
-                           const char *outabs, const struct pub_row *old, size_t nold,
-                           struct pub_row *rows, size_t *nrows, struct hist_publish_result *res)
+                           const struct hist_publish_opts *o, const char *outabs,
+                           const struct pub_row *old, size_t nold, struct pub_row *rows,
+                           size_t *nrows, struct hist_publish_result *res)
 {
     char tb[160], dir[4400];
     testbed_dir(t->name, tb, sizeof(tb));
@@ -791,8 +798,8 @@ static int publish_testbed(struct pending *q, const struct hdb_testbed *t,
         r->baseline = isnan(row.center) ? NAN : hist_shown(key, row.center);
         r->change =
             row.center > 0 && !isnan(row.value) ? (row.value - row.center) / row.center * 100 : NAN;
-        struct page_ctx pc = {&q->figs, q, t, s, &v, last == t->nruns - 1 ? &row : NULL, o, dir,
-                              rname, verdict};
+        struct page_ctx pc = {&q->figs, q,   t,     s,      &v, last == t->nruns - 1 ? &row : NULL,
+                              o,        dir, rname, verdict};
         int rc = series_page(&pc, path);
         hist_view_free(&v);
         if (rc)

@@ -71,16 +71,23 @@ struct fig_facts {
 void hist_trend_lines(struct gdr_fig_line l[5], const char *data, int index, const char *measured,
                       bool tips)
 {
-    l[0] = (struct gdr_fig_line){data,          index, "1:4:5", GDR_FIG_BAND, "no-alarm band",
-                                 GDR_C_BLUE,    false, false,   0};
-    l[1] = (struct gdr_fig_line){data,       index, "1:3", GDR_FIG_LINES, "baseline",
-                                 GDR_C_BLUE, true,  false, 1.5};
-    l[2] = (struct gdr_fig_line){data, index, tips ? "1:2:8" : "1:2",
+    l[0] = (struct gdr_fig_line){data,  index, "1:4:5", GDR_FIG_BAND, "no-alarm band", GDR_C_BLUE,
+                                 false, false, 0};
+    l[1] = (struct gdr_fig_line){data, index, "1:3", GDR_FIG_LINES, "baseline", GDR_C_BLUE,
+                                 true, false, 1.5};
+    l[2] = (struct gdr_fig_line){data,
+                                 index,
+                                 tips ? "1:2:8" : "1:2",
                                  tips ? GDR_FIG_TIPS : GDR_FIG_LINESPOINTS,
-                                 measured, GDR_C_BLACK, false, false, 1.2};
-    l[3] = (struct gdr_fig_line){data, index, "1:6", GDR_FIG_RING, "outlier", "#c00000", false, false, 0};
-    l[4] = (struct gdr_fig_line){data,        index, "1:7", GDR_FIG_CROSS, "not clean (left out)",
-                                 GDR_C_BLACK, false, false, 0};
+                                 measured,
+                                 GDR_C_BLACK,
+                                 false,
+                                 false,
+                                 1.2};
+    l[3] = (struct gdr_fig_line){data,  index, "1:6", GDR_FIG_RING, "outlier", "#c00000",
+                                 false, false, 0};
+    l[4] = (struct gdr_fig_line){
+        data, index, "1:7", GDR_FIG_CROSS, "not clean (left out)", GDR_C_BLACK, false, false, 0};
 }
 
 /* One figure: its data (NAME.dat, in the figure's unit) and its panels,

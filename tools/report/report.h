@@ -20,8 +20,8 @@ struct gdr_report_opts {
     const char *title;   /* NULL: from the input */
     char *const *doctor; /* gdr_doctor --json files given with --doctor */
     size_t ndoctor;
-    double bw_tol, lat_tol; /* comparison tolerances (fractions) */
-    const char *generator;  /* the footer: what made the page */
+    double bw_tol, lat_tol;  /* comparison tolerances (fractions) */
+    const char *generator;   /* the footer: what made the page */
     struct gdr_figset *figs; /* the page's figures (tools/figure), drawn by gdr_report.c */
 };
 

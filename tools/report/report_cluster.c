@@ -242,8 +242,15 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
                         g->a[k].median * scale, g->a[k].min * scale, g->a[k].max * scale);
             }
         if (d && fclose(d) == 0) {
-            struct gdr_fig_line line = {"$agg", -1, "1:2:3:4", GDR_FIG_ERRORLINES,
-                                        "median over node pairs (bar: min .. max)", GDR_C_BLUE, false, false, 0};
+            struct gdr_fig_line line = {"$agg",
+                                        -1,
+                                        "1:2:3:4",
+                                        GDR_FIG_ERRORLINES,
+                                        "median over node pairs (bar: min .. max)",
+                                        GDR_C_BLUE,
+                                        false,
+                                        false,
+                                        0};
             snprintf(yl, sizeof(yl), "node-pair bandwidth [%s]", unit);
             snprintf(lab, sizeof(lab), "%s aggregate node-pair bandwidth", tn);
             struct gdr_fig_chart c = {.title = "",
@@ -343,8 +350,7 @@ static const struct gdr_mstats *stats_of(const struct gdr_detection *d, size_t k
  * the lowest ratio) and is low when any of its cells is. */
 static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
                     const struct gdr_matrix_set *s, size_t k, double ref,
-                    const struct gdr_mstats *st, const struct gdr_detect_opts *o,
-                    const char *title)
+                    const struct gdr_mstats *st, const struct gdr_detect_opts *o, const char *title)
 {
     const struct gdr_matrix *m = &s->m[k];
     size_t bs = gdr_heat_block(s->n), n = (s->n + bs - 1) / bs, nn = n * n;
@@ -446,8 +452,8 @@ static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
 }
 
 static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
-                             const struct gdr_matrix_set *s,
-                             const struct gdr_detection *d, const struct gdr_detect_opts *o)
+                             const struct gdr_matrix_set *s, const struct gdr_detection *d,
+                             const struct gdr_detect_opts *o)
 {
     gdr_section_begin(b, "heatmaps", "Node \xc3\x97 node heatmaps");
     gdr_buf_puts(b, "<p>Each analysed matrix (the largest size of a bandwidth test, the smallest "
@@ -478,8 +484,9 @@ static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJS
     gdr_section_end(b);
 }
 
-static void rail_panel(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc, const struct gdr_matrix_set *s,
-                       const struct gdr_detection *d, const struct gdr_detect_opts *o)
+static void rail_panel(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
+                       const struct gdr_matrix_set *s, const struct gdr_detection *d,
+                       const struct gdr_detect_opts *o)
 {
     gdr_section_begin(b, "rails", "Per-rail panel");
     bool any = false;

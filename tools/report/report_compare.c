@@ -150,7 +150,8 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
         gdr_td_num(b, j->b[i], scale, NULL, NULL);
         struct gdr_row_extra x;
         gdr_row_extra(run, s, j->sizes[i], &x);
-        gdr_td_num(b, j->r[i], scale, x.clean ? NULL : "\xe2\x9c\x97", x.clean ? NULL : "not clean");
+        gdr_td_num(b, j->r[i], scale, x.clean ? NULL : "\xe2\x9c\x97",
+                   x.clean ? NULL : "not clean");
         if (isinf(j->change[i]))
             gdr_buf_puts(b, "<td class=\"n\">inf</td><td>");
         else

@@ -257,8 +257,8 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
             struct gdr_row_extra x;
             gdr_row_extra(r, ss[k], row->size, &x);
             any_lim |= !lat && isfinite(row->limit); /* gdr-plot's rule */
-            pts[l->n++] = (struct tpt){(double)row->size,
-                                       (lat ? row->lat[LAT_MEDIAN] : row->bw_avg) * scale};
+            pts[l->n++] =
+                (struct tpt){(double)row->size, (lat ? row->lat[LAT_MEDIAN] : row->bw_avg) * scale};
             if (!lat && !isnan(x.limit)) {
                 if (!lp) {
                     char ll[200];

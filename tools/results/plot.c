@@ -258,9 +258,9 @@ static void figure_tsv(FILE *f, const char *kind, const struct test_fig *t, stru
 
 static void draw_test(FILE *gp, const struct test_fig *t, const char *title, bool png)
 {
-    struct gdr_fig_line *l = calloc(t->ns + t->np + 1, sizeof(*l) * 2);
+    struct gdr_fig_line *l = calloc(t->ns + t->np + 1, sizeof(*l) * 3);
     struct line_text *txt = calloc(t->ns + t->np + 1, sizeof(*txt));
-    char(*use)[64] = calloc(t->ns * 2 + t->np + 1, sizeof(*use));
+    char(*use)[64] = calloc(t->ns * 3 + t->np + 1, sizeof(*use));
     if (!l || !txt || !use)
         goto out;
     struct gdr_unit u = t->lat ? gdr_unit_lat(t->big) : gdr_unit_bw(t->big);
@@ -298,6 +298,27 @@ static void draw_test(FILE *gp, const struct test_fig *t, const char *title, boo
         style(&l[nl], s, false);
         l[nl].dashed = true;
         l[nl++].width = 1;
+    }
+    /* rows the NIC did not count clean (column 9: 0), crossed */
+    bool keyed = false;
+    for (size_t i = 0; i < t->ns && !t->lat; i++) {
+        const struct gdr_series *s = t->s[i]->s;
+        bool unclean = false;
+        for (size_t r = 0; r < s->nsizes; r++)
+            unclean |= s->rows[r].clean == 0;
+        if (!unclean)
+            continue;
+        snprintf(use[2 * t->ns + i], sizeof(use[0]), "1:($9 == 0 ? $2*%g : NaN)", u.scale);
+        l[nl++] = (struct gdr_fig_line){t->s[i]->name,
+                                        -1,
+                                        use[2 * t->ns + i],
+                                        GDR_FIG_CROSS,
+                                        keyed ? NULL : "not clean (the NIC counted errors)",
+                                        GDR_C_BLACK,
+                                        false,
+                                        false,
+                                        0};
+        keyed = true;
     }
     snprintf(name, sizeof(name), "%s-%s", t->lat ? "latency" : "bandwidth", t->test);
     if (t->lat)
