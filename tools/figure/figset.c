@@ -308,3 +308,33 @@ void gdr_figset_close(struct gdr_figset *s)
     }
     memset(s, 0, sizeof(*s));
 }
+
+int gdr_fig_files_open(const char *dir, const char *script, const char *list,
+                       struct gdr_atomic_file *f)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s", dir, script);
+    if (gdr_atomic_open(&f[0], path, GDR_EXIT_USAGE))
+        return -1;
+    snprintf(path, sizeof(path), "%s/%s", dir, list);
+    if (gdr_atomic_open(&f[1], path, GDR_EXIT_USAGE)) {
+        gdr_atomic_abort(&f[0]);
+        return -1;
+    }
+    gdr_fig_preamble(f[0].f);
+    return 0;
+}
+
+int gdr_fig_files_close(struct gdr_atomic_file *f, bool ok)
+{
+    if (!ok) {
+        gdr_atomic_abort(&f[0]);
+        gdr_atomic_abort(&f[1]);
+        return -1;
+    }
+    if (gdr_atomic_commit(&f[0])) {
+        gdr_atomic_abort(&f[1]);
+        return -1;
+    }
+    return gdr_atomic_commit(&f[1]);
+}

@@ -198,6 +198,15 @@ int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const ch
 /* gnuplot on PATH. */
 bool gdr_fig_have_gnuplot(void);
 
+/* A run's script and its list of figures, dir/SCRIPT and dir/LIST, each
+ * written in place (common/util/atomic_file.h): f[0] the script (its
+ * preamble written), f[1] the list. 0, or -1 after gdr_fail. */
+struct gdr_atomic_file;
+int gdr_fig_files_open(const char *dir, const char *script, const char *list,
+                       struct gdr_atomic_file *f);
+/* Commit both (ok) or abort both. 0, or -1 after gdr_fail. */
+int gdr_fig_files_close(struct gdr_atomic_file *f, bool ok);
+
 /* ---- a page's figures (figset.c): gdr-report's pages and gdr-history
  * publish's dashboard inline gnuplot's SVG, every figure of a page (or a
  * publish) drawn by one gnuplot process ---- */

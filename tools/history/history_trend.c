@@ -3,6 +3,7 @@
 
 #include "history_trend.h"
 #include "history_check.h"
+#include "atomic_file.h"
 #include "error.h"
 #include "figure.h"
 
@@ -278,20 +279,11 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         return gdr_fail(GDR_EXIT_USAGE, "testbed %s has no points to draw", t->name);
     if (mkdir(outdir, 0777) && errno != EEXIST)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", outdir, strerror(errno));
-    char path[2048];
-    snprintf(path, sizeof(path), "%s/trend.gp", outdir);
-    FILE *gp = fopen(path, "w");
-    snprintf(path, sizeof(path), "%s/trend-figures.tsv", outdir);
-    FILE *index = fopen(path, "w");
-    if (!gp || !index) {
-        if (gp)
-            fclose(gp);
-        if (index)
-            fclose(index);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write there", outdir);
-    }
+    struct gdr_atomic_file af[2];
+    if (gdr_fig_files_open(outdir, "trend.gp", "trend-figures.tsv", af))
+        return -1;
+    FILE *gp = af[0].f, *index = af[1].f;
     fprintf(gp, "# gdr-history trend: rerun with  cd %s && gnuplot trend.gp\n", outdir);
-    gdr_fig_preamble(gp);
     int rc = 0;
     size_t figures = 0;
     for (size_t a = 0; a < t->nseries && rc == 0;) {
@@ -306,15 +298,13 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         }
         a = b;
     }
-    bool bad = fclose(gp) | fclose(index);
-    if (rc)
+    if (gdr_fig_files_close(af, rc == 0) || rc)
         return -1;
-    if (bad)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write error", outdir);
     if (figures == 0)
         return gdr_fail(GDR_EXIT_USAGE, "none of the sizes asked for is in testbed %s", t->name);
     /* gnuplot's warnings (a range of one night) go to trend.log. */
     const char *script = "trend.gp";
+    char path[2048];
     snprintf(path, sizeof(path), "%s/trend.log", outdir);
     if (truncate(path, 0) && errno != ENOENT)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
