@@ -132,20 +132,94 @@ static bool put_tip(FILE *out, const struct gdr_figset *s, size_t k)
     return a;
 }
 
+static bool space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Past the tag that opens at p, quotes respected (end when unclosed). */
+static const char *tag_end(const char *p, const char *end)
+{
+    char q = 0;
+    for (; p < end; p++) {
+        if (q) {
+            if (*p == q)
+                q = 0;
+        } else if (*p == '"' || *p == '\'') {
+            q = *p;
+        } else if (*p == '>') {
+            return p + 1;
+        }
+    }
+    return end;
+}
+
+/* Past the blanks and the empty groups (<g ...> blanks </g>) from p:
+ * gnuplot's SVG terminal opens a group at every change of line style,
+ * four of them around each hypertext point. */
+static const char *skip_empty(const char *p, const char *end)
+{
+    for (;;) {
+        while (p < end && space(*p))
+            p++;
+        if (!at(p, end, "<g ") && !at(p, end, "<g>"))
+            return p;
+        const char *t = tag_end(p, end), *q = t;
+        if (t[-2] == '/')
+            return p;
+        while (q < end && space(*q))
+            q++;
+        if (!at(q, end, "</g>"))
+            return p;
+        p = q + 4;
+    }
+}
+
+/* The groups open while filtering: where each opening tag is in the SVG
+ * (NULL: a tip, closed by </a> when link) */
+struct gstack {
+    const char *tag[64];
+    size_t len[64];
+    bool link[64];
+    size_t n;
+};
+
+static void gpush(struct gstack *g, const char *tag, size_t len, bool link)
+{
+    if (g->n < 64) {
+        g->tag[g->n] = tag;
+        g->len[g->n] = len;
+        g->link[g->n] = link;
+    }
+    g->n++;
+}
+
 /* svg[0..len) as it goes into a page: no XML prolog, role="img" and the
  * label as its title, each id and reference to one prefixed with the
  * figure's number (several SVGs share a page), gnuplot's hypertext turned
- * into <title> children (a tip's link an <a>), and no script or on*
- * attribute, whatever the terminal wrote. */
+ * into <title> children (a tip's link an <a>), no script or on*
+ * attribute, whatever the terminal wrote; and smaller: empty groups go,
+ * and a group closed and reopened at once with the same attributes (each
+ * hypertext point has its own) stays open, so a point is an <a>, its
+ * title and gnuplot's marker. */
 void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const char *svg,
                         size_t len)
 {
     const char *p = svg, *end = svg + len;
     char quote = 0;
-    bool in_tag = false, open_a = false;
+    bool in_tag = false;
+    struct gstack g = {.n = 0};
     const char *hyper = "<g onmousemove=\"gnuplot_svg.showHypertext(evt,'";
     while (p < end) {
-        if (!in_tag && *p == '<') {
+        if (!in_tag && *p != '<') {
+            const char *lt = memchr(p, '<', (size_t)(end - p));
+            if (!lt)
+                lt = end;
+            fwrite(p, 1, (size_t)(lt - p), out);
+            p = lt;
+            continue;
+        }
+        if (!in_tag) {
             if (at(p, end, "<?xml") || at(p, end, "<!--")) {
                 p = past(p, end, ">");
             } else if (at(p, end, "<script")) {
@@ -161,12 +235,33 @@ void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const
                 }
                 p = e; /* gnuplot's plot names and hypertext's blank titles go */
             } else if (at(p, end, hyper)) {
-                open_a = put_tip(out, s, strtoul(p + strlen(hyper), NULL, 10));
-                p = past(p, end, ">");
-            } else if (open_a && at(p, end, "</g>")) {
-                fputs("</a>", out);
-                open_a = false;
+                gpush(&g, NULL, 0, put_tip(out, s, strtoul(p + strlen(hyper), NULL, 10)));
+                p = tag_end(p, end);
+            } else if (at(p, end, "</g>")) {
+                bool open = g.n > 0;
+                size_t k = open ? --g.n : 0;
+                const char *tag = open && k < 64 ? g.tag[k] : NULL;
+                size_t tl = tag ? g.len[k] : 0;
+                const char *next = skip_empty(p + 4, end);
+                if (tag && (size_t)(end - next) >= tl && !memcmp(next, tag, tl) &&
+                    !memmem(tag, tl, " id=", 4)) {
+                    g.n++; /* the same group again: it stays open */
+                    p = next + tl;
+                    fputc('\n', out);
+                    continue;
+                }
+                fputs(open && k < 64 && g.link[k] ? "</a>" : "</g>", out);
                 p += 4;
+            } else if (at(p, end, "<g ") || at(p, end, "<g>")) {
+                const char *t = tag_end(p, end), *q = skip_empty(p, end);
+                if (q != p) {
+                    p = q; /* an empty group */
+                    continue;
+                }
+                if (t[-2] != '/')
+                    gpush(&g, p, (size_t)(t - p), false);
+                fputc(*p++, out);
+                in_tag = true;
             } else if (at(p, end, "<svg")) {
                 fputs("<svg role=\"img\"", out);
                 p += 4;
@@ -177,15 +272,28 @@ void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const
             }
             continue;
         }
-        if (in_tag && quote) {
-            if (*p == quote)
-                quote = 0;
-            fputc(*p++, out);
+        if (quote) {
+            const char *e = memchr(p, quote, (size_t)(end - p));
+            e = e ? e : end;
+            const char *u = p;
+            while ((u = memchr(u, 'u', (size_t)(e - u))) && !at(u, e, "url(#"))
+                u++;
+            if (u) { /* a reference inside a value */
+                fwrite(p, 1, (size_t)(u - p), out);
+                fprintf(out, "url(#f%zu-", fig);
+                p = u + 5;
+                continue;
+            }
+            fwrite(p, 1, (size_t)(e - p), out);
+            p = e;
+            if (p < end)
+                fputc(*p++, out);
+            quote = 0;
             continue;
         }
-        if (in_tag && (*p == ' ' || *p == '\t' || *p == '\n')) {
+        if (space(*p)) {
             const char *a = p + 1;
-            while (a < end && (*a == ' ' || *a == '\t' || *a == '\n'))
+            while (a < end && space(*a))
                 a++;
             const char *n = a;
             while (n < end && ((*n >= 'a' && *n <= 'z') || *n == ':' || *n == '-'))
@@ -215,14 +323,14 @@ void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const
                 }
             }
         }
-        if (in_tag && at(p, end, "url(#")) {
+        if (at(p, end, "url(#")) {
             fprintf(out, "url(#f%zu-", fig);
             p += 5;
             continue;
         }
-        if (in_tag && (*p == '"' || *p == '\''))
+        if (*p == '"' || *p == '\'')
             quote = *p;
-        else if (in_tag && *p == '>')
+        else if (*p == '>')
             in_tag = false;
         fputc(*p++, out);
     }
