@@ -9,10 +9,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+static char *slurp(const char *path, size_t *len);
 
 /* The mark a page holds where figure k goes: control characters, which
  * no escaped text can carry. */
@@ -72,15 +77,58 @@ size_t gdr_figset_tip(struct gdr_figset *s, const char *text, const char *href)
     if (!o)
         return 0;
     s->tip_at = o;
-    fflush(s->tips);
-    o[s->ntips] = s->tip_len;
-    fprintf(s->tips, "%s%c%s%c", text ? text : "", 0, href ? href : "", 0);
+    text = text ? text : "";
+    href = href ? href : "";
+    o[s->ntips] = s->tip_end; /* no fflush: the stream's length lags */
+    s->tip_end += strlen(text) + strlen(href) + 2;
+    fprintf(s->tips, "%s%c%s%c", text, 0, href, 0);
     return s->ntips++;
+}
+
+int gdr_figset_stream(struct gdr_figset *s)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/page.gp", s->dir);
+    int fd[2];
+    if (s->pid || fflush(s->gp) || pipe2(fd, O_CLOEXEC))
+        return gdr_fail(GDR_EXIT_RUN, "%s: %s", path, s->pid ? "already drawn" : strerror(errno));
+    const char *in = "/dev/stdin"; /* "-" reads a byte a call */
+    if (gdr_fig_spawn(s->dir, &in, 1, NULL, fd[0], &s->pid)) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    close(fd[0]);
+    /* gnuplot's end shows in its exit status, not as a signal here */
+    signal(SIGPIPE, SIG_IGN);
+    FILE *to = fdopen(fd[1], "w");
+    size_t n = 0;
+    char *head = slurp(path, &n);
+    if (!to || !head || fwrite(head, 1, n, to) != n) {
+        free(head);
+        if (to)
+            fclose(to);
+        else
+            close(fd[1]);
+        return gdr_fail(GDR_EXIT_RUN, "gnuplot's script: %s", strerror(errno));
+    }
+    free(head);
+    fclose(s->gp);
+    s->gp = to;
+    return 0;
 }
 
 int gdr_figset_draw(struct gdr_figset *s)
 {
     fprintf(s->gp, "unset output\n");
+    if (s->pid) {
+        fclose(s->gp); /* a write error is gnuplot's end: its status says */
+        s->gp = NULL;
+        pid_t pid = s->pid;
+        s->pid = 0;
+        int rc = gdr_fig_wait(pid, s->dir, NULL);
+        return rc ? rc : fflush(s->tips) ? gdr_fail(GDR_EXIT_RUN, "out of memory") : 0;
+    }
     if (fclose(s->gp)) {
         s->gp = NULL;
         return gdr_fail(GDR_EXIT_USAGE, "%s/page.gp: write error", s->dir);
@@ -194,6 +242,66 @@ static void gpush(struct gstack *g, const char *tag, size_t len, bool link)
     g->n++;
 }
 
+/* The markers of a figure's points, each gnuplot's <use> of a point type
+ * at a scale and colour, defined once. */
+struct markers {
+    const char *key[16];
+    size_t len[16], n;
+};
+
+/* At p, gnuplot's marker of a point,
+ *   <use xlink:href='#ID' transform='translate(X,Y) scale(S)' color='C'/>
+ * written as <use href="#fF-uK" x="X" y="Y"/> of a marker K defined at
+ * its first point (a third of the bytes); returns past it, or NULL (p
+ * is something else: left as it is). */
+static const char *compact_use(FILE *out, struct markers *m, size_t fig, const char *p,
+                               const char *end)
+{
+    const char *lit[] = {"<use xlink:href='#", "' transform='translate(", ",", ") scale(",
+                         ")' color='", "'/>"};
+    const char *v[5], *e[5], *q = p;
+    for (size_t i = 0; i < 6; i++) {
+        if (!at(q, end, lit[i]))
+            return NULL;
+        q += strlen(lit[i]);
+        if (i == 5)
+            break;
+        v[i] = q;
+        while (q < end && *q != lit[i + 1][0] && *q != '<' && *q != '>' && *q != '"' &&
+               (i != 0 || (*q != ' ' && *q != '&')))
+            q++;
+        e[i] = q;
+    }
+    /* the marker: ID, S and C (from the ID to the translate, and from
+     * the scale to the end) */
+    const char *key = v[3];
+    size_t klen = (size_t)(e[4] - v[3]), k;
+    for (k = 0; k < m->n; k++)
+        if (m->len[k] == klen + (size_t)(e[0] - v[0]) &&
+            !memcmp(m->key[k], v[0], (size_t)(e[0] - v[0])) &&
+            !memcmp(m->key[k] + (e[0] - v[0]), key, klen))
+            break;
+    if (k == m->n) {
+        if (k == 16)
+            return NULL;
+        size_t il = (size_t)(e[0] - v[0]);
+        char *copy = malloc(il + klen);
+        if (!copy)
+            return NULL;
+        memcpy(copy, v[0], il);
+        memcpy(copy + il, key, klen);
+        m->key[k] = copy;
+        m->len[k] = il + klen;
+        m->n++;
+        fprintf(out, "<defs><use id=\"f%zu-u%zu\" href=\"#f%zu-%.*s\" transform=\"scale(%.*s)\" "
+                     "color=\"%.*s\"/></defs>",
+                fig, k, fig, (int)il, v[0], (int)(e[3] - v[3]), v[3], (int)(e[4] - v[4]), v[4]);
+    }
+    fprintf(out, "<use href=\"#f%zu-u%zu\" x=\"%.*s\" y=\"%.*s\"/>", fig, k, (int)(e[1] - v[1]),
+            v[1], (int)(e[2] - v[2]), v[2]);
+    return q;
+}
+
 /* svg[0..len) as it goes into a page: no XML prolog, role="img" and the
  * label as its title, each id and reference to one prefixed with the
  * figure's number (several SVGs share a page), gnuplot's hypertext turned
@@ -209,6 +317,8 @@ void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const
     char quote = 0;
     bool in_tag = false;
     struct gstack g = {.n = 0};
+    struct markers marks = {.n = 0};
+    const char *use;
     const char *hyper = "<g onmousemove=\"gnuplot_svg.showHypertext(evt,'";
     while (p < end) {
         if (!in_tag && *p != '<') {
@@ -262,6 +372,9 @@ void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const
                     gpush(&g, p, (size_t)(t - p), false);
                 fputc(*p++, out);
                 in_tag = true;
+            } else if (at(p, end, "<use xlink:href='#") &&
+                       (use = compact_use(out, &marks, fig, p, end))) {
+                p = use;
             } else if (at(p, end, "<svg")) {
                 fputs("<svg role=\"img\"", out);
                 p += 4;
@@ -334,6 +447,8 @@ void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const
             in_tag = false;
         fputc(*p++, out);
     }
+    for (size_t i = 0; i < marks.n; i++)
+        free((char *)marks.key[i]);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -392,6 +507,8 @@ void gdr_figset_close(struct gdr_figset *s)
 {
     if (s->gp)
         fclose(s->gp);
+    if (s->pid) /* gnuplot ends at the end of its script */
+        waitpid(s->pid, NULL, 0);
     if (s->tips)
         fclose(s->tips);
     free(s->tip_text);

@@ -26,6 +26,9 @@ const char *gdr_fig_pair_colour(const char *pair)
 }
 
 /* PuOr, five stops: low orange-brown .. white .. purple high. */
+/* The frame's line width. */
+#define BORDER_LW 1.2
+
 static const double ratio_at[5] = {GDR_RATIO_LO, 0.75, 1.0, 1.25, GDR_RATIO_HI};
 static const unsigned char ratio_rgb[5][3] = {{0xb3, 0x58, 0x06},
                                               {0xf1, 0xa3, 0x40},
@@ -196,9 +199,11 @@ static void line_style(FILE *gp, const struct gdr_fig_line *l)
     case GDR_FIG_RING: fprintf(gp, " with points pt 6 ps 1.8 lw 1.5 lc rgb \"%s\"", c); return;
     case GDR_FIG_CROSS: fprintf(gp, " with points pt 2 ps 1.8 lw 2 lc rgb \"%s\"", c); return;
     case GDR_FIG_TIPS:
-        fprintf(gp, " with labels hypertext point pt %d ps %g lc rgb \"%s\"",
+        /* the border's width: else the SVG terminal changes style (a
+         * group) twice for every point */
+        fprintf(gp, " with labels hypertext point pt %d ps %g lc rgb \"%s\" lw %g",
                 l->colour ? (l->hollow ? 6 : 7) : 5, l->colour ? 1.1 : l->width,
-                l->colour ? l->colour : "#FF000000");
+                l->colour ? l->colour : "#FF000000", BORDER_LW);
         return;
     case GDR_FIG_LINES: fprintf(gp, " with lines"); break;
     case GDR_FIG_POINTS: fprintf(gp, " with points"); break;
@@ -269,7 +274,7 @@ static void key_below(FILE *gp, size_t n, unsigned cols, int ncaption)
 
 void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
 {
-    fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw 1.2\nunset arrow\n");
+    fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw %g\nunset arrow\n", BORDER_LW);
     if (c->x == GDR_X_LOG2_BYTES) {
         fprintf(gp, "unset xdata\n");
         size_tics(gp, c->sizes, c->nsizes, c->narrow ? 0.12 : 0.05);
@@ -490,7 +495,8 @@ bool gdr_fig_have_gnuplot(void)
     return false;
 }
 
-int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log)
+int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log,
+                  int in, pid_t *pid)
 {
     if (strchr(dir, '\''))
         return gdr_fail(GDR_EXIT_USAGE, "%s: a quote in the directory name", dir);
@@ -508,17 +514,32 @@ int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const ch
     /* gnuplot's warnings (a range of one night) go to the log. */
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    if (in >= 0)
+        posix_spawn_file_actions_adddup2(&fa, in, 0);
     posix_spawn_file_actions_addopen(&fa, 2, log ? log : deflog, O_WRONLY | O_CREAT | O_APPEND,
                                      0666);
-    pid_t pid;
-    int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    int err = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
     if (err)
         return gdr_fail(err == ENOENT ? GDR_EXIT_ENV : GDR_EXIT_RUN, "gnuplot: %s%s", strerror(err),
                         err == ENOENT ? " (apt-get install gnuplot-nox)" : "");
+    return 0;
+}
+
+int gdr_fig_wait(pid_t pid, const char *dir, const char *log)
+{
     int status;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed in %s (see %s)", dir, log ? log : deflog);
+        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed in %s (see %s%s)", dir, log ? log : dir,
+                        log ? "" : "/gnuplot.log");
     return 0;
+}
+
+int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log)
+{
+    pid_t pid;
+    if (gdr_fig_spawn(dir, scripts, n, log, -1, &pid))
+        return -1;
+    return gdr_fig_wait(pid, dir, log);
 }

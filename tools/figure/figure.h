@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "buf.h"
 #include "error.h"
@@ -195,6 +196,11 @@ void gdr_fig_histogram(FILE *gp, const char *data, const char *col, const char *
  * dir), its messages appended to log (a path; NULL: dir/gnuplot.log).
  * Returns 0, or -1 after gdr_fail (exit 3: no gnuplot). */
 int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log);
+/* The same in two steps: gnuplot started (its stdin in, -1: this
+ * process's), then waited for. 0, or -1 after gdr_fail. */
+int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log,
+                  int in, pid_t *pid);
+int gdr_fig_wait(pid_t pid, const char *dir, const char *log);
 /* gnuplot on PATH. */
 bool gdr_fig_have_gnuplot(void);
 
@@ -213,14 +219,20 @@ int gdr_fig_files_close(struct gdr_atomic_file *f, bool ok);
 struct gdr_figset {
     char dir[4096]; /* a temporary directory: the script, data, the SVGs */
     FILE *gp;       /* the script: every figure, one after the other */
+    pid_t pid;      /* gnuplot reading the script as it comes (0: not yet) */
     size_t n;       /* figures placed */
     char **name, **label;
     FILE *tips; /* text NUL href NUL, per tip */
     char *tip_text;
-    size_t tip_len, ntips, *tip_at;
+    size_t tip_len, tip_end, ntips, *tip_at;
 };
 /* A temporary directory and its script. 0, or -1 after gdr_fail. */
 int gdr_figset_open(struct gdr_figset *s);
+/* From now on gnuplot draws as the script is written (a second CPU
+ * busy while the caller computes the next figure): only for figures
+ * whose data are datablocks in the script (gdr_fig_block), never files
+ * beside it. 0, or -1 after gdr_fail. */
+int gdr_figset_stream(struct gdr_figset *s);
 /* The next figure: its SVG output (w x h) set in the script, which is
  * returned to write the figure's spec into, and its mark in page where
  * the SVG goes; label: the SVG's accessible name (its <title>). */

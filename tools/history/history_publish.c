@@ -347,7 +347,7 @@ static int series_page(const struct page_ctx *p, const char *path)
                  pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
                  pt->simulated ? ", simulated" : "");
         /* trend's columns, and the tooltip */
-        fprintf(d, "%s %.9g %.9g %.9g %.9g %.9g %.9g %zu\n", run->date, y, hist_shown(k, c),
+        fprintf(d, "%s %.6g %.6g %.6g %.6g %.6g %.6g %zu\n", run->date, y, hist_shown(k, c),
                 isnan(c) ? NAN : hist_shown(k, c - w), isnan(c) ? NAN : hist_shown(k, c + w),
                 h->outlier ? y : NAN, pt->clean == 0 ? y : NAN,
                 gdr_figset_tip(p->figs, tip, href[i]));
@@ -843,7 +843,7 @@ int hist_publish(struct hdb *h, const struct hist_publish_opts *o, struct hist_p
     size_t nold = 0, nrows = 0;
     struct pending q = {0};
     if (rc == 0)
-        rc = gdr_figset_open(&q.figs);
+        rc = gdr_figset_open(&q.figs) || gdr_figset_stream(&q.figs) ? -1 : 0;
     if (rc == 0) {
         nold = state_load(outabs, &old);
         rows = calloc(total + nold + 1, sizeof(*rows));
