@@ -73,15 +73,21 @@ FILE *gdr_figset_add(struct gdr_figset *s, struct gdr_buf *page, const char *lab
 
 size_t gdr_figset_tip(struct gdr_figset *s, const char *text, const char *href)
 {
-    size_t *o = realloc(s->tip_at, (s->ntips + 1) * sizeof(*o));
-    if (!o)
-        return 0;
-    s->tip_at = o;
+    if (s->ntips == s->tip_cap) {
+        size_t cap = s->tip_cap ? 2 * s->tip_cap : 1024;
+        size_t *o = realloc(s->tip_at, cap * sizeof(*o));
+        if (!o)
+            return 0;
+        s->tip_at = o;
+        s->tip_cap = cap;
+    }
     text = text ? text : "";
     href = href ? href : "";
-    o[s->ntips] = s->tip_end; /* no fflush: the stream's length lags */
-    s->tip_end += strlen(text) + strlen(href) + 2;
-    fprintf(s->tips, "%s%c%s%c", text, 0, href, 0);
+    size_t tl = strlen(text) + 1, hl = strlen(href) + 1;
+    s->tip_at[s->ntips] = s->tip_end; /* no fflush: the stream's length lags */
+    s->tip_end += tl + hl;
+    fwrite(text, 1, tl, s->tips);
+    fwrite(href, 1, hl, s->tips);
     return s->ntips++;
 }
 

@@ -446,10 +446,11 @@ void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h)
         /* an unseen square over each cell carries its tooltip */
         fprintf(gp, ", \\\n    ");
         gdr_fig_str(gp, h->tips);
-        fprintf(gp,
-                " using 1:2:3 with labels hypertext point pt 5 ps %.3g lc rgb \"#FF000000\" "
-                "notitle",
-                440.0 / (double)(h->side ? h->side : 1) / 9.0);
+        fprintf(gp, " using 1:2:3");
+        line_style(gp, &(struct gdr_fig_line){.style = GDR_FIG_TIPS,
+                                              .width = 440.0 / (double)(h->side ? h->side : 1) /
+                                                       9.0});
+        fprintf(gp, " notitle");
     }
     if (h->key)
         fprintf(gp, ", \\\n    NaN with boxes fs solid fc rgb \"%s\" title \"not run\"",

@@ -224,7 +224,7 @@ struct gdr_figset {
     char **name, **label;
     FILE *tips; /* text NUL href NUL, per tip */
     char *tip_text;
-    size_t tip_len, tip_end, ntips, *tip_at;
+    size_t tip_len, tip_end, ntips, tip_cap, *tip_at;
 };
 /* A temporary directory and its script. 0, or -1 after gdr_fail. */
 int gdr_figset_open(struct gdr_figset *s);
