@@ -449,6 +449,12 @@ static int series_page(const struct page_ctx *p, const char *path)
         gdr_buf_puts(&b, "<p class=\"warn\">Not clean: the NIC counted errors or retransmissions "
                          "during this night's point. It is not judged, and no baseline uses "
                          "it.</p>\n");
+    /* gnuplot draws while the next pages are computed; started at the
+     * first page written (none when nothing changed) */
+    if (!p->figs->pid && gdr_figset_stream(p->figs)) {
+        rc = -1;
+        goto out;
+    }
     gdr_buf_puts(&b, "<figure><div class=\"fig\">");
     FILE *gp = gdr_figset_add(p->figs, &b, desc, 960, 480);
     gdr_fig_block(gp, "trend", rows);
@@ -843,7 +849,7 @@ int hist_publish(struct hdb *h, const struct hist_publish_opts *o, struct hist_p
     size_t nold = 0, nrows = 0;
     struct pending q = {0};
     if (rc == 0)
-        rc = gdr_figset_open(&q.figs) || gdr_figset_stream(&q.figs) ? -1 : 0;
+        rc = gdr_figset_open(&q.figs);
     if (rc == 0) {
         nold = state_load(outabs, &old);
         rows = calloc(total + nold + 1, sizeof(*rows));
