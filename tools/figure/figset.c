@@ -263,8 +263,8 @@ struct markers {
 static const char *compact_use(FILE *out, struct markers *m, size_t fig, const char *p,
                                const char *end)
 {
-    const char *lit[] = {"<use xlink:href='#", "' transform='translate(", ",", ") scale(",
-                         ")' color='", "'/>"};
+    const char *lit[] = {
+        "<use xlink:href='#", "' transform='translate(", ",", ") scale(", ")' color='", "'/>"};
     const char *v[5], *e[5], *q = p;
     for (size_t i = 0; i < 6; i++) {
         if (!at(q, end, lit[i]))
@@ -299,8 +299,9 @@ static const char *compact_use(FILE *out, struct markers *m, size_t fig, const c
         m->key[k] = copy;
         m->len[k] = il + klen;
         m->n++;
-        fprintf(out, "<defs><use id=\"f%zu-u%zu\" href=\"#f%zu-%.*s\" transform=\"scale(%.*s)\" "
-                     "color=\"%.*s\"/></defs>",
+        fprintf(out,
+                "<defs><use id=\"f%zu-u%zu\" href=\"#f%zu-%.*s\" transform=\"scale(%.*s)\" "
+                "color=\"%.*s\"/></defs>",
                 fig, k, fig, (int)il, v[0], (int)(e[3] - v[3]), v[3], (int)(e[4] - v[4]), v[4]);
     }
     fprintf(out, "<use href=\"#f%zu-u%zu\" x=\"%.*s\" y=\"%.*s\"/>", fig, k, (int)(e[1] - v[1]),

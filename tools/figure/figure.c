@@ -274,7 +274,8 @@ static void key_below(FILE *gp, size_t n, unsigned cols, int ncaption)
 
 void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
 {
-    fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw %g\nunset arrow\n", BORDER_LW);
+    fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw %g\nunset arrow\n",
+            BORDER_LW);
     if (c->x == GDR_X_LOG2_BYTES) {
         fprintf(gp, "unset xdata\n");
         size_tics(gp, c->sizes, c->nsizes, c->narrow ? 0.12 : 0.05);
@@ -447,9 +448,9 @@ void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h)
         fprintf(gp, ", \\\n    ");
         gdr_fig_str(gp, h->tips);
         fprintf(gp, " using 1:2:3");
-        line_style(gp, &(struct gdr_fig_line){.style = GDR_FIG_TIPS,
-                                              .width = 440.0 / (double)(h->side ? h->side : 1) /
-                                                       9.0});
+        line_style(gp,
+                   &(struct gdr_fig_line){.style = GDR_FIG_TIPS,
+                                          .width = 440.0 / (double)(h->side ? h->side : 1) / 9.0});
         fprintf(gp, " notitle");
     }
     if (h->key)
@@ -496,8 +497,8 @@ bool gdr_fig_have_gnuplot(void)
     return false;
 }
 
-int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log,
-                  int in, pid_t *pid)
+int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log, int in,
+                  pid_t *pid)
 {
     if (strchr(dir, '\''))
         return gdr_fail(GDR_EXIT_USAGE, "%s: a quote in the directory name", dir);

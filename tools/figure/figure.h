@@ -198,8 +198,8 @@ void gdr_fig_histogram(FILE *gp, const char *data, const char *col, const char *
 int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log);
 /* The same in two steps: gnuplot started (its stdin in, -1: this
  * process's), then waited for. 0, or -1 after gdr_fail. */
-int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log,
-                  int in, pid_t *pid);
+int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log, int in,
+                  pid_t *pid);
 int gdr_fig_wait(pid_t pid, const char *dir, const char *log);
 /* gnuplot on PATH. */
 bool gdr_fig_have_gnuplot(void);
