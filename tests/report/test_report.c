@@ -2,7 +2,7 @@
  * FIPS 180-4 / RFC 4648 vectors (the CSP hash depends on them), escaping of
  * hostile strings for HTML and SVG (markup, quotes, control characters,
  * invalid UTF-8, cutting), the escaped printf, honest y ranges (at least
- * +-10 % around a baseline; from zero; decades), round ticks, the heatmap's
+ * +-10 % around a baseline; from zero; decades), the heatmap's
  * diverging colours, and the atomic write. */
 #include "config.h"
 
@@ -10,7 +10,7 @@
 
 #include "html.h"
 #include "sha256.h"
-#include "svg.h"
+#include "figure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,21 +139,6 @@ static void test_y_range(void **state)
     assert_near(hi, 100, 1e-9);
 }
 
-static void test_ticks(void **state)
-{
-    (void)state;
-    double t[16];
-    size_t n = gdr_ticks_linear(0, 10, 6, t);
-    assert_int_equal(n, 6);
-    assert_near(t[0], 0, 0);
-    assert_near(t[5], 10, 1e-12);
-    n = gdr_ticks_linear(90.3, 110.7, 7, t);
-    assert_true(n >= 4 && n <= 8);
-    for (size_t i = 0; i < n; i++)
-        assert_true(t[i] >= 90.3 && t[i] <= 110.7);
-    assert_int_equal(gdr_ticks_linear(5, 5, 6, t), 0);
-}
-
 static void test_heat_color(void **state)
 {
     (void)state;
@@ -211,10 +196,10 @@ static void test_write_atomic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256),     cmocka_unit_test(test_base64),
-        cmocka_unit_test(test_escape),     cmocka_unit_test(test_escf),
-        cmocka_unit_test(test_y_range),    cmocka_unit_test(test_ticks),
-        cmocka_unit_test(test_heat_color), cmocka_unit_test(test_write_atomic),
+        cmocka_unit_test(test_sha256),       cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_escape),       cmocka_unit_test(test_escf),
+        cmocka_unit_test(test_y_range),      cmocka_unit_test(test_heat_color),
+        cmocka_unit_test(test_write_atomic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,9 @@ const char *gdr_fig_pair_colour(const char *pair)
 }
 
 /* PuOr, five stops: low orange-brown .. white .. purple high. */
+/* The frame's line width. */
+#define BORDER_LW 1.2
+
 static const double ratio_at[5] = {GDR_RATIO_LO, 0.75, 1.0, 1.25, GDR_RATIO_HI};
 static const unsigned char ratio_rgb[5][3] = {{0xb3, 0x58, 0x06},
                                               {0xf1, 0xa3, 0x40},
@@ -195,6 +198,13 @@ static void line_style(FILE *gp, const struct gdr_fig_line *l)
         return;
     case GDR_FIG_RING: fprintf(gp, " with points pt 6 ps 1.8 lw 1.5 lc rgb \"%s\"", c); return;
     case GDR_FIG_CROSS: fprintf(gp, " with points pt 2 ps 1.8 lw 2 lc rgb \"%s\"", c); return;
+    case GDR_FIG_TIPS:
+        /* the border's width: else the SVG terminal changes style (a
+         * group) twice for every point */
+        fprintf(gp, " with labels hypertext point pt %d ps %g lc rgb \"%s\" lw %g",
+                l->colour ? (l->hollow ? 6 : 7) : 5, l->colour ? 1.1 : l->width,
+                l->colour ? l->colour : "#FF000000", BORDER_LW);
+        return;
     case GDR_FIG_LINES: fprintf(gp, " with lines"); break;
     case GDR_FIG_POINTS: fprintf(gp, " with points"); break;
     case GDR_FIG_ERRORLINES: fprintf(gp, " with yerrorlines"); break;
@@ -264,7 +274,8 @@ static void key_below(FILE *gp, size_t n, unsigned cols, int ncaption)
 
 void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
 {
-    fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw 1.2\nunset arrow\n");
+    fprintf(gp, "set grid xtics ytics lc rgb \"#d0d0d0\"\nset border lw %g\nunset arrow\n",
+            BORDER_LW);
     if (c->x == GDR_X_LOG2_BYTES) {
         fprintf(gp, "unset xdata\n");
         size_tics(gp, c->sizes, c->nsizes, c->narrow ? 0.12 : 0.05);
@@ -294,8 +305,12 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
     }
     if (c->no_key)
         fprintf(gp, "unset key\n");
-    else if (c->key_cols)
-        key_below(gp, c->nlines, c->key_cols, c->ncaption);
+    else if (c->key_cols) {
+        size_t titled = 0;
+        for (size_t i = 0; i < c->nlines; i++)
+            titled += c->lines[i].title != NULL;
+        key_below(gp, titled, c->key_cols, c->ncaption);
+    }
     plot_lines(gp, c->lines, c->nlines);
     if (isfinite(c->hline))
         fprintf(gp, "%s%.9g with lines lc rgb \"#404040\" dt 3 lw 1.5 notitle",
@@ -326,6 +341,9 @@ static void plot_lines(FILE *gp, const struct gdr_fig_line *lines, size_t n)
             fprintf(gp, ", \\\n    ");
         data_ref(gp, l);
         line_style(gp, l);
+        if (l->title && l->style == GDR_FIG_TIPS) /* labels have no key entry: a marker */
+            fprintf(gp, " notitle, \\\n    NaN with points pt %d ps 1.1 lc rgb \"%s\"",
+                    l->hollow ? 6 : 7, l->colour ? l->colour : GDR_C_BLACK);
         if (l->title) {
             fprintf(gp, " title ");
             gdr_fig_str(gp, l->title);
@@ -411,6 +429,30 @@ void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h)
     fprintf(gp, " using 1:2:(0.5):(0.5):%s with boxxy fc palette notitle", h->ratio_col);
     cells_of(gp, h->failed, GDR_C_FAILED, h->key ? "failed run" : NULL, true);
     cells_of(gp, h->unreachable, GDR_C_UNREACHABLE, h->key ? "unreachable node" : NULL, false);
+    if (h->values && h->side <= 16) {
+        fprintf(gp, ", \\\n    ");
+        gdr_fig_str(gp, h->cells);
+        fprintf(gp, " using 1:2:(sprintf(\"%%.2f\", %s)) with labels font \",9\" notitle",
+                h->ratio_col);
+    }
+    if (h->low && *h->low) {
+        fprintf(gp, ", \\\n    ");
+        gdr_fig_str(gp, h->low);
+        fprintf(gp,
+                " using 1:2:(0.42):(0.42) with boxxy fs empty border lc rgb \"%s\" lw 2.5 "
+                "notitle",
+                GDR_C_BLACK);
+    }
+    if (h->tips && *h->tips) {
+        /* an unseen square over each cell carries its tooltip */
+        fprintf(gp, ", \\\n    ");
+        gdr_fig_str(gp, h->tips);
+        fprintf(gp, " using 1:2:3");
+        line_style(gp,
+                   &(struct gdr_fig_line){.style = GDR_FIG_TIPS,
+                                          .width = 440.0 / (double)(h->side ? h->side : 1) / 9.0});
+        fprintf(gp, " notitle");
+    }
     if (h->key)
         fprintf(gp, ", \\\n    NaN with boxes fs solid fc rgb \"%s\" title \"not run\"",
                 GDR_C_NOTRUN);
@@ -455,7 +497,8 @@ bool gdr_fig_have_gnuplot(void)
     return false;
 }
 
-int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log)
+int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log, int in,
+                  pid_t *pid)
 {
     if (strchr(dir, '\''))
         return gdr_fail(GDR_EXIT_USAGE, "%s: a quote in the directory name", dir);
@@ -473,17 +516,32 @@ int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const ch
     /* gnuplot's warnings (a range of one night) go to the log. */
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    if (in >= 0)
+        posix_spawn_file_actions_adddup2(&fa, in, 0);
     posix_spawn_file_actions_addopen(&fa, 2, log ? log : deflog, O_WRONLY | O_CREAT | O_APPEND,
                                      0666);
-    pid_t pid;
-    int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    int err = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
     if (err)
         return gdr_fail(err == ENOENT ? GDR_EXIT_ENV : GDR_EXIT_RUN, "gnuplot: %s%s", strerror(err),
                         err == ENOENT ? " (apt-get install gnuplot-nox)" : "");
+    return 0;
+}
+
+int gdr_fig_wait(pid_t pid, const char *dir, const char *log)
+{
     int status;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed in %s (see %s)", dir, log ? log : deflog);
+        return gdr_fail(GDR_EXIT_RUN, "gnuplot failed in %s (see %s%s)", dir, log ? log : dir,
+                        log ? "" : "/gnuplot.log");
     return 0;
+}
+
+int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log)
+{
+    pid_t pid;
+    if (gdr_fig_spawn(dir, scripts, n, log, -1, &pid))
+        return -1;
+    return gdr_fig_wait(pid, dir, log);
 }

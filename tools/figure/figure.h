@@ -20,6 +20,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "error.h"
 
 /* ---- palette: Okabe-Ito, black first ---- */
 #define GDR_C_BLACK "#000000"
@@ -105,6 +109,8 @@ enum gdr_fig_style {
     GDR_FIG_BAND,       /* using x:lo:hi, filled */
     GDR_FIG_RING,       /* an open circle around the point (outliers) */
     GDR_FIG_CROSS,      /* a cross (not clean) */
+    GDR_FIG_TIPS,       /* using x:y:tip, the marker (colour NULL: unseen, width
+                         * its size) a tooltip (gdr_figset_tip) */
 };
 
 /* One curve: data ("$block" or a file name relative to the script), its
@@ -173,9 +179,12 @@ struct gdr_fig_heat {
     const char *const *names; /* tic labels, NULL: none */
     const char *cells, *ratio_col;
     const char *failed, *unreachable;
-    bool key;    /* the key: failed, unreachable, not run */
-    bool dots;   /* cells as points (the worst nodes' rows over all partners) */
-    size_t rows; /* dots: rows (side: the columns) */
+    const char *low;  /* cells "column row" the detector called low: boxed; NULL none */
+    const char *tips; /* cells "column row tip" (gdr_figset_tip); NULL none */
+    bool values;      /* the ratio written in each cell */
+    bool key;         /* the key: failed, unreachable, not run */
+    bool dots;        /* cells as points (the worst nodes' rows over all partners) */
+    size_t rows;      /* dots: rows (side: the columns) */
 };
 void gdr_fig_heatmap(FILE *gp, const struct gdr_fig_heat *h);
 
@@ -187,7 +196,67 @@ void gdr_fig_histogram(FILE *gp, const char *data, const char *col, const char *
  * dir), its messages appended to log (a path; NULL: dir/gnuplot.log).
  * Returns 0, or -1 after gdr_fail (exit 3: no gnuplot). */
 int gdr_fig_draw(const char *dir, const char *const *scripts, size_t n, const char *log);
+/* The same in two steps: gnuplot started (its stdin in, -1: this
+ * process's), then waited for. 0, or -1 after gdr_fail. */
+int gdr_fig_spawn(const char *dir, const char *const *scripts, size_t n, const char *log, int in,
+                  pid_t *pid);
+int gdr_fig_wait(pid_t pid, const char *dir, const char *log);
 /* gnuplot on PATH. */
 bool gdr_fig_have_gnuplot(void);
+
+/* A run's script and its list of figures, dir/SCRIPT and dir/LIST, each
+ * written in place (common/util/atomic_file.h): f[0] the script (its
+ * preamble written), f[1] the list. 0, or -1 after gdr_fail. */
+struct gdr_atomic_file;
+int gdr_fig_files_open(const char *dir, const char *script, const char *list,
+                       struct gdr_atomic_file *f);
+/* Commit both (ok) or abort both. 0, or -1 after gdr_fail. */
+int gdr_fig_files_close(struct gdr_atomic_file *f, bool ok);
+
+/* ---- a page's figures (figset.c): gdr-report's pages and gdr-history
+ * publish's dashboard inline gnuplot's SVG, every figure of a page (or a
+ * publish) drawn by one gnuplot process ---- */
+struct gdr_figset {
+    char dir[4096]; /* a temporary directory: the script, data, the SVGs */
+    FILE *gp;       /* the script: every figure, one after the other */
+    pid_t pid;      /* gnuplot reading the script as it comes (0: not yet) */
+    size_t n;       /* figures placed */
+    char **name, **label;
+    FILE *tips; /* text NUL href NUL, per tip */
+    char *tip_text;
+    size_t tip_len, tip_end, ntips, tip_cap, *tip_at;
+};
+/* A temporary directory and its script. 0, or -1 after gdr_fail. */
+int gdr_figset_open(struct gdr_figset *s);
+/* From now on gnuplot draws as the script is written (a second CPU
+ * busy while the caller computes the next figure): only for figures
+ * whose data are datablocks in the script (gdr_fig_block), never files
+ * beside it. 0, or -1 after gdr_fail. */
+int gdr_figset_stream(struct gdr_figset *s);
+/* The next figure: its SVG output (w x h) set in the script, which is
+ * returned to write the figure's spec into, and its mark in page where
+ * the SVG goes; label: the SVG's accessible name (its <title>). */
+FILE *gdr_figset_add(struct gdr_figset *s, struct gdr_buf *page, const char *label, unsigned w,
+                     unsigned h);
+/* The mark of a figure the script draws itself into dir/NAME.svg. */
+void gdr_figset_place(struct gdr_figset *s, struct gdr_buf *page, const char *name,
+                      const char *label);
+/* A tooltip (and the link, href NULL or "": none) of a point: plot its
+ * number as the point's hypertext (GDR_FIG_TIPS); it becomes a <title>. */
+size_t gdr_figset_tip(struct gdr_figset *s, const char *text, const char *href);
+/* One gnuplot process over the script. 0, or -1 after gdr_fail. */
+int gdr_figset_draw(struct gdr_figset *s);
+/* page[0..len) with each mark replaced by its figure's SVG, made fit to
+ * inline (gdr_fig_svg_inline), written atomically to path. */
+int gdr_figset_write(struct gdr_figset *s, const char *page, size_t len, const char *path,
+                     enum gdr_exit code);
+/* Remove the directory, free everything. */
+void gdr_figset_close(struct gdr_figset *s);
+/* The one filter of gnuplot's SVG into a page: no XML prolog, role="img"
+ * and the label as its <title>, ids prefixed with the figure's number,
+ * hypertext turned into <title> children (<a> when the tip links), and no
+ * <script> or on* attribute. */
+void gdr_fig_svg_inline(FILE *out, const struct gdr_figset *s, size_t fig, const char *svg,
+                        size_t len);
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "html.h"
 #include "sha256.h"
-#include "svg.h"
+#include "history_trend.h"
 
 #include <errno.h>
 #include <math.h>
@@ -100,14 +100,6 @@ static void run_name(const struct hdb_key *k, char *out, size_t len)
              on           ? "on"
              : (cc || sc) ? "off"
                           : "na");
-}
-
-static time_t epoch(const char *iso)
-{
-    struct tm tm = {0};
-    if (!strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        return 0;
-    return timegm(&tm);
 }
 
 /* Percent-encode a path for an href (RFC 3986 unreserved and '/'). */
@@ -248,18 +240,68 @@ static void series_hash(const struct hdb_testbed *t, const struct hdb_series *s,
 
 /* ---- a series page ---- */
 
-static const char *unit_html(const struct hdb_key *k)
-{
-    return hist_higher_better(k) ? "MB/s" : "\xc2\xb5s";
-}
-
 static void describe(const struct hdb_key *k, char *buf, size_t len)
 {
     snprintf(buf, len, "%s %s-%s %s/%s%s, %llu B, %s", k->test, k->cplace, k->splace, k->creg,
              k->sreg, k->bidir ? " bidirectional" : "", (unsigned long long)k->size, k->metric);
 }
 
+/* The pages written, each waiting for the publish's one gnuplot run. */
+struct pending {
+    struct gdr_figset figs;
+    size_t n;
+    char **path, **page;
+    size_t *len;
+};
+
+static int pending_add(struct pending *q, struct gdr_buf *b, const char *path)
+{
+    size_t len = gdr_buf_len(b);
+    char **pa = realloc(q->path, (q->n + 1) * sizeof(char *));
+    char **pg = pa ? realloc(q->page, (q->n + 1) * sizeof(char *)) : NULL;
+    size_t *ln = pg ? realloc(q->len, (q->n + 1) * sizeof(size_t)) : NULL;
+    if (pa)
+        q->path = pa;
+    if (pg)
+        q->page = pg;
+    if (ln)
+        q->len = ln;
+    char *text = ln ? malloc(len + 1) : NULL, *pcopy = text ? strdup(path) : NULL;
+    if (!pcopy) {
+        free(text);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    }
+    memcpy(text, gdr_buf_text(b), len + 1);
+    q->path[q->n] = pcopy;
+    q->page[q->n] = text;
+    q->len[q->n++] = len;
+    return 0;
+}
+
+/* Draw every page's figure (one gnuplot) and write the pages. */
+static int pending_write(struct pending *q)
+{
+    int rc = q->n ? gdr_figset_draw(&q->figs) : 0;
+    for (size_t i = 0; rc == 0 && i < q->n; i++)
+        rc = gdr_figset_write(&q->figs, q->page[i], q->len[i], q->path[i], GDR_EXIT_USAGE);
+    return rc;
+}
+
+static void pending_free(struct pending *q)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        free(q->path[i]);
+        free(q->page[i]);
+    }
+    free(q->path);
+    free(q->page);
+    free(q->len);
+    gdr_figset_close(&q->figs);
+}
+
 struct page_ctx {
+    struct gdr_figset *figs;
+    struct pending *pend;
     const struct hdb_testbed *t;
     const struct hdb_series *s;
     const struct hist_view *v;
@@ -278,38 +320,40 @@ static int series_page(const struct page_ctx *p, const char *path)
     const struct hdb_key *k = &s->key;
     const struct hist_opts *so = &p->o->stats;
     size_t n = v->n;
-    struct gdr_pt *pts = calloc(n + 1, sizeof(*pts));
-    struct gdr_pt *base = calloc(n + 1, sizeof(*base));
-    double *bx = calloc(n + 1, sizeof(double)), *blo = calloc(n + 1, sizeof(double)),
-           *bhi = calloc(n + 1, sizeof(double)), *fx = calloc(t->nfailures + 1, sizeof(double));
     char(*href)[8192] = calloc(n + 1, sizeof(*href));
-    char(*tip)[256] = calloc(n + 1, sizeof(*tip));
-    struct gdr_vline *vl = calloc(v->nsteps + t->nnotes + 1, sizeof(*vl));
+    struct gdr_fig_vline *vl = calloc(v->nsteps + t->nnotes + 1, sizeof(*vl));
     char(*vlab)[64] = calloc(v->nsteps + 1, sizeof(*vlab));
+    char *rows = NULL, *fails = NULL;
+    size_t rlen = 0, flen = 0;
+    FILE *d = open_memstream(&rows, &rlen), *fd = open_memstream(&fails, &flen);
     struct gdr_buf b = {0};
     int rc = 0;
-    if (!pts || !base || !bx || !blo || !bhi || !fx || !href || !tip || !vl || !vlab) {
+    if (!href || !vl || !vlab || !d || !fd) {
         rc = gdr_fail(GDR_EXIT_RUN, "out of memory");
         goto out;
     }
-    bool simulated = false, soft = n > 0;
+    bool simulated = false, soft = n > 0, unclean = false;
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         const struct hdb_point *pt = &s->points[i];
         const struct hdb_run_row *run = &t->runs[pt->run];
         const struct hist_point *h = &v->pts[i];
-        double x = (double)epoch(run->date), c = h->center;
-        double w = fmax(so->z_min * h->sigma, so->rel_min * fabs(c));
+        double c = h->center, w = fmax(so->z_min * h->sigma, so->rel_min * fabs(c));
+        double y = hist_shown(k, pt->value);
+        char tip[256];
         point_href(p->o, run, p->pagedir, href[i], sizeof(href[i]));
-        snprintf(tip[i], sizeof(tip[i]), "%s %s: %.4g %s (%s%s%s)", run->date, run->run_id,
-                 hist_shown(k, pt->value), hist_unit(k), hist_verdict_name(h->verdict),
+        snprintf(tip, sizeof(tip), "%s %s: %.4g %s (%s%s%s)", run->date, run->run_id, y,
+                 hist_unit(k), hist_verdict_name(h->verdict),
                  pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
                  pt->simulated ? ", simulated" : "");
-        unsigned flags = (h->outlier ? GDR_PT_OUTLIER : 0) | (pt->clean == 0 ? GDR_PT_UNCLEAN : 0);
-        pts[i] = (struct gdr_pt){x, hist_shown(k, pt->value), NAN, NAN, flags, href[i], tip[i]};
-        base[i] = (struct gdr_pt){x, hist_shown(k, c), NAN, NAN, 0, NULL, NULL};
-        bx[i] = x;
-        blo[i] = isnan(c) ? NAN : hist_shown(k, c - w);
-        bhi[i] = isnan(c) ? NAN : hist_shown(k, c + w);
+        /* trend's columns, and the tooltip */
+        fprintf(d, "%s %.6g %.6g %.6g %.6g %.6g %.6g %zu\n", run->date, y, hist_shown(k, c),
+                isnan(c) ? NAN : hist_shown(k, c - w), isnan(c) ? NAN : hist_shown(k, c + w),
+                h->outlier ? y : NAN, pt->clean == 0 ? y : NAN,
+                gdr_figset_tip(p->figs, tip, href[i]));
+        lo = fmin(lo, isnan(c) ? y : fmin(y, hist_shown(k, c - w)));
+        hi = fmax(hi, isnan(c) ? y : fmax(y, hist_shown(k, c + w)));
+        unclean |= pt->clean == 0;
         simulated |= pt->simulated;
         soft &= pt->soft_roce;
     }
@@ -318,15 +362,11 @@ static int series_page(const struct page_ctx *p, const char *path)
         const struct hist_step *st = &v->steps[i];
         snprintf(vlab[i], sizeof(vlab[i]), "step %+.1f%%",
                  (st->after - st->before) / st->before * 100);
-        vl[nv++] = (struct gdr_vline){(double)epoch(t->runs[s->points[st->at].run].date), vlab[i],
-                                      GDR_C_VERMILLION, false};
+        vl[nv++] = (struct gdr_fig_vline){t->runs[s->points[st->at].run].date, vlab[i],
+                                          GDR_C_VERMILLION, false};
     }
     for (size_t i = 0; i < t->nnotes; i++)
-        vl[nv++] =
-            (struct gdr_vline){(double)epoch(t->notes[i].date), t->notes[i].text, "#555555", true};
-    for (size_t i = 0; i < t->nfailures; i++)
-        if (!strcmp(t->failures[i].name, p->rname) && t->failures[i].run < t->nruns)
-            fx[nf++] = (double)epoch(t->runs[t->failures[i].run].date);
+        vl[nv++] = (struct gdr_fig_vline){t->notes[i].date, t->notes[i].text, "#555555", true};
     double ref = n && !isnan(v->pts[n - 1].center) ? hist_shown(k, v->pts[n - 1].center) : NAN;
     if (isnan(ref) && n) {
         double *tmp = calloc(n, sizeof(double));
@@ -335,37 +375,50 @@ static int series_page(const struct page_ctx *p, const char *path)
         ref = tmp ? hist_median(tmp, n) : NAN;
         free(tmp);
     }
-    struct gdr_line lines[2] = {{.label = "baseline (median of the last good nights)",
-                                 .color = GDR_C_BLUE,
-                                 .marker = GDR_MK_NONE,
-                                 .dashed = true,
-                                 .n = n,
-                                 .pts = base},
-                                {.label = "measured (each point links to that night's report)",
-                                 .color = GDR_C_BLACK,
-                                 .marker = GDR_MK_CIRCLE,
-                                 .n = n,
-                                 .pts = pts}};
-    struct gdr_band band = {n, bx, blo, bhi, "no-alarm band"};
+    double y_lo, y_hi;
+    gdr_y_range(GDR_Y_AROUND, lo, hi, ref, 0.10, &y_lo, &y_hi);
+    for (size_t i = 0; i < t->nfailures; i++)
+        if (!strcmp(t->failures[i].name, p->rname) && t->failures[i].run < t->nruns && ++nf)
+            fprintf(fd, "%s %.9g %zu\n", t->runs[t->failures[i].run].date, y_lo,
+                    gdr_figset_tip(p->figs, "failed run", NULL));
+    if (fclose(d) | fclose(fd)) {
+        d = fd = NULL;
+        rc = gdr_fail(GDR_EXIT_RUN, "out of memory");
+        goto out;
+    }
+    d = fd = NULL;
+    struct gdr_fig_line lines[8];
+    hist_trend_lines(lines, "$trend", -1, "measured (each point links to that night's report)",
+                     true);
+    size_t nl = unclean ? 5 : 4;
+    lines[nl++] = (struct gdr_fig_line){"$trend", -1,    "1:2", GDR_FIG_LINES, NULL, GDR_C_BLACK,
+                                        false,    false, 1.2};
+    if (nf)
+        lines[nl++] = (struct gdr_fig_line){
+            "$fails", -1,    "1:2:3", GDR_FIG_TIPS, "a failed run that night", GDR_C_PURPLE,
+            false,    false, 0};
     char desc[400], ylabel[64];
     describe(k, desc, sizeof(desc));
     snprintf(ylabel, sizeof(ylabel), "%s [%s]",
-             hist_higher_better(k) ? "bandwidth" : "median latency", unit_html(k));
-    struct gdr_chart c = {.label = desc,
-                          .xlabel = "night (UTC)",
-                          .ylabel = ylabel,
-                          .x = GDR_X_TIME,
-                          .y = GDR_Y_AROUND,
-                          .y_ref = ref,
-                          .y_frac = 0.10,
-                          .hline = NAN,
-                          .nlines = 2,
-                          .lines = lines,
-                          .band = &band,
-                          .nvlines = nv,
-                          .vlines = vl,
-                          .nfail = nf,
-                          .fail_x = fx};
+             hist_higher_better(k) ? "bandwidth" : "median latency", hist_unit(k));
+    struct tm t0 = {0}, t1 = {0};
+    bool hours = n && strptime(t->runs[s->points[0].run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
+                 strptime(t->runs[s->points[n - 1].run].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
+                 timegm(&t1) - timegm(&t0) < 3 * 86400;
+    struct gdr_fig_chart c = {.title = "",
+                              .xlabel = "night (UTC)",
+                              .ylabel = ylabel,
+                              .x = GDR_X_TIME,
+                              .x_hours = hours,
+                              .y = GDR_Y_AROUND,
+                              .y_lo = y_lo,
+                              .y_hi = y_hi,
+                              .hline = NAN,
+                              .nlines = nl,
+                              .lines = lines,
+                              .nvlines = nv,
+                              .vlines = vl,
+                              .key_cols = 2};
     char title[700];
     snprintf(title, sizeof(title), "%s on %s", desc, t->name);
     gdr_html_begin(&b, title);
@@ -386,7 +439,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     gdr_buf_escf(&b, "<span class=\"badge v-%s\">%s</span>", verdict_class(p->verdict), p->verdict);
     if (row && !isnan(row->value))
         gdr_buf_escf(&b, " %.4g %s against a baseline of %.4g %s", hist_shown(k, row->value),
-                     unit_html(k), hist_shown(k, row->center), unit_html(k));
+                     hist_unit(k), hist_shown(k, row->center), hist_unit(k));
     if (row && row->center > 0 && !isnan(row->value))
         gdr_buf_printf(&b, " (%+.1f %%)", (row->value - row->center) / row->center * 100);
     if (row && !isnan(row->pct_of_limit))
@@ -396,8 +449,20 @@ static int series_page(const struct page_ctx *p, const char *path)
         gdr_buf_puts(&b, "<p class=\"warn\">Not clean: the NIC counted errors or retransmissions "
                          "during this night's point. It is not judged, and no baseline uses "
                          "it.</p>\n");
-    gdr_buf_puts(&b, "<figure>");
-    char cap[512];
+    /* gnuplot draws while the next pages are computed; started at the
+     * first page written (none when nothing changed) */
+    if (!p->figs->pid && gdr_figset_stream(p->figs)) {
+        rc = -1;
+        goto out;
+    }
+    gdr_buf_puts(&b, "<figure><div class=\"fig\">");
+    FILE *gp = gdr_figset_add(p->figs, &b, desc, 960, 480);
+    gdr_fig_block(gp, "trend", rows);
+    if (nf)
+        gdr_fig_block(gp, "fails", fails);
+    gdr_fig_chart(gp, &c);
+    gdr_buf_puts(&b, "</div>");
+    char cap[640];
     snprintf(
         cap, sizeof(cap),
         "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
@@ -405,7 +470,14 @@ static int series_page(const struct page_ctx *p, const char *path)
         "started); grey dashed: annotations; ringed: outlier nights; crossed: not-clean nights "
         "(left out of the baseline and the steps).",
         n, so->window, so->z_min, so->rel_min * 100);
-    gdr_chart_figure(&b, &c, cap);
+    if (nf)
+        snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap),
+                 " Purple dots on the axis: a failed run that night.");
+    gdr_buf_escf(&b,
+                 "<figcaption>%s y: at least \xc2\xb1"
+                 "10 %% around the baseline (from zero "
+                 "when the data reach down there), so a small change looks small.</figcaption>",
+                 cap);
     gdr_buf_puts(&b, "</figure>\n");
     gdr_buf_puts(&b, "</section>\n<section id=\"nights\"><h2>The last nights</h2>\n"
                      "<div class=\"tbl\"><table data-kind=\"nights\"><thead><tr><th>night</th>"
@@ -456,17 +528,16 @@ static int series_page(const struct page_ctx *p, const char *path)
     }
     gdr_buf_puts(&b, "</section>\n");
     gdr_html_end(&b, "made by gdr-history publish (gdrbench " PACKAGE_VERSION ")");
-    rc = gdr_buf_write_atomic(&b, path);
+    rc = b.oom ? gdr_fail(GDR_EXIT_RUN, "out of memory") : pending_add(p->pend, &b, path);
 out:
+    if (d)
+        fclose(d);
+    if (fd)
+        fclose(fd);
     gdr_buf_free(&b);
-    free(pts);
-    free(base);
-    free(bx);
-    free(blo);
-    free(bhi);
-    free(fx);
+    free(rows);
+    free(fails);
     free(href);
-    free(tip);
     free(vl);
     free(vlab);
     return rc;
@@ -675,9 +746,10 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
-static int publish_testbed(const struct hdb_testbed *t, const struct hist_publish_opts *o,
-                           const char *outabs, const struct pub_row *old, size_t nold,
-                           struct pub_row *rows, size_t *nrows, struct hist_publish_result *res)
+static int publish_testbed(struct pending *q, const struct hdb_testbed *t,
+                           const struct hist_publish_opts *o, const char *outabs,
+                           const struct pub_row *old, size_t nold, struct pub_row *rows,
+                           size_t *nrows, struct hist_publish_result *res)
 {
     char tb[160], dir[4400];
     testbed_dir(t->name, tb, sizeof(tb));
@@ -732,7 +804,8 @@ static int publish_testbed(const struct hdb_testbed *t, const struct hist_publis
         r->baseline = isnan(row.center) ? NAN : hist_shown(key, row.center);
         r->change =
             row.center > 0 && !isnan(row.value) ? (row.value - row.center) / row.center * 100 : NAN;
-        struct page_ctx pc = {t, s, &v, last == t->nruns - 1 ? &row : NULL, o, dir, rname, verdict};
+        struct page_ctx pc = {&q->figs, q,   t,     s,      &v, last == t->nruns - 1 ? &row : NULL,
+                              o,        dir, rname, verdict};
         int rc = series_page(&pc, path);
         hist_view_free(&v);
         if (rc)
@@ -774,6 +847,9 @@ int hist_publish(struct hdb *h, const struct hist_publish_opts *o, struct hist_p
         rc = gdr_fail(GDR_EXIT_USAGE, "%s: %s", o->outdir, strerror(errno));
     struct pub_row *old = NULL, *rows = NULL;
     size_t nold = 0, nrows = 0;
+    struct pending q = {0};
+    if (rc == 0)
+        rc = gdr_figset_open(&q.figs);
     if (rc == 0) {
         nold = state_load(outabs, &old);
         rows = calloc(total + nold + 1, sizeof(*rows));
@@ -781,7 +857,7 @@ int hist_publish(struct hdb *h, const struct hist_publish_opts *o, struct hist_p
             rc = gdr_fail(GDR_EXIT_RUN, "out of memory");
     }
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = publish_testbed(&tbs[i], o, outabs, old, nold, rows, &nrows, res);
+        rc = publish_testbed(&q, &tbs[i], o, outabs, old, nold, rows, &nrows, res);
         res->testbeds++;
     }
     /* Pages of series that are gone; other testbeds' pages stay when one is chosen. */
@@ -799,6 +875,9 @@ int hist_publish(struct hdb *h, const struct hist_publish_opts *o, struct hist_p
                 res->removed++;
         }
     }
+    if (rc == 0)
+        rc = pending_write(&q);
+    pending_free(&q);
     if (rc == 0)
         rc = write_index(outabs, rows, nrows);
     if (rc == 0)

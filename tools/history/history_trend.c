@@ -3,6 +3,7 @@
 
 #include "history_trend.h"
 #include "history_check.h"
+#include "atomic_file.h"
 #include "error.h"
 #include "figure.h"
 
@@ -67,6 +68,28 @@ struct fig_facts {
     bool simulated, soft_roce_only, unclean;
     size_t first_run, last_run;
 };
+
+void hist_trend_lines(struct gdr_fig_line l[5], const char *data, int index, const char *measured,
+                      bool tips)
+{
+    l[0] = (struct gdr_fig_line){data,  index, "1:4:5", GDR_FIG_BAND, "no-alarm band", GDR_C_BLUE,
+                                 false, false, 0};
+    l[1] = (struct gdr_fig_line){data, index, "1:3", GDR_FIG_LINES, "baseline", GDR_C_BLUE,
+                                 true, false, 1.5};
+    l[2] = (struct gdr_fig_line){data,
+                                 index,
+                                 tips ? "1:2:8" : "1:2",
+                                 tips ? GDR_FIG_TIPS : GDR_FIG_LINESPOINTS,
+                                 measured,
+                                 GDR_C_BLACK,
+                                 false,
+                                 false,
+                                 1.2};
+    l[3] = (struct gdr_fig_line){data,  index, "1:6", GDR_FIG_RING, "outlier", "#c00000",
+                                 false, false, 0};
+    l[4] = (struct gdr_fig_line){
+        data, index, "1:7", GDR_FIG_CROSS, "not clean (left out)", GDR_C_BLACK, false, false, 0};
+}
 
 /* One figure: its data (NAME.dat, in the figure's unit) and its panels,
  * written once for the PNG and once for the SVG. */
@@ -212,14 +235,8 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         char ylabel[96];
         snprintf(ylabel, sizeof(ylabel), "%llu B: %s [%s]", (unsigned long long)s->key.size,
                  bw ? "bandwidth" : "median latency", u.name);
-        int idx = (int)j;
-        struct gdr_fig_line lines[5] = {
-            {file, idx, "1:4:5", GDR_FIG_BAND, "no-alarm band", GDR_C_BLUE, false, false, 0},
-            {file, idx, "1:3", GDR_FIG_LINES, "baseline", GDR_C_BLUE, true, false, 1.5},
-            {file, idx, "1:2", GDR_FIG_LINESPOINTS, "measured", GDR_C_BLACK, false, false, 1.2},
-            {file, idx, "1:6", GDR_FIG_RING, "outlier", "#c00000", false, false, 0},
-            {file, idx, "1:7", GDR_FIG_CROSS, "not clean (left out)", GDR_C_BLACK, false, false,
-             0}};
+        struct gdr_fig_line lines[5];
+        hist_trend_lines(lines, file, (int)j, "measured", false);
         struct gdr_fig_chart c = {.title = "",
                                   .xlabel = j + 1 == n ? "night (UTC)" : "",
                                   .ylabel = ylabel,
@@ -262,20 +279,11 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         return gdr_fail(GDR_EXIT_USAGE, "testbed %s has no points to draw", t->name);
     if (mkdir(outdir, 0777) && errno != EEXIST)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", outdir, strerror(errno));
-    char path[2048];
-    snprintf(path, sizeof(path), "%s/trend.gp", outdir);
-    FILE *gp = fopen(path, "w");
-    snprintf(path, sizeof(path), "%s/trend-figures.tsv", outdir);
-    FILE *index = fopen(path, "w");
-    if (!gp || !index) {
-        if (gp)
-            fclose(gp);
-        if (index)
-            fclose(index);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write there", outdir);
-    }
+    struct gdr_atomic_file af[2];
+    if (gdr_fig_files_open(outdir, "trend.gp", "trend-figures.tsv", af))
+        return -1;
+    FILE *gp = af[0].f, *index = af[1].f;
     fprintf(gp, "# gdr-history trend: rerun with  cd %s && gnuplot trend.gp\n", outdir);
-    gdr_fig_preamble(gp);
     int rc = 0;
     size_t figures = 0;
     for (size_t a = 0; a < t->nseries && rc == 0;) {
@@ -290,15 +298,13 @@ int hist_trend(const struct hdb_testbed *t, const struct hist_opts *o, const cha
         }
         a = b;
     }
-    bool bad = fclose(gp) | fclose(index);
-    if (rc)
+    if (gdr_fig_files_close(af, rc == 0) || rc)
         return -1;
-    if (bad)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write error", outdir);
     if (figures == 0)
         return gdr_fail(GDR_EXIT_USAGE, "none of the sizes asked for is in testbed %s", t->name);
     /* gnuplot's warnings (a range of one night) go to trend.log. */
     const char *script = "trend.gp";
+    char path[2048];
     snprintf(path, sizeof(path), "%s/trend.log", outdir);
     if (truncate(path, 0) && errno != ENOENT)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));

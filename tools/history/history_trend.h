@@ -13,7 +13,17 @@
 #include "history_db.h"
 #include "history_stats.h"
 
+#include "figure.h"
+
 #define HIST_TREND_MAX_SIZES 8
+
+/* The lines of a trend panel over data, index (columns: date value
+ * baseline band_low band_high outlier not_clean [tip]): the band, the
+ * baseline, the measured nights (tips: their markers carry column 8's
+ * tooltips, gdr_figset_tip; the dashboard's), outliers ringed, not-clean
+ * nights crossed. gdr-history trend and publish draw the same panel. */
+void hist_trend_lines(struct gdr_fig_line l[5], const char *data, int index, const char *measured,
+                      bool tips);
 
 /* sizes: the sizes to draw (nsizes 0: the smallest, a middle one and the
  * largest of each figure). Returns 0, or -1 after gdr_fail (3: no gnuplot). */

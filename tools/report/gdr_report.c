@@ -309,6 +309,10 @@ int main(int argc, char **argv)
         out = def;
     }
     struct gdr_buf b = {0};
+    struct gdr_figset figs;
+    if (gdr_figset_open(&figs))
+        return fail();
+    o.figs = &figs;
     int rc;
     char plan[4200];
     snprintf(plan, sizeof(plan), "%s/plan.json", dir);
@@ -318,8 +322,13 @@ int main(int argc, char **argv)
         rc = gdr_report_cluster(&b, dir, &o);
     else
         rc = gdr_report_sweep(&b, dir, &o);
+    if (rc == 0 && b.oom)
+        rc = gdr_fail(GDR_EXIT_RUN, "%s: out of memory while building the page", out);
     if (rc == 0)
-        rc = gdr_buf_write_atomic(&b, out);
+        rc = gdr_figset_draw(&figs);
+    if (rc == 0)
+        rc = gdr_figset_write(&figs, gdr_buf_text(&b), gdr_buf_len(&b), out, GDR_EXIT_USAGE);
+    gdr_figset_close(&figs);
     gdr_buf_free(&b);
     if (rc)
         return fail();

@@ -6,6 +6,7 @@
 #ifndef GDR_REPORT_REPORT_H
 #define GDR_REPORT_REPORT_H
 
+#include "figure.h"
 #include "html.h"
 #include "json.h" /* gdr_jstr, gdr_jnum */
 
@@ -19,8 +20,9 @@ struct gdr_report_opts {
     const char *title;   /* NULL: from the input */
     char *const *doctor; /* gdr_doctor --json files given with --doctor */
     size_t ndoctor;
-    double bw_tol, lat_tol; /* comparison tolerances (fractions) */
-    const char *generator;  /* the footer: what made the page */
+    double bw_tol, lat_tol;  /* comparison tolerances (fractions) */
+    const char *generator;   /* the footer: what made the page */
+    struct gdr_figset *figs; /* the page's figures (tools/figure), drawn by gdr_report.c */
 };
 
 /* A sweep's, a nightly's or any directory of result documents. */
@@ -50,6 +52,7 @@ struct gdr_rdir {
     cJSON *history;            /* history/check.json (a nightly's gdr-history check --json) */
     struct gdr_set set;        /* the complete documents as series */
     bool has_set;
+    struct gdr_figset *figs; /* the page's (the options') */
 };
 
 /* Read every *.json of dir (not recursing; manifest.json is the run's, not
@@ -82,8 +85,6 @@ void gdr_argv_text(struct gdr_buf *b, const cJSON *arr);
 const char *gdr_pair_short(const char *pair); /* "host-cuda" -> "H-D" */
 /* "H-D GDR on (host/peermem)" */
 void gdr_series_label(const struct gdr_series *s, char *buf, size_t len);
-/* Placement colour and marker; GDR off dashed. */
-void gdr_series_style(const struct gdr_series *s, const char **color, int *marker, bool *dashed);
 /* <td class="n" data-si="..."> with the shown number. */
 void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title);
 /* The soft-RoCE / simulated warnings for a set of documents. */

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include "report.h"
-#include "svg.h"
 #include "text.h"
 #include "error.h"
 #include "json.h"
@@ -208,7 +207,7 @@ static int slower_pair(const void *x, const void *y)
                                   : (a->server > b->server) - (a->server < b->server);
 }
 
-static void aggregate_section(struct gdr_buf *b, const cJSON *doc,
+static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
                               const struct gdr_aggregate_set *g, const struct gdr_matrix_set *s)
 {
     gdr_section_begin(b, "aggregate", "Aggregate node-pair bandwidth over all rails");
@@ -231,37 +230,47 @@ static void aggregate_section(struct gdr_buf *b, const cJSON *doc,
         /* the run's unit (cluster_findings.h), as every other number */
         const char *unit = gdr_findings_unit(doc, "bandwidth");
         double scale = !strcmp(unit, "Mb/s") ? 8 / 1e6 : 8 / 1e9;
-        struct gdr_pt pts[64];
+        double sizes[64];
         size_t n = 0;
-        for (size_t k = i; k < e && n < 64; k++)
-            if (g->a[k].ncomplete)
-                pts[n++] = (struct gdr_pt){(double)g->a[k].size,
-                                           g->a[k].median * scale,
-                                           g->a[k].min * scale,
-                                           g->a[k].max * scale,
-                                           0,
-                                           NULL,
-                                           NULL};
-        struct gdr_line line = {.label = "median over node pairs (bar: min .. max)",
-                                .color = GDR_C_BLUE,
-                                .marker = GDR_MK_DIAMOND,
-                                .n = n,
-                                .pts = pts};
-        char yl[64], lab[128];
-        snprintf(yl, sizeof(yl), "node-pair bandwidth [%s]", unit);
-        snprintf(lab, sizeof(lab), "%s aggregate node-pair bandwidth", tn);
-        struct gdr_chart c = {.label = lab,
-                              .xlabel = "message size",
-                              .ylabel = yl,
-                              .x = GDR_X_LOG2_BYTES,
-                              .y = GDR_Y_ZERO,
-                              .hline = NAN,
-                              .nlines = 1,
-                              .lines = &line,
-                              .height = 320};
-        gdr_buf_escf(b, "<h3>%s</h3>\n<figure>", tn);
-        gdr_chart_figure(b, &c, NULL);
-        gdr_buf_puts(b, "</figure>\n");
+        char *rows = NULL, yl[64], lab[128];
+        size_t rlen = 0;
+        FILE *d = open_memstream(&rows, &rlen);
+        for (size_t k = i; d && k < e && n < 64; k++)
+            if (g->a[k].ncomplete) {
+                sizes[n++] = (double)g->a[k].size;
+                fprintf(d, "%llu %.9g %.9g %.9g\n", (unsigned long long)g->a[k].size,
+                        g->a[k].median * scale, g->a[k].min * scale, g->a[k].max * scale);
+            }
+        if (d && fclose(d) == 0) {
+            struct gdr_fig_line line = {"$agg",
+                                        -1,
+                                        "1:2:3:4",
+                                        GDR_FIG_ERRORLINES,
+                                        "median over node pairs (bar: min .. max)",
+                                        GDR_C_BLUE,
+                                        false,
+                                        false,
+                                        0};
+            snprintf(yl, sizeof(yl), "node-pair bandwidth [%s]", unit);
+            snprintf(lab, sizeof(lab), "%s aggregate node-pair bandwidth", tn);
+            struct gdr_fig_chart c = {.title = "",
+                                      .xlabel = "message size",
+                                      .ylabel = yl,
+                                      .x = GDR_X_LOG2_BYTES,
+                                      .nsizes = n,
+                                      .sizes = sizes,
+                                      .y = GDR_Y_ZERO,
+                                      .hline = NAN,
+                                      .nlines = 1,
+                                      .lines = &line,
+                                      .key_cols = 1};
+            gdr_buf_escf(b, "<h3>%s</h3>\n<figure><div class=\"fig\">", tn);
+            FILE *gp = gdr_figset_add(fs, b, lab, 720, 360);
+            gdr_fig_block(gp, "agg", rows);
+            gdr_fig_chart(gp, &c);
+            gdr_buf_puts(b, "</div></figure>\n");
+        }
+        free(rows);
         gdr_buf_escf(b,
                      "<div class=\"tbl\"><table data-kind=\"aggregate\" data-test=\"%s\"><thead>"
                      "<tr><th>size</th><th class=\"n\">rails</th><th class=\"n\">pairs</th>"
@@ -339,20 +348,32 @@ static const struct gdr_mstats *stats_of(const struct gdr_detection *d, size_t k
 /* Matrix k against ref, a block of nodes a cell (gdr_heat_block, the rule
  * of the figures too): a block holds its worst cell (a failed one, else
  * the lowest ratio) and is low when any of its cells is. */
-static void heatmap(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix_set *s, size_t k,
-                    double ref, const struct gdr_mstats *st, const struct gdr_detect_opts *o,
-                    const char *title)
+static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
+                    const struct gdr_matrix_set *s, size_t k, double ref,
+                    const struct gdr_mstats *st, const struct gdr_detect_opts *o, const char *title)
 {
     const struct gdr_matrix *m = &s->m[k];
     size_t bs = gdr_heat_block(s->n), n = (s->n + bs - 1) / bs, nn = n * n;
-    enum gdr_heat_state *state = calloc(nn + 1, sizeof(*state));
+    enum { NONE, OK, FAILED } *state = calloc(nn + 1, sizeof(*state));
     double *ratio = calloc(nn + 1, sizeof(*ratio)), *value = calloc(nn + 1, sizeof(*value));
     bool *low = calloc(nn + 1, sizeof(*low));
-    char(*txt)[32] = calloc(nn + 1, sizeof(*txt));
-    const char **text = calloc(nn + 1, sizeof(*text));
     const char **names = calloc(n + 1, sizeof(*names));
     char(*blocks)[2 * GDR_NODE_NAME_LEN + 8] = bs > 1 ? calloc(n + 1, sizeof(*blocks)) : NULL;
-    if (state && ratio && value && low && txt && text && names && (bs == 1 || blocks)) {
+    char base[32], cells[48], failed[48], lows[48], tips[48];
+    snprintf(base, sizeof(base), "heat%zu", fs->n);
+    snprintf(cells, sizeof(cells), "%s-cells.dat", base);
+    snprintf(failed, sizeof(failed), "%s-failed.dat", base);
+    snprintf(lows, sizeof(lows), "%s-low.dat", base);
+    snprintf(tips, sizeof(tips), "%s-tips.dat", base);
+    FILE *f[4] = {0};
+    const char *file[4] = {cells, failed, lows, tips};
+    for (int i = 0; i < 4; i++) {
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/%s", fs->dir, file[i]);
+        f[i] = fopen(path, "w");
+    }
+    if (state && ratio && value && low && names && (bs == 1 || blocks) && f[0] && f[1] && f[2] &&
+        f[3]) {
         for (size_t i = 0; i < n; i++) {
             size_t last = (i + 1) * bs < s->n ? (i + 1) * bs - 1 : s->n - 1;
             if (bs > 1)
@@ -360,56 +381,79 @@ static void heatmap(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix
                          s->nodes[last]);
             names[i] = bs > 1 ? blocks[i] : s->nodes[i];
         }
-        for (size_t i = 0; i < nn; i++) {
-            state[i] = bs == 1 && i / n == i % n ? GDR_HEAT_SELF : GDR_HEAT_NONE;
-            ratio[i] = NAN;
-        }
         for (size_t q = 0; q < m->ncells; q++) {
             const struct gdr_cell *c = &m->cells[q];
             size_t i = (c->c / bs) * n + c->s / bs;
             low[i] |= st && gdr_cell_low(m, st, o, c);
             if (c->state == GDR_CELL_FAILED) {
-                state[i] = GDR_HEAT_FAILED;
-            } else if (c->state == GDR_CELL_OK && state[i] != GDR_HEAT_FAILED) {
+                state[i] = FAILED;
+            } else if (c->state == GDR_CELL_OK && state[i] != FAILED) {
                 double r =
                     ref > 0 && c->value > 0 ? (m->latency ? ref / c->value : c->value / ref) : NAN;
-                if (state[i] != GDR_HEAT_OK || (!isnan(r) && (isnan(ratio[i]) || r < ratio[i]))) {
+                if (state[i] != OK || (!isnan(r) && (isnan(ratio[i]) || r < ratio[i]))) {
                     ratio[i] = r;
                     value[i] = c->value;
                 }
-                state[i] = GDR_HEAT_OK;
+                state[i] = OK;
             }
         }
         for (size_t i = 0; i < nn; i++) {
-            fmt_value(doc, m->latency, state[i] == GDR_HEAT_OK ? value[i] : NAN, txt[i],
-                      sizeof(txt[i]));
-            text[i] = txt[i];
+            size_t row = i / n, col = i % n;
+            if (bs == 1 && row == col)
+                continue; /* a node with itself */
+            char txt[32], tip[600];
+            fmt_value(doc, m->latency, value[i], txt, sizeof(txt));
+            if (state[i] == OK) {
+                fprintf(f[0], "%zu %zu %.6g\n", col, row, isnan(ratio[i]) ? 1.0 : ratio[i]);
+                snprintf(tip, sizeof(tip), "%s \xe2\x86\x92 %s: %s (%.2f of the reference)%s",
+                         names[row], names[col], txt, ratio[i], low[i] ? ", low" : "");
+            } else {
+                snprintf(tip, sizeof(tip), "%s \xe2\x86\x92 %s: %s", names[row], names[col],
+                         state[i] == FAILED ? "failed" : "not run");
+            }
+            if (state[i] == FAILED)
+                fprintf(f[1], "%zu %zu\n", col, row);
+            if (low[i])
+                fprintf(f[2], "%zu %zu\n", col, row);
+            fprintf(f[3], "%zu %zu %zu\n", col, row, gdr_figset_tip(fs, tip, NULL));
         }
-        struct gdr_heat h = {.label = title,
-                             .n = n,
-                             .names = names,
-                             .state = state,
-                             .ratio = ratio,
-                             .text = text,
-                             .low = low,
-                             .row_label = bs > 1 ? "client nodes" : "client",
-                             .col_label = bs > 1 ? "server nodes" : "server"};
+        bool bad = false;
+        for (int i = 0; i < 4; i++) {
+            bad |= fclose(f[i]) != 0;
+            f[i] = NULL;
+        }
+        struct gdr_fig_heat h = {.title = "",
+                                 .xlabel = bs > 1 ? "server nodes" : "server",
+                                 .ylabel = bs > 1 ? "client nodes" : "client",
+                                 .side = n,
+                                 .nnames = n,
+                                 .names = names,
+                                 .cells = cells,
+                                 .ratio_col = "3",
+                                 .failed = failed,
+                                 .low = lows,
+                                 .tips = tips,
+                                 .values = true,
+                                 .key = true};
         gdr_buf_puts(b, "<div class=\"fig\">");
-        gdr_heatmap_svg(b, &h);
+        if (!bad)
+            gdr_fig_heatmap(gdr_figset_add(fs, b, title, 720, 640), &h);
         gdr_buf_puts(b, "</div>\n");
     }
+    for (int i = 0; i < 4; i++)
+        if (f[i])
+            fclose(f[i]);
     free(state);
     free(ratio);
     free(value);
     free(low);
-    free(txt);
-    free(text);
     free(names);
     free(blocks);
 }
 
-static void heatmaps_section(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix_set *s,
-                             const struct gdr_detection *d, const struct gdr_detect_opts *o)
+static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
+                             const struct gdr_matrix_set *s, const struct gdr_detection *d,
+                             const struct gdr_detect_opts *o)
 {
     gdr_section_begin(b, "heatmaps", "Node \xc3\x97 node heatmaps");
     gdr_buf_puts(b, "<p>Each analysed matrix (the largest size of a bandwidth test, the smallest "
@@ -425,7 +469,7 @@ static void heatmaps_section(struct gdr_buf *b, const cJSON *doc, const struct g
         snprintf(title, sizeof(title), "%s, %llu B, rail %d", tn, (unsigned long long)m->size,
                  m->rail);
         gdr_buf_escf(b, "<figure><h3>%s</h3>", title);
-        heatmap(b, doc, s, st->matrix, r, st, o, title);
+        heatmap(b, fs, doc, s, st->matrix, r, st, o, title);
         gdr_buf_escf(b,
                      "<figcaption>Reference %s; %zu cells, %zu low, %zu failed. Rows: client, "
                      "columns: server.",
@@ -440,8 +484,9 @@ static void heatmaps_section(struct gdr_buf *b, const cJSON *doc, const struct g
     gdr_section_end(b);
 }
 
-static void rail_panel(struct gdr_buf *b, const cJSON *doc, const struct gdr_matrix_set *s,
-                       const struct gdr_detection *d, const struct gdr_detect_opts *o)
+static void rail_panel(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
+                       const struct gdr_matrix_set *s, const struct gdr_detection *d,
+                       const struct gdr_detect_opts *o)
 {
     gdr_section_begin(b, "rails", "Per-rail panel");
     bool any = false;
@@ -486,7 +531,7 @@ static void rail_panel(struct gdr_buf *b, const cJSON *doc, const struct gdr_mat
             char title[160];
             snprintf(title, sizeof(title), "%s rail %d", tn, s->m[rails[r]].rail);
             gdr_buf_escf(b, "<figure><h3>rail %d</h3>", s->m[rails[r]].rail);
-            heatmap(b, doc, s, rails[r], med, stats_of(d, rails[r]), o, title);
+            heatmap(b, fs, doc, s, rails[r], med, stats_of(d, rails[r]), o, title);
             gdr_buf_puts(b, "</figure>");
         }
         gdr_buf_puts(b, "</div>\n");
@@ -773,9 +818,9 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         failed_runs(b, &fl);
         suspects_section(b, sj, read_sj);
         per_rail_section(b, sj);
-        aggregate_section(b, sj, &g, &s);
-        heatmaps_section(b, sj, &s, &d, &dopts);
-        rail_panel(b, sj, &s, &d, &dopts);
+        aggregate_section(b, o->figs, sj, &g, &s);
+        heatmaps_section(b, o->figs, sj, &s, &d, &dopts);
+        rail_panel(b, o->figs, sj, &s, &d, &dopts);
         nodes_section(b, dir, sj);
         gdr_html_end(b, o->generator);
     }

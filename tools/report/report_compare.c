@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include "report.h"
-#include "svg.h"
 #include "compare.h"
 #include "text.h"
 #include "error.h"
@@ -90,54 +89,53 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
     struct gdr_unit u = s->latency ? gdr_unit_lat(max) : gdr_unit_bw(max);
     double scale = u.scale;
     const char *unit = u.name;
-    struct gdr_pt *pb = calloc(j->n + 1, sizeof(*pb)), *pr = calloc(j->n + 1, sizeof(*pr));
-    if (!pb || !pr) {
-        free(pb);
-        free(pr);
-        return;
-    }
-    for (size_t i = 0; i < j->n; i++) {
+    double *sizes = calloc(j->n + 1, sizeof(double));
+    char *rows = NULL;
+    size_t rlen = 0;
+    FILE *d = sizes ? open_memstream(&rows, &rlen) : NULL;
+    bool unclean = false;
+    for (size_t i = 0; d && i < j->n; i++) {
         struct gdr_row_extra x;
         gdr_row_extra(run, s, j->sizes[i], &x);
-        pb[i] = (struct gdr_pt){(double)j->sizes[i], j->b[i] * scale, NAN, NAN, 0, NULL, NULL};
-        pr[i] = (struct gdr_pt){(double)j->sizes[i],
-                                j->r[i] * scale,
-                                NAN,
-                                NAN,
-                                x.clean ? 0 : GDR_PT_UNCLEAN,
-                                NULL,
-                                NULL};
+        sizes[i] = (double)j->sizes[i];
+        unclean |= !x.clean;
+        fprintf(d, "%llu %.9g %.9g %s\n", (unsigned long long)j->sizes[i], j->b[i] * scale,
+                j->r[i] * scale, x.clean ? "NaN" : "1");
     }
-    const char *color;
-    int mk;
-    bool dashed;
-    gdr_series_style(s, &color, &mk, &dashed);
-    struct gdr_line lines[2] = {
-        {.label = "baseline",
-         .color = GDR_C_GREY,
-         .marker = GDR_MK_SQUARE,
-         .dashed = true,
-         .hollow = true,
-         .n = j->n,
-         .pts = pb},
-        {.label = "run", .color = color, .marker = GDR_MK_CIRCLE, .n = j->n, .pts = pr}};
+    if (!d || fclose(d)) {
+        free(sizes);
+        free(rows);
+        return;
+    }
+    const char *color = gdr_fig_pair_colour(s->pair);
+    struct gdr_fig_line lines[3] = {
+        {"$cmp", -1, "1:2", GDR_FIG_LINESPOINTS, "baseline", GDR_C_GREY, true, true, 0},
+        {"$cmp", -1, "1:3", GDR_FIG_LINESPOINTS, "run", color, false, false, 0},
+        {"$cmp", -1, "1:($4*$3)", GDR_FIG_CROSS, "not clean", GDR_C_BLACK, false, false, 0}};
     snprintf(ylabel, sizeof(ylabel), "%s [%s]", s->latency ? "median latency" : "bandwidth", unit);
     char name[256];
     snprintf(name, sizeof(name), "%s %s", s->test, label);
-    struct gdr_chart c = {.label = name,
-                          .xlabel = "message size",
-                          .ylabel = ylabel,
-                          .x = GDR_X_LOG2_BYTES,
-                          .y = s->latency ? GDR_Y_LOG : GDR_Y_ZERO,
-                          .hline = NAN,
-                          .nlines = 2,
-                          .lines = lines,
-                          .height = 340};
+    struct gdr_fig_chart c = {.title = "",
+                              .xlabel = "message size",
+                              .ylabel = ylabel,
+                              .x = GDR_X_LOG2_BYTES,
+                              .nsizes = j->n,
+                              .sizes = sizes,
+                              .y = s->latency ? GDR_Y_LOG : GDR_Y_ZERO,
+                              .hline = NAN,
+                              .nlines = unclean ? 3 : 2,
+                              .lines = lines,
+                              .key_cols = 3};
     gdr_buf_escf(b, "<figure data-series=\"%s %s %s\"><h3>%s %s ", s->test, s->pair, s->reg,
                  s->test, label);
     gdr_badge(b, verdict_class(j->worst), gdr_cmp_verdict_name(j->worst));
-    gdr_buf_puts(b, "</h3>");
-    gdr_chart_figure(b, &c, NULL);
+    gdr_buf_puts(b, "</h3><div class=\"fig\">");
+    FILE *gp = gdr_figset_add(run->figs, b, name, 720, 360);
+    gdr_fig_block(gp, "cmp", rows);
+    gdr_fig_chart(gp, &c);
+    gdr_buf_puts(b, "</div>");
+    free(sizes);
+    free(rows);
     gdr_buf_escf(b,
                  "<div class=\"tbl\"><table data-kind=\"compare\" data-test=\"%s\" "
                  "data-pair=\"%s\" data-reg=\"%s\"><thead><tr><th>size</th><th class=\"n\">"
@@ -150,8 +148,10 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
         gdr_buf_printf(b, "<tr data-size=\"%llu\"%s><th>%s</th>", (unsigned long long)j->sizes[i],
                        j->v[i] == GDR_CMP_REGRESSION ? " class=\"flag\"" : "", sz);
         gdr_td_num(b, j->b[i], scale, NULL, NULL);
-        gdr_td_num(b, j->r[i], scale, pr[i].flags ? "\xe2\x9c\x97" : NULL,
-                   pr[i].flags ? "not clean" : NULL);
+        struct gdr_row_extra x;
+        gdr_row_extra(run, s, j->sizes[i], &x);
+        gdr_td_num(b, j->r[i], scale, x.clean ? NULL : "\xe2\x9c\x97",
+                   x.clean ? NULL : "not clean");
         if (isinf(j->change[i]))
             gdr_buf_puts(b, "<td class=\"n\">inf</td><td>");
         else
@@ -160,8 +160,6 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
         gdr_buf_puts(b, "</td></tr>\n");
     }
     gdr_buf_puts(b, "</tbody></table></div></figure>\n");
-    free(pb);
-    free(pr);
 }
 
 int gdr_report_compare(struct gdr_buf *b, const char *base, const char *run,

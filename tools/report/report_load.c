@@ -139,6 +139,7 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
                   struct gdr_rdir *r)
 {
     memset(r, 0, sizeof(*r));
+    r->figs = o->figs;
     struct stat st;
     if (stat(dir, &st))
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", dir, strerror(errno));

@@ -1,9 +1,7 @@
-/* report_page.c - what every gdr-report page shares: series labels and
- * styles, units, number cells, sections, badges, the lab's warnings. */
+/* report_page.c - what every gdr-report page shares: series labels, units, number cells, sections, badges, the lab's warnings. */
 #include "config.h"
 
 #include "report.h"
-#include "svg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,15 +21,6 @@ void gdr_series_label(const struct gdr_series *s, char *buf, size_t len)
 {
     snprintf(buf, len, "%s GDR %s (%s)%s", gdr_pair_short(s->pair), s->gdr, s->reg,
              s->simulated ? " simulated" : "");
-}
-
-void gdr_series_style(const struct gdr_series *s, const char **color, int *marker, bool *dashed)
-{
-    /* Colour = placement pair (client-server), as gdr-plot's figures. */
-    *color = gdr_fig_pair_colour(s->pair);
-    bool off = !strcmp(s->gdr, "off");
-    *marker = off ? GDR_MK_SQUARE : GDR_MK_CIRCLE;
-    *dashed = off;
 }
 
 void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title)

@@ -4,8 +4,8 @@
  * history verdict. */
 #include "config.h"
 
+#include "plot.h"
 #include "report.h"
-#include "svg.h"
 #include "text.h"
 #include "error.h"
 
@@ -362,7 +362,8 @@ int gdr_report_sweep(struct gdr_buf *b, const char *dir, const struct gdr_report
     bool soft_roce;
     header(b, &r, dir, kind, &soft_roce);
     runs_table(b, &r);
-    int rc = 0;
+    /* gdr-plot's figures of the set, drawn with the page's others. */
+    int rc = r.has_set ? gdr_plot_svg(&r.set, o->figs->dir, o->figs->gp, title) : 0;
     /* One section per test, in the order of the series; then the tests
      * whose every run failed (from the manifest, or failed documents). */
     for (size_t i = 0; rc == 0 && r.has_set && i < r.set.nseries; i++) {

@@ -7,7 +7,6 @@
 
 #include "plot.h"
 #include "report.h"
-#include "svg.h"
 #include "text.h"
 #include "error.h"
 
@@ -24,10 +23,20 @@ static const struct gdr_row *series_row(const struct gdr_series *s, uint64_t siz
     return NULL;
 }
 
+/* A table's column: a series' values by size. */
+struct tpt {
+    double x, y;
+};
+struct tcol {
+    const char *label;
+    size_t n;
+    struct tpt *pts;
+};
+
 struct fig {
-    size_t n; /* lines */
-    struct gdr_line lines[32];
-    struct gdr_pt *pts[32];
+    size_t n; /* columns */
+    struct tcol lines[32];
+    struct tpt *pts[32];
     char labels[32][160];
     const struct gdr_series *series[32];
 };
@@ -36,20 +45,6 @@ static void fig_free(struct fig *f)
 {
     for (size_t i = 0; i < f->n; i++)
         free(f->pts[i]);
-}
-
-/* A zero-based chart of a figure's lines against message size (log2). */
-static struct gdr_chart size_chart(const char *label, const char *ylabel, double hline,
-                                   struct fig *f)
-{
-    return (struct gdr_chart){.label = label,
-                              .xlabel = "message size",
-                              .ylabel = ylabel,
-                              .x = GDR_X_LOG2_BYTES,
-                              .y = GDR_Y_ZERO,
-                              .hline = hline,
-                              .nlines = f->n,
-                              .lines = f->lines};
 }
 
 static int series_order(const struct gdr_series *s)
@@ -79,33 +74,34 @@ static size_t test_series(const struct gdr_rdir *r, const char *test, const stru
     return n;
 }
 
-static struct gdr_line *fig_add(struct fig *f, const struct gdr_series *s, const char *label,
-                                size_t npts)
+static struct tcol *fig_add(struct fig *f, const struct gdr_series *s, const char *label,
+                            size_t npts)
 {
     if (f->n == 32)
         return NULL;
     size_t k = f->n;
-    f->pts[k] = calloc(npts + 1, sizeof(struct gdr_pt));
+    f->pts[k] = calloc(npts + 1, sizeof(struct tpt));
     if (!f->pts[k])
         return NULL;
     f->n++;
-    struct gdr_line *l = &f->lines[k];
+    struct tcol *l = &f->lines[k];
     memset(l, 0, sizeof(*l));
     snprintf(f->labels[k], sizeof(f->labels[k]), "%s", label);
     l->label = f->labels[k];
     l->pts = f->pts[k];
     f->series[k] = s;
-    int mk = GDR_MK_CIRCLE;
-    gdr_series_style(s, &l->color, &mk, &l->dashed);
-    l->marker = (enum gdr_marker)mk;
     return l;
 }
 
-static void figure(struct gdr_buf *b, const struct gdr_chart *c, const char *caption)
+/* The figure gdr-plot draws as NAME-TEST (tools/results/plot.c), inline. */
+static void figure(struct gdr_buf *b, const struct gdr_rdir *r, const char *name, const char *test,
+                   const char *label, const char *caption)
 {
-    gdr_buf_puts(b, "<figure>");
-    gdr_chart_figure(b, c, caption);
-    gdr_buf_puts(b, "</figure>\n");
+    char file[200];
+    snprintf(file, sizeof(file), "%s-%s", name, test);
+    gdr_buf_puts(b, "<figure><div class=\"fig\">");
+    gdr_figset_place(r->figs, b, file, label);
+    gdr_buf_escf(b, "</div><figcaption>%s</figcaption></figure>\n", caption);
 }
 
 /* The table under a figure: a row per size, a column per line. */
@@ -145,7 +141,7 @@ static void fig_table(struct gdr_buf *b, const struct fig *f, const char *kind, 
         gdr_fmt_size(sizes[i], sz, sizeof(sz));
         gdr_buf_printf(b, "<tr data-size=\"%llu\"><th>%s</th>", (unsigned long long)sizes[i], sz);
         for (size_t l = 0; l < f->n; l++) {
-            const struct gdr_pt *p = NULL;
+            const struct tpt *p = NULL;
             for (size_t k = 0; k < f->lines[l].n; k++)
                 if ((uint64_t)f->lines[l].pts[k].x == sizes[i])
                     p = &f->lines[l].pts[k];
@@ -235,7 +231,8 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
     for (size_t k = 0; k < ns; k++)
         for (size_t i = 0; i < ss[k]->nsizes; i++) {
             const struct gdr_row *row = &ss[k]->rows[i];
-            double v = lat ? row->lat[LAT_P99] : row->bw_avg;
+            /* gdr-plot's unit: the largest value or limit drawn */
+            double v = lat ? row->lat[LAT_P99] : fmax(row->bw_avg, row->limit);
             max = fmax(max, v);
         }
     struct gdr_unit u = lat ? gdr_unit_lat(max) : gdr_unit_bw(max);
@@ -244,73 +241,45 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
 
     /* 1. The metric, with each row's limit where the documents have one. */
     struct fig f = {0}, lim = {0};
-    bool any_pct = false;
+    bool any_lim = false;
     for (size_t k = 0; k < ns; k++) {
         char label[160];
         gdr_series_label(ss[k], label, sizeof(label));
-        struct gdr_line *l = fig_add(&f, ss[k], label, ss[k]->nsizes);
+        struct tcol *l = fig_add(&f, ss[k], label, ss[k]->nsizes);
         if (!l) {
             fig_free(&f);
             return gdr_fail(GDR_EXIT_RUN, "out of memory");
         }
-        struct gdr_pt *pts = f.pts[f.n - 1], *lp = NULL;
+        struct tpt *pts = f.pts[f.n - 1], *lp = NULL;
         size_t nl = 0;
         for (size_t i = 0; i < ss[k]->nsizes; i++) {
             const struct gdr_row *row = &ss[k]->rows[i];
             struct gdr_row_extra x;
             gdr_row_extra(r, ss[k], row->size, &x);
-            any_pct |= !isnan(x.pct);
-            struct gdr_pt *p = &pts[l->n++];
-            p->x = (double)row->size;
-            p->y = (lat ? row->lat[LAT_MEDIAN] : row->bw_avg) * scale;
-            p->lo = lat ? row->lat[LAT_MEDIAN] * scale : NAN;
-            p->hi = lat ? row->lat[LAT_P99] * scale : NAN;
-            p->flags = x.clean ? 0 : GDR_PT_UNCLEAN;
+            any_lim |= !lat && isfinite(row->limit); /* gdr-plot's rule */
+            pts[l->n++] =
+                (struct tpt){(double)row->size, (lat ? row->lat[LAT_MEDIAN] : row->bw_avg) * scale};
             if (!lat && !isnan(x.limit)) {
                 if (!lp) {
                     char ll[200];
                     snprintf(ll, sizeof(ll), "%s: path limit", gdr_pair_short(ss[k]->pair));
-                    struct gdr_line *m = fig_add(&lim, ss[k], ll, ss[k]->nsizes);
-                    if (m) {
-                        m->dashed = false;
-                        m->dotted = true;
-                        m->marker = GDR_MK_NONE;
-                        lp = lim.pts[lim.n - 1];
-                    }
+                    lp = fig_add(&lim, ss[k], ll, ss[k]->nsizes) ? lim.pts[lim.n - 1] : NULL;
                 }
                 if (lp) {
-                    lp[nl].x = (double)row->size;
-                    lp[nl].y = x.limit * scale;
-                    lp[nl].lo = lp[nl].hi = NAN;
+                    lp[nl] = (struct tpt){(double)row->size, x.limit * scale};
                     lim.lines[lim.n - 1].n = ++nl;
                 }
             }
         }
     }
-    /* Limits drawn as extra dotted lines of the same figure. */
-    struct gdr_line all[64];
-    size_t na = 0;
-    for (size_t i = 0; i < f.n; i++)
-        all[na++] = f.lines[i];
-    for (size_t i = 0; i < lim.n && na < 64; i++)
-        all[na++] = lim.lines[i];
-    char ylabel[64], label[200];
-    snprintf(ylabel, sizeof(ylabel), "%s [%s]", lat ? "median latency" : "bandwidth", unit);
+    char label[200];
     snprintf(label, sizeof(label), "%s %s against message size", test, value_title(ss[0]));
-    struct gdr_chart c = {.label = label,
-                          .xlabel = "message size",
-                          .ylabel = ylabel,
-                          .x = GDR_X_LOG2_BYTES,
-                          .y = lat ? GDR_Y_LOG : GDR_Y_ZERO,
-                          .hline = NAN,
-                          .nlines = na,
-                          .lines = all};
     gdr_buf_escf(b, "<h3>%s</h3>\n", lat ? "Median latency (bar: up to p99)" : "Bandwidth");
-    figure(b, &c,
-           lat ? "Median per size, bar up to p99. Solid circles: GDR on or host memory; dashed "
-                 "squares: GDR off (staged through host memory)."
-               : "Average bandwidth per size. Solid circles: GDR on or host memory; dashed "
-                 "squares: GDR off (staged through host memory); dotted: the path's limit.");
+    figure(b, r, lat ? "latency" : "bandwidth", test, label,
+           lat ? "Median per size, bar up to p99. Solid: GDR on or host memory; dashed, open "
+                 "markers: GDR off (staged through host memory)."
+               : "Average bandwidth per size. Solid: GDR on or host memory; dashed, open "
+                 "markers: GDR off (staged through host memory); thin dashed: the path's limit.");
     fig_table(b, &f, lat ? "latency" : "bandwidth", test, scale, unit, r, true);
     if (lim.n) {
         struct fig lt = lim;
@@ -331,24 +300,19 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
         char l2[160];
         snprintf(l2, sizeof(l2), "%s GDR on vs off%s", gdr_pair_short(ss[k]->pair),
                  ss[k]->simulated || off->simulated ? " simulated" : "");
-        struct gdr_line *l = fig_add(&sp, ss[k], l2, ss[k]->nsizes);
+        struct tcol *l = fig_add(&sp, ss[k], l2, ss[k]->nsizes);
         if (!l)
             break;
-        l->dashed = false;
-        l->marker = GDR_MK_DIAMOND;
         for (size_t i = 0; i < ss[k]->nsizes; i++) {
             const struct gdr_row *a = &ss[k]->rows[i];
-            if (!series_row(off, a->size))
-                continue;
-            double ratio = gdr_speedup(ss[k], off, a->size);
-            sp.pts[sp.n - 1][l->n++] =
-                (struct gdr_pt){(double)a->size, ratio, NAN, NAN, 0, NULL, NULL};
+            if (series_row(off, a->size))
+                sp.pts[sp.n - 1][l->n++] =
+                    (struct tpt){(double)a->size, gdr_speedup(ss[k], off, a->size)};
         }
     }
     if (sp.n) {
-        struct gdr_chart cs = size_chart("GDR speed-up", "speed-up (GDR on / off)", 1, &sp);
         gdr_buf_puts(b, "<h3>GDR speed-up</h3>\n");
-        figure(b, &cs,
+        figure(b, r, "speedup", test, "GDR speed-up",
                lat ? "Latency with GDR off over GDR on: above 1 (dotted) GDR helps."
                    : "Bandwidth with GDR on over GDR off: above 1 (dotted) GDR helps.");
         fig_table(b, &sp, "speedup", test, 1, "x", r, false);
@@ -356,58 +320,42 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
     fig_free(&sp);
 
     /* 3. % of the path's limit, once the documents carry it. */
-    if (any_pct) {
+    if (any_lim) {
         struct fig pc = {0};
         for (size_t k = 0; k < ns; k++) {
             char l3[160];
             gdr_series_label(ss[k], l3, sizeof(l3));
-            struct gdr_line *l = fig_add(&pc, ss[k], l3, ss[k]->nsizes);
-            if (!l)
-                break;
-            for (size_t i = 0; i < ss[k]->nsizes; i++) {
+            struct tcol *l = fig_add(&pc, ss[k], l3, ss[k]->nsizes);
+            for (size_t i = 0; l && i < ss[k]->nsizes; i++) {
                 struct gdr_row_extra x;
                 gdr_row_extra(r, ss[k], ss[k]->rows[i].size, &x);
-                pc.pts[pc.n - 1][l->n++] =
-                    (struct gdr_pt){(double)ss[k]->rows[i].size,  x.pct, NAN, NAN,
-                                    x.clean ? 0 : GDR_PT_UNCLEAN, NULL,  NULL};
+                pc.pts[pc.n - 1][l->n++] = (struct tpt){(double)ss[k]->rows[i].size, x.pct};
             }
         }
-        struct gdr_chart cp =
-            size_chart("percent of the path's limit", "% of the path's limit", 100, &pc);
         gdr_buf_puts(b, "<h3>Percent of the path's limit</h3>\n");
-        figure(b, &cp, "pct_of_limit of each row (100 %: dotted).");
+        figure(b, r, "limit", test, "percent of the path's limit",
+               "pct_of_limit of each row (100 %: dotted).");
         fig_table(b, &pc, "pct_of_limit", test, 1, "%", r, false);
         fig_free(&pc);
     }
 
-    /* 4. CPU of each end. */
+    /* 4. CPU of each end: one figure, a table per end. */
+    gdr_buf_puts(b, "<h3>CPU of each end</h3>\n");
+    figure(b, r, "cpu", test, "CPU of the client and the server",
+           "User + system time over the timed loop, % of one core.");
     for (int side = 0; side < 2; side++) {
         struct fig cpu = {0};
         for (size_t k = 0; k < ns; k++) {
             char l4[160];
             gdr_series_label(ss[k], l4, sizeof(l4));
-            struct gdr_line *l = fig_add(&cpu, ss[k], l4, ss[k]->nsizes);
-            if (!l)
-                break;
-            for (size_t i = 0; i < ss[k]->nsizes; i++) {
+            struct tcol *l = fig_add(&cpu, ss[k], l4, ss[k]->nsizes);
+            for (size_t i = 0; l && i < ss[k]->nsizes; i++) {
                 const struct gdr_row *row = &ss[k]->rows[i];
-                cpu.pts[cpu.n - 1][l->n++] =
-                    (struct gdr_pt){(double)row->size,
-                                    (side ? row->cpu_server : row->cpu_client) * 100,
-                                    NAN,
-                                    NAN,
-                                    0,
-                                    NULL,
-                                    NULL};
+                cpu.pts[cpu.n - 1][l->n++] = (struct tpt){
+                    (double)row->size, (side ? row->cpu_server : row->cpu_client) * 100};
             }
         }
-        const char *who = side ? "server" : "client";
-        char l5[64], cl[96];
-        snprintf(l5, sizeof(l5), "CPU of the %s", who);
-        snprintf(cl, sizeof(cl), "%s CPU [%% of one core]", who);
-        struct gdr_chart cc = size_chart(l5, cl, NAN, &cpu);
-        gdr_buf_escf(b, "<h3>CPU of the %s</h3>\n", who);
-        figure(b, &cc, "User + system time over the timed loop, % of one core.");
+        gdr_buf_escf(b, "<p class=\"sub\">CPU of the %s</p>\n", side ? "server" : "client");
         /* Shown in % of one core; data-si keeps the document's fraction. */
         fig_table(b, &cpu, side ? "cpu_server" : "cpu_client", test, 100, "%", r, false);
         fig_free(&cpu);

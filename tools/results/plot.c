@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "plot.h"
+#include "atomic_file.h"
 #include "error.h"
 #include "figure.h"
 
@@ -49,6 +50,8 @@ static const char *gpu_name(const struct gdr_end_info *e)
 
 static void print_index(FILE *index, const char *dir, const struct pfile *p)
 {
+    if (!index)
+        return;
     const struct gdr_series *s = p->s;
     const struct gdr_doc *d = s->docs[0];
     fprintf(index, "%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
@@ -256,9 +259,9 @@ static void figure_tsv(FILE *f, const char *kind, const struct test_fig *t, stru
 
 static void draw_test(FILE *gp, const struct test_fig *t, const char *title, bool png)
 {
-    struct gdr_fig_line *l = calloc(t->ns + t->np + 1, sizeof(*l) * 2);
+    struct gdr_fig_line *l = calloc(t->ns + t->np + 1, sizeof(*l) * 3);
     struct line_text *txt = calloc(t->ns + t->np + 1, sizeof(*txt));
-    char(*use)[64] = calloc(t->ns * 2 + t->np + 1, sizeof(*use));
+    char(*use)[64] = calloc(t->ns * 3 + t->np + 1, sizeof(*use));
     if (!l || !txt || !use)
         goto out;
     struct gdr_unit u = t->lat ? gdr_unit_lat(t->big) : gdr_unit_bw(t->big);
@@ -296,6 +299,27 @@ static void draw_test(FILE *gp, const struct test_fig *t, const char *title, boo
         style(&l[nl], s, false);
         l[nl].dashed = true;
         l[nl++].width = 1;
+    }
+    /* rows the NIC did not count clean (column 9: 0), crossed */
+    bool keyed = false;
+    for (size_t i = 0; i < t->ns && !t->lat; i++) {
+        const struct gdr_series *s = t->s[i]->s;
+        bool unclean = false;
+        for (size_t r = 0; r < s->nsizes; r++)
+            unclean |= s->rows[r].clean == 0;
+        if (!unclean)
+            continue;
+        snprintf(use[2 * t->ns + i], sizeof(use[0]), "1:($9 == 0 ? $2*%g : NaN)", u.scale);
+        l[nl++] = (struct gdr_fig_line){t->s[i]->name,
+                                        -1,
+                                        use[2 * t->ns + i],
+                                        GDR_FIG_CROSS,
+                                        keyed ? NULL : "not clean (the NIC counted errors)",
+                                        GDR_C_BLACK,
+                                        false,
+                                        false,
+                                        0};
+        keyed = true;
     }
     snprintf(name, sizeof(name), "%s-%s", t->lat ? "latency" : "bandwidth", t->test);
     if (t->lat)
@@ -488,6 +512,58 @@ static int gather(struct test_fig *t, struct pfile *pf, size_t n)
     return 0;
 }
 
+/* Each test's figures into gp: PNG and SVG with the figures' list in ft
+ * and their files on o, or (ft NULL) SVG only. */
+static int draw_all(FILE *gp, struct pfile *pf, size_t n, const char *dir, const char *title,
+                    FILE *ft, FILE *o, bool *any_speedup)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(pf[j].s->test, pf[i].s->test) != 0;
+        if (!first)
+            continue;
+        struct test_fig t = {.test = pf[i].s->test};
+        rc = gather(&t, pf, n);
+        if (!rc && ft) {
+            const char *kind = t.lat ? "latency" : "bandwidth";
+            figure_tsv(ft, kind, &t, t.s, t.ns);
+            if (t.np)
+                figure_tsv(ft, "speedup", &t, t.p, t.np);
+            figure_tsv(ft, "cpu", &t, t.s, t.ns);
+            if (t.anylimit)
+                figure_tsv(ft, "limit", &t, t.s, t.ns);
+            draw_test(gp, &t, title, true);
+            fprintf(o, "%s/%s-%s.png %s/%s-%s.svg\n", dir, kind, t.test, dir, kind, t.test);
+            if (t.np)
+                fprintf(o, "%s/speedup-%s.png %s/speedup-%s.svg\n", dir, t.test, dir, t.test);
+            fprintf(o, "%s/cpu-%s.png %s/cpu-%s.svg\n", dir, t.test, dir, t.test);
+            if (t.anylimit)
+                fprintf(o, "%s/limit-%s.png %s/limit-%s.svg\n", dir, t.test, dir, t.test);
+        }
+        if (!rc)
+            draw_test(gp, &t, title, false);
+        *any_speedup |= t.np > 0;
+        free(t.s);
+        free(t.p);
+        free(t.sizes);
+    }
+    return rc;
+}
+
+int gdr_plot_svg(const struct gdr_set *set, const char *dir, FILE *gp, const char *title)
+{
+    struct pfile *pf = NULL;
+    size_t n = 0;
+    bool any = false;
+    if (write_data(set, dir, NULL, &pf, &n))
+        return -1;
+    int rc = draw_all(gp, pf, n, dir, title, NULL, NULL, &any);
+    free(pf);
+    return rc;
+}
+
 int gdr_plot(const struct gdr_set *set, const char *dir, const char *title, const char *src)
 {
     char path[4096];
@@ -502,66 +578,27 @@ int gdr_plot(const struct gdr_set *set, const char *dir, const char *title, cons
         rc = gdr_fail(GDR_EXIT_USAGE, "%s: write error", path);
     if (rc)
         return -1;
-    snprintf(path, sizeof(path), "%s/plots.gp", dir);
-    FILE *gp = fopen(path, "w");
-    snprintf(path, sizeof(path), "%s/figures.tsv", dir);
-    FILE *ft = fopen(path, "w");
-    if (!gp || !ft) {
-        if (gp)
-            fclose(gp);
-        if (ft)
-            fclose(ft);
-        free(pf);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write there", dir);
-    }
+    struct gdr_atomic_file af[2];
     char *outl = NULL;
     size_t outlen = 0;
     FILE *o = open_memstream(&outl, &outlen);
-    if (!o) {
-        fclose(gp);
-        fclose(ft);
-        free(pf);
-        return gdr_fail(GDR_EXIT_RUN, "out of memory");
-    }
-    fprintf(gp, "# Generated by gdr-plot from: %s\n", src);
-    gdr_fig_preamble(gp);
-    bool any_speedup = false;
-    for (size_t i = 0; i < n && !rc; i++) {
-        bool first = true;
-        for (size_t j = 0; j < i; j++)
-            first &= strcmp(pf[j].s->test, pf[i].s->test) != 0;
-        if (!first)
-            continue;
-        struct test_fig t = {.test = pf[i].s->test};
-        rc = gather(&t, pf, n);
-        if (!rc) {
-            const char *kind = t.lat ? "latency" : "bandwidth";
-            figure_tsv(ft, kind, &t, t.s, t.ns);
-            if (t.np)
-                figure_tsv(ft, "speedup", &t, t.p, t.np);
-            figure_tsv(ft, "cpu", &t, t.s, t.ns);
-            if (t.anylimit)
-                figure_tsv(ft, "limit", &t, t.s, t.ns);
-            draw_test(gp, &t, title, true);
-            draw_test(gp, &t, title, false);
-            fprintf(o, "%s/%s-%s.png %s/%s-%s.svg\n", dir, kind, t.test, dir, kind, t.test);
-            if (t.np)
-                fprintf(o, "%s/speedup-%s.png %s/speedup-%s.svg\n", dir, t.test, dir, t.test);
-            fprintf(o, "%s/cpu-%s.png %s/cpu-%s.svg\n", dir, t.test, dir, t.test);
-            if (t.anylimit)
-                fprintf(o, "%s/limit-%s.png %s/limit-%s.svg\n", dir, t.test, dir, t.test);
-            any_speedup |= t.np > 0;
-        }
-        free(t.s);
-        free(t.p);
-        free(t.sizes);
-    }
-    fprintf(gp, "unset output\n");
-    bool bad = fclose(gp) | fclose(ft) | fclose(o);
-    free(pf);
-    if (rc || bad) {
+    if (!o || gdr_fig_files_open(dir, "plots.gp", "figures.tsv", af)) {
+        if (o)
+            fclose(o);
         free(outl);
-        return rc ? -1 : gdr_fail(GDR_EXIT_USAGE, "%s: write error", dir);
+        free(pf);
+        return o ? -1 : gdr_fail(GDR_EXIT_RUN, "out of memory");
+    }
+    FILE *gp = af[0].f;
+    fprintf(gp, "# Generated by gdr-plot from: %s\n", src);
+    bool any_speedup = false;
+    rc = draw_all(gp, pf, n, dir, title, af[1].f, o, &any_speedup);
+    fprintf(gp, "unset output\n");
+    bool bad = fclose(o) != 0;
+    free(pf);
+    if (gdr_fig_files_close(af, !rc && !bad) || rc || bad) {
+        free(outl);
+        return rc || !bad ? -1 : gdr_fail(GDR_EXIT_RUN, "out of memory");
     }
     if (!any_speedup)
         fprintf(stderr, "gdr-plot: note: no test has both GDR on and GDR off runs: speed-up plots "

@@ -30,5 +30,8 @@ void gdr_plot_rows(FILE *f, bool latency, const struct gdr_row *rows, size_t n);
 int gdr_plot_data(const struct gdr_set *set, const char *dir, FILE *index);
 /* title: every figure's ("gdrbench"); src: what the script was made from. */
 int gdr_plot(const struct gdr_set *set, const char *dir, const char *title, const char *src);
+/* The same figures, SVG only, written into gp (a page's script, run in
+ * dir, where the data files go): gdr-report's sweep page inlines them. */
+int gdr_plot_svg(const struct gdr_set *set, const char *dir, FILE *gp, const char *title);
 
 #endif
