@@ -48,15 +48,15 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns,
     return 0;
 }
 
-/* A check costs system calls: the clock (a syscall where the clocksource
- * has no vDSO read, as hpet under a VM), a poll of the peer's socket and of
- * the async events. At a fixed 1024 idle polls a latency loop checked
- * once or more a round trip (send_lat in the lab: 2-10 system calls a
- * round trip besides the doorbell, perftest none), and an arrival that
- * lands during a check waits for it. Doubling
- * the interval while checks come less than CHECK_MIN_NS apart keeps them
- * off the common round trip; halving it when one idle stretch's checks
- * come more than CHECK_MAX_NS apart keeps a stall seen within that. */
+/* A check costs system calls: the clock (one where the clocksource has no
+ * vDSO read, as hpet in a VM), polls of the peer's socket and of the async
+ * events. At a fixed 1024 idle polls the ping-pongs checked once or more a
+ * round trip (in the lab 9-30 system calls a round trip besides the
+ * doorbell, perftest none: docs/benchmarking.md), and an arrival that
+ * lands during a check waits for it. Doubling the interval while checks
+ * come less than CHECK_MIN_NS apart keeps them off the common round trip;
+ * halving it when one idle stretch's checks come more than CHECK_MAX_NS
+ * apart keeps a stall seen within that. */
 #define CHECK_MIN_NS 5000000ull
 #define CHECK_MAX_NS 40000000ull
 #define IDLE_MASK_MIN 63u
