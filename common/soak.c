@@ -359,17 +359,25 @@ static void outage_text(const struct gdr_soak_outage *o, char *buf, size_t len)
              o->heard ? " (the peer's)" : "", how);
 }
 
+/* What every finding's object starts with. */
+static cJSON *finding_head(const struct gdr_soak *k, const char *kind, size_t first, size_t last,
+                           double start_s, double end_s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", kind);
+    gdr_json_add_u64(o, "first_interval", first);
+    gdr_json_add_u64(o, "last_interval", last);
+    cJSON_AddNumberToObject(o, "start_s", start_s);
+    cJSON_AddNumberToObject(o, "end_s", end_s);
+    char when[32];
+    utc_at(k, start_s, when, sizeof(when));
+    cJSON_AddStringToObject(o, "start_time", when);
+    return o;
+}
+
 static cJSON *outage_finding_json(const struct gdr_soak *k, const struct gdr_soak_outage *o)
 {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "kind", "outage");
-    gdr_json_add_u64(j, "first_interval", o->interval);
-    gdr_json_add_u64(j, "last_interval", o->interval);
-    cJSON_AddNumberToObject(j, "start_s", o->start_s);
-    cJSON_AddNumberToObject(j, "end_s", o->end_s);
-    char when[32];
-    utc_at(k, o->start_s, when, sizeof(when));
-    cJSON_AddStringToObject(j, "start_time", when);
+    cJSON *j = finding_head(k, "outage", o->interval, o->interval, o->start_s, o->end_s);
     cJSON_AddNumberToObject(j, "duration_s", o->end_s - o->start_s);
     cJSON_AddStringToObject(j, "ended", o->ended ? o->ended : "failed");
     cJSON_AddStringToObject(j, "cause", cause_of(o));
@@ -425,15 +433,8 @@ size_t gdr_soak_finish(struct gdr_session *s)
 
 static cJSON *finding_json(const struct gdr_soak *k, const struct gdr_soak_finding *f, bool lat)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "kind", gdr_soak_finding_kind_name(f->kind));
-    gdr_json_add_u64(o, "first_interval", f->first);
-    gdr_json_add_u64(o, "last_interval", f->last);
-    cJSON_AddNumberToObject(o, "start_s", f->start_s);
-    cJSON_AddNumberToObject(o, "end_s", f->end_s);
-    char when[32];
-    utc_at(k, f->start_s, when, sizeof(when));
-    cJSON_AddStringToObject(o, "start_time", when);
+    cJSON *o = finding_head(k, gdr_soak_finding_kind_name(f->kind), f->first, f->last, f->start_s,
+                            f->end_s);
     switch (f->kind) {
     case GDR_FINDING_DIP:
         cJSON_AddNumberToObject(o, "worst", f->value);
