@@ -132,6 +132,22 @@ static int wait_port(const struct outage *o)
     }
 }
 
+/* Steps 2 and 3: a port that goes again before the new QPs exist (a link
+ * that flaps twice) is waited for again. */
+static int port_and_qps(const struct outage *o)
+{
+    struct gdr_verbs *v = &o->s->verbs;
+    for (;;) {
+        if (wait_port(o))
+            return -1;
+        if (gdr_verbs_renew_qps(v) == 0)
+            return 0;
+        if (past(o) || port_back(v))
+            return -1; /* not the port: the error recorded says what */
+        gdr_error_clear();
+    }
+}
+
 /* Step 4: the new QPs both ways, the resume point agreed, RTS. */
 static int rejoin(const struct outage *o)
 {
@@ -186,8 +202,7 @@ int gdr_soak_reconnect(struct gdr_session *s)
     struct gdr_oob saved = s->oob;
     s->oob.watch = NULL;
     s->oob.watch_fd = -1;
-    int rc = exchange_outage(&o, &c, error) || wait_port(&o) || gdr_verbs_renew_qps(&s->verbs) ||
-             rejoin(&o);
+    int rc = exchange_outage(&o, &c, error) || port_and_qps(&o) || rejoin(&o);
     gdr_events_forget(&s->verbs);
     s->oob.timeout = saved.timeout;
     s->oob.watch = saved.watch;
