@@ -275,6 +275,8 @@ static int client_soak(struct gdr_session *s, struct gdr_size_result *row, size_
                 return -1;
             continue;
         }
+        if (rc)
+            gdr_soak_note_peer_gone(s);
         if (rc && row->bad_bytes)
             *nrows = 1;
         if (rc)
@@ -466,6 +468,7 @@ static int server_soak(struct gdr_session *s, struct gdr_size_result *row, size_
             continue;
         }
         if (rc) {
+            gdr_soak_note_peer_gone(s);
             if (row->bad_bytes)
                 *nrows = 1;
             return -1;

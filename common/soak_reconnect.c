@@ -25,6 +25,18 @@ bool gdr_soak_outage_error(const struct gdr_session *s)
            !strcmp(kind, GDR_KIND_TIMEOUT);
 }
 
+void gdr_soak_note_peer_gone(struct gdr_session *s)
+{
+    const struct gdr_error_class *c = gdr_error_class();
+    if (!s->soak || strcmp(c->kind, GDR_KIND_PEER) || s->oob.peer_gave_up)
+        return;
+    struct gdr_error_class kept = *c;
+    char error[256];
+    snprintf(error, sizeof(error), "%s", gdr_error_message());
+    gdr_soak_outage_begin(s, &kept, error, false);
+    gdr_soak_outage_end(s, "failed");
+}
+
 struct outage {
     struct gdr_session *s;
     uint64_t deadline_ns;

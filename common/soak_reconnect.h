@@ -43,4 +43,10 @@ bool gdr_soak_outage_error(const struct gdr_session *s);
  * soak. */
 int gdr_soak_reconnect(struct gdr_session *s);
 
+/* The control channel closed (the peer's process or host went): nothing
+ * to wait for, the soak ends; the moment is recorded as an outage that
+ * ended it ("failed"), so the lines and the findings say when. Does
+ * nothing for any other error. */
+void gdr_soak_note_peer_gone(struct gdr_session *s);
+
 #endif
