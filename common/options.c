@@ -229,8 +229,8 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "      --dip-pct=PCT        an interval under PCT %% of the soak's median is a dip\n"
            "                           (latency: over the median by as much; default %g)\n"
            "      --reconnect-timeout=SEC  after an outage (a port down, QPs in error) wait\n"
-           "                           this long for the port and the peer, then rebuild the\n"
-           "                           QPs on both ends and go on (default %g; %g..%g)\n"
+           "                           up to SEC for the port and the peer, rebuild the QPs\n"
+           "                           on both ends and go on (default %g; %g..%g)\n"
            "  Findings (outages, dips, a trend, NIC error counters that rose, GPU\n"
            "  throttling) go to stderr, a line each, and into --json; exit 1 when there is\n"
            "  any. A peer not back within --reconnect-timeout ends the soak (exit 1).\n\n",
