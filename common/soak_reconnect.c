@@ -43,10 +43,18 @@ struct outage {
     double started_s; /* the soak's seconds, for messages */
 };
 
+/* Forget the error recorded, keeping where the soak is (between phases of
+ * its size), so a later one is classed as the soak's. */
+static void forget_error(const struct gdr_session *s)
+{
+    gdr_error_clear();
+    gdr_error_at("", s->cfg->sizes.size[0]);
+}
+
 /* The deadline is past: -1 with what did not come back named. */
 static int too_late(const struct outage *o, const char *what)
 {
-    gdr_error_clear(); /* a wait's own timeout says less */
+    forget_error(o->s); /* a wait's own timeout says less */
     return gdr_fail_kind(GDR_KIND_TIMEOUT, GDR_EXIT_RUN,
                          "soak: outage since %.1f s: %s within --reconnect-timeout=%g s",
                          o->started_s, what, o->s->cfg->reconnect_timeout_s);
@@ -95,7 +103,7 @@ static int exchange_outage(const struct outage *o, const struct gdr_error_class 
             return past(o) ? too_late(o, "the peer did not answer the outage") : -1;
     }
     if (!rc)
-        gdr_error_clear(); /* reading the peer's OUTAGE recorded it */
+        forget_error(s); /* reading the peer's OUTAGE recorded it */
     return rc;
 }
 
@@ -156,7 +164,7 @@ static int port_and_qps(const struct outage *o)
             return 0;
         if (past(o) || port_back(v))
             return -1; /* not the port: the error recorded says what */
-        gdr_error_clear();
+        forget_error(o->s);
     }
 }
 
@@ -204,8 +212,7 @@ int gdr_soak_reconnect(struct gdr_session *s)
     char error[256];
     snprintf(error, sizeof(error), "%s", gdr_error_message());
     bool heard = s->oob.peer_outage != NULL;
-    gdr_error_clear();
-    gdr_error_at("", s->cfg->sizes.size[0]);
+    forget_error(s);
     if (gdr_soak_outage_begin(s, &c, error, heard))
         return -1;
     o.started_s = gdr_soak_outage_start(s);
