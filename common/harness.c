@@ -111,19 +111,21 @@ static int adopt_soak(struct gdr_session *s, const cJSON *params)
         return 0;
     char what[160];
     snprintf(what, sizeof(what), "HELLO from %s: parameters.soak", s->oob.peer);
-    double soak_s, interval_s, dip_pct;
+    double soak_s, interval_s, dip_pct, reconnect_s;
     if (gdr_json_double(soak, "duration_s", &soak_s, what) ||
         gdr_json_double(soak, "interval_s", &interval_s, what) ||
-        gdr_json_double(soak, "dip_pct", &dip_pct, what))
+        gdr_json_double(soak, "dip_pct", &dip_pct, what) ||
+        gdr_json_double(soak, "reconnect_timeout_s", &reconnect_s, what))
         return -1;
     if (!(soak_s > 0 && soak_s <= GDR_SOAK_MAX_SECONDS) ||
         !(interval_s >= GDR_SOAK_INTERVAL_MIN && interval_s <= GDR_SOAK_INTERVAL_MAX) ||
-        !(dip_pct >= 1 && dip_pct <= 99))
+        !(dip_pct >= 1 && dip_pct <= 99) ||
+        !(reconnect_s >= GDR_SOAK_RECONNECT_MIN && reconnect_s <= GDR_SOAK_RECONNECT_MAX))
         return gdr_fail(GDR_EXIT_RUN, "%s: out of range", what);
     if (s->cfg->sizes.count != 1)
         return gdr_fail(GDR_EXIT_USAGE, "peer %s soaks one size; this server was given %zu",
                         s->oob.peer, s->cfg->sizes.count);
-    gdr_options_soak(s->cfg, soak_s, interval_s, dip_pct);
+    gdr_options_soak(s->cfg, soak_s, interval_s, dip_pct, reconnect_s);
     return 0;
 }
 

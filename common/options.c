@@ -45,6 +45,7 @@ enum {
     OPT_INTERVAL,
     OPT_JSON_LINES,
     OPT_DIP_PCT,
+    OPT_RECONNECT_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"json-lines", required_argument, NULL, OPT_JSON_LINES},
     {"dip-pct", required_argument, NULL, OPT_DIP_PCT},
+    {"reconnect-timeout", required_argument, NULL, OPT_RECONNECT_TIMEOUT},
     {"validate", no_argument, NULL, OPT_VALIDATE},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -226,9 +228,14 @@ static void print_help(const struct gdr_test *test, const struct gdr_config *def
            "                           server: when its client soaks)\n"
            "      --dip-pct=PCT        an interval under PCT %% of the soak's median is a dip\n"
            "                           (latency: over the median by as much; default %g)\n"
-           "  Findings (dips, a trend, NIC error counters that rose, GPU throttling) go to\n"
-           "  stderr, a line each, and into --json; exit 1 when there is any.\n\n",
-           def->interval_s, GDR_SOAK_INTERVAL_MIN, GDR_SOAK_INTERVAL_MAX, def->dip_pct);
+           "      --reconnect-timeout=SEC  after an outage (a port down, QPs in error) wait\n"
+           "                           up to SEC for the port and the peer, rebuild the QPs\n"
+           "                           on both ends and go on (default %g; %g..%g)\n"
+           "  Findings (outages, dips, a trend, NIC error counters that rose, GPU\n"
+           "  throttling) go to stderr, a line each, and into --json; exit 1 when there is\n"
+           "  any. A peer not back within --reconnect-timeout ends the soak (exit 1).\n\n",
+           def->interval_s, GDR_SOAK_INTERVAL_MIN, GDR_SOAK_INTERVAL_MAX, def->dip_pct,
+           def->reconnect_timeout_s, GDR_SOAK_RECONNECT_MIN, GDR_SOAK_RECONNECT_MAX);
     printf("Output:\n"
            "      --validate           fill a pattern and check every received byte\n"
            "      --json=FILE          write the whole sweep as one JSON document\n"
@@ -357,6 +364,7 @@ static void set_defaults(struct gdr_config *cfg, const struct gdr_test *test)
     cfg->bind.numa = -1;
     cfg->interval_s = GDR_SOAK_INTERVAL_DEFAULT;
     cfg->dip_pct = GDR_SOAK_DIP_PCT_DEFAULT;
+    cfg->reconnect_timeout_s = GDR_SOAK_RECONNECT_DEFAULT;
 }
 
 /* Which ways of choosing sizes and iteration counts were used, to reject
@@ -365,7 +373,7 @@ struct choices {
     bool size, all, sizes, iters, duration, time_per_size, tx_depth, qp, gdr, stage, stage_slots;
     bool sl, cpu, numa, no_bind, outs;
     bool gpu_alloc, dmabuf_mapping, data_direct;
-    bool soak, interval, json_lines, dip_pct;
+    bool soak, interval, json_lines, dip_pct, reconnect;
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -488,6 +496,13 @@ static int parse_one(struct gdr_config *cfg, struct choices *ch, int c, const ch
         cfg->dip_pct = (double)v;
         ch->dip_pct = true;
         return 0;
+    case OPT_RECONNECT_TIMEOUT:
+        if (gdr_parse_seconds(arg, &cfg->reconnect_timeout_s) ||
+            cfg->reconnect_timeout_s < GDR_SOAK_RECONNECT_MIN ||
+            cfg->reconnect_timeout_s > GDR_SOAK_RECONNECT_MAX)
+            return bad_value("--reconnect-timeout", arg, "expected seconds 1..86400");
+        ch->reconnect = true;
+        return 0;
     case OPT_MEM: return parse_mem(&cfg->mem, arg);
     case OPT_USE_CUDA:
         if (gdr_parse_uint(arg, 0, 1023, &v))
@@ -585,11 +600,13 @@ static int check_gpu_options(const struct gdr_mem_spec *m, const struct choices 
     return 0;
 }
 
-void gdr_options_soak(struct gdr_config *cfg, double soak_s, double interval_s, double dip_pct)
+void gdr_options_soak(struct gdr_config *cfg, double soak_s, double interval_s, double dip_pct,
+                      double reconnect_timeout_s)
 {
     cfg->soak_s = soak_s;
     cfg->interval_s = interval_s;
     cfg->dip_pct = dip_pct;
+    cfg->reconnect_timeout_s = reconnect_timeout_s;
     cfg->time_per_size = interval_s;
     cfg->iters = 0;
 }
@@ -600,10 +617,11 @@ static int check_soak(struct gdr_config *cfg, const struct choices *ch)
     /* A server without --soak learns the client's; where to write its
      * lines is its own. */
     bool lines_alone = ch->json_lines && cfg->server;
-    const char *needs = ch->interval  ? "--interval"
-                        : lines_alone ? "--json-lines"
-                        : ch->dip_pct ? "--dip-pct"
-                                      : NULL;
+    const char *needs = ch->interval    ? "--interval"
+                        : lines_alone   ? "--json-lines"
+                        : ch->dip_pct   ? "--dip-pct"
+                        : ch->reconnect ? "--reconnect-timeout"
+                                        : NULL;
     if (!ch->soak) {
         if (needs)
             return gdr_fail(GDR_EXIT_USAGE, "%s applies to --soak", needs);
@@ -618,7 +636,7 @@ static int check_soak(struct gdr_config *cfg, const struct choices *ch)
     if (cfg->interval_s > cfg->soak_s)
         return gdr_fail(GDR_EXIT_USAGE, "--interval %g s is longer than the --soak of %g s",
                         cfg->interval_s, cfg->soak_s);
-    gdr_options_soak(cfg, cfg->soak_s, cfg->interval_s, cfg->dip_pct);
+    gdr_options_soak(cfg, cfg->soak_s, cfg->interval_s, cfg->dip_pct, cfg->reconnect_timeout_s);
     return 0;
 }
 

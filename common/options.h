@@ -56,8 +56,9 @@ struct gdr_config {
 
     /* --soak: one size, run for soak_s in intervals of interval_s, a JSON
      * line each; 0 no soak. A server without --soak adopts the client's
-     * (gdr_options_soak, in HELLO). */
-    double soak_s, interval_s, dip_pct;
+     * (gdr_options_soak, in HELLO). reconnect_timeout_s: how long an
+     * outage may last before the soak gives up (soak_reconnect.h). */
+    double soak_s, interval_s, dip_pct, reconnect_timeout_s;
     const char *json_lines_path;
 
     bool validate;
@@ -82,7 +83,8 @@ static inline bool gdr_test_pingpong(const struct gdr_test *t)
 /* Make cfg a soak of soak_s seconds in intervals of interval_s: each
  * interval is a timed phase calibrated to interval_s. The one place both
  * the command line and a server learning the client's soak go through. */
-void gdr_options_soak(struct gdr_config *cfg, double soak_s, double interval_s, double dip_pct);
+void gdr_options_soak(struct gdr_config *cfg, double soak_s, double interval_s, double dip_pct,
+                      double reconnect_timeout_s);
 
 enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr_test *test,
                                         int argc, char **argv);

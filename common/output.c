@@ -170,6 +170,7 @@ cJSON *gdr_output_parameters(const struct gdr_config *cfg)
         cJSON_AddNumberToObject(k, "duration_s", cfg->soak_s);
         cJSON_AddNumberToObject(k, "interval_s", cfg->interval_s);
         cJSON_AddNumberToObject(k, "dip_pct", cfg->dip_pct);
+        cJSON_AddNumberToObject(k, "reconnect_timeout_s", cfg->reconnect_timeout_s);
     }
     return p;
 }

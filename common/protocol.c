@@ -22,6 +22,7 @@
 #include "sizing.h"
 #include "loops.h"
 #include "soak.h"
+#include "soak_reconnect.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -268,6 +269,14 @@ static int client_soak(struct gdr_session *s, struct gdr_size_result *row, size_
     while (gdr_soak_more(s)) {
         gdr_error_at("", size);
         int rc = client_size(s, size, row);
+        /* An outage: both ends rebuild their QPs and run the interval again. */
+        if (rc && gdr_soak_outage_error(s)) {
+            if (gdr_soak_reconnect(s))
+                return -1;
+            continue;
+        }
+        if (rc)
+            gdr_soak_note_peer_gone(s);
         if (rc && row->bad_bytes)
             *nrows = 1;
         if (rc)
@@ -449,11 +458,17 @@ static int server_soak(struct gdr_session *s, struct gdr_size_result *row, size_
     for (;;) {
         gdr_error_at("", size);
         struct gdr_size_start st;
-        if (server_next(s, size, true, &bye, &st))
-            return -1;
-        if (bye)
+        int rc = server_next(s, size, true, &bye, &st);
+        if (!rc && bye)
             break;
-        if (server_phase(s, &st, &filled, row)) {
+        rc = rc || server_phase(s, &st, &filled, row);
+        if (rc && gdr_soak_outage_error(s)) {
+            if (gdr_soak_reconnect(s))
+                return -1;
+            continue;
+        }
+        if (rc) {
+            gdr_soak_note_peer_gone(s);
             if (row->bad_bytes)
                 *nrows = 1;
             return -1;

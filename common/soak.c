@@ -21,6 +21,17 @@ volatile uint64_t gdr_soak_signal_ns;
 volatile sig_atomic_t gdr_soak_graceful;
 
 #define MAX_FINDINGS 64
+#define MAX_OUTAGES 64
+
+/* An outage (soak_reconnect.c): the QPs or the port lost, and how it ended. */
+struct gdr_soak_outage {
+    double start_s, end_s; /* the soak's seconds; end_s: as it ended */
+    struct gdr_error_class cls;
+    char message[256];
+    bool heard;        /* this end learnt of it from the peer's OUTAGE */
+    size_t interval;   /* the interval it cut short, run again once reconnected */
+    const char *ended; /* NULL while under way; "reconnected", "deadline", "failed" */
+};
 
 struct gdr_soak {
     FILE *lines;       /* --json-lines; NULL without */
@@ -32,6 +43,8 @@ struct gdr_soak {
     bool by_signal; /* ended by SIGTERM or SIGINT */
     long nfindings;
     struct gdr_soak_finding findings[MAX_FINDINGS];
+    size_t noutages; /* all of them; the first MAX_OUTAGES are kept */
+    struct gdr_soak_outage outages[MAX_OUTAGES];
 };
 
 static bool latency(const struct gdr_session *s)
@@ -131,25 +144,26 @@ static bool gpu_end(const struct gdr_endpoint *ep)
     return strcmp(ep->placement, "cuda") == 0;
 }
 
-static cJSON *line_json(const struct gdr_session *s, const struct gdr_size_result *row,
-                        const struct gdr_soak_point *p, double start_s)
+/* What every line starts with: whose, which interval, when it was written. */
+static cJSON *line_head(const struct gdr_session *s, const char *record)
 {
     const struct gdr_soak *k = s->soak;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "schema_version", GDR_SOAK_LINE_SCHEMA);
+    if (record)
+        cJSON_AddStringToObject(o, "record", record);
     cJSON_AddStringToObject(o, "test", s->test->name);
     cJSON_AddStringToObject(o, "role", s->is_server ? "server" : "client");
     gdr_json_add_u64(o, "interval", k->n);
     char when[32];
     gdr_utc_iso8601(when, sizeof(when));
     cJSON_AddStringToObject(o, "time", when);
-    cJSON_AddNumberToObject(o, "start_s", start_s);
-    cJSON_AddNumberToObject(o, "end_s", p->t_s);
-    cJSON_AddStringToObject(o, "metric", latency(s) ? "latency" : "bandwidth");
-    cJSON_AddNumberToObject(o, "value", p->value);
-    cJSON *nic = cJSON_AddObjectToObject(o, "nic_counters");
-    cJSON_AddItemToObject(nic, "client", counters_json(&row->seen_client.nic));
-    cJSON_AddItemToObject(nic, "server", counters_json(&row->seen_server.nic));
+    return o;
+}
+
+/* The writing end's port as the line is written. */
+static void port_json(const struct gdr_session *s, cJSON *o)
+{
     char state[32];
     cJSON *port = cJSON_AddObjectToObject(o, "port");
     cJSON_AddStringToObject(port, "device", s->verbs.dev_name);
@@ -158,6 +172,20 @@ static cJSON *line_json(const struct gdr_session *s, const struct gdr_size_resul
         cJSON_AddStringToObject(port, "state", state);
     else
         cJSON_AddNullToObject(port, "state");
+}
+
+static cJSON *line_json(const struct gdr_session *s, const struct gdr_size_result *row,
+                        const struct gdr_soak_point *p, double start_s)
+{
+    cJSON *o = line_head(s, NULL);
+    cJSON_AddNumberToObject(o, "start_s", start_s);
+    cJSON_AddNumberToObject(o, "end_s", p->t_s);
+    cJSON_AddStringToObject(o, "metric", latency(s) ? "latency" : "bandwidth");
+    cJSON_AddNumberToObject(o, "value", p->value);
+    cJSON *nic = cJSON_AddObjectToObject(o, "nic_counters");
+    cJSON_AddItemToObject(nic, "client", counters_json(&row->seen_client.nic));
+    cJSON_AddItemToObject(nic, "server", counters_json(&row->seen_server.nic));
+    port_json(s, o);
     const struct gdr_endpoint *ce = s->is_server ? &s->remote : &s->local;
     const struct gdr_endpoint *se = s->is_server ? &s->local : &s->remote;
     cJSON *gpu = cJSON_AddObjectToObject(o, "gpu");
@@ -213,13 +241,6 @@ int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row)
     return rc;
 }
 
-static struct gdr_soak_series series_of(const struct gdr_session *s)
-{
-    struct gdr_soak_series x = {
-        .latency = latency(s), .dip_pct = s->cfg->dip_pct, .n = s->soak->n, .p = s->soak->points};
-    return x;
-}
-
 /* "2026-12-02T19:40:12Z", the soak's start plus at_s */
 static void utc_at(const struct gdr_soak *k, double at_s, char *buf, size_t len)
 {
@@ -227,6 +248,153 @@ static void utc_at(const struct gdr_soak *k, double at_s, char *buf, size_t len)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- outages ---- */
+
+/* What failed, in one word: the completion's status, else the event,
+ * else the kind. */
+static const char *cause_of(const struct gdr_soak_outage *o)
+{
+    return o->cls.wc_status[0] ? o->cls.wc_status : o->cls.event[0] ? o->cls.event : o->cls.kind;
+}
+
+static int outage_line(struct gdr_session *s, const struct gdr_soak_outage *o, size_t index)
+{
+    if (!s->soak->lines)
+        return 0;
+    cJSON *l = line_head(s, "outage");
+    gdr_json_add_u64(l, "outage", index);
+    cJSON_AddNumberToObject(l, "start_s", o->start_s);
+    if (o->ended) {
+        cJSON_AddNumberToObject(l, "end_s", o->end_s);
+        cJSON_AddNumberToObject(l, "duration_s", o->end_s - o->start_s);
+    } else {
+        cJSON_AddNullToObject(l, "end_s");
+        cJSON_AddNullToObject(l, "duration_s");
+    }
+    cJSON_AddStringToObject(l, "state", o->ended ? o->ended : "down");
+    cJSON_AddStringToObject(l, "cause", cause_of(o));
+    cJSON_AddItemToObject(l, "class", gdr_json_error_class(&o->cls));
+    cJSON_AddStringToObject(l, "message", o->message);
+    cJSON_AddBoolToObject(l, "heard_from_peer", o->heard);
+    cJSON_AddNumberToObject(l, "reconnect_timeout_s", s->cfg->reconnect_timeout_s);
+    port_json(s, l);
+    int rc = write_line(s, l);
+    cJSON_Delete(l);
+    return rc;
+}
+
+static struct gdr_soak_outage *current_outage(struct gdr_soak *k)
+{
+    size_t i = k->noutages - 1;
+    return k->noutages && i < MAX_OUTAGES ? &k->outages[i] : NULL;
+}
+
+int gdr_soak_outage_begin(struct gdr_session *s, const struct gdr_error_class *c,
+                          const char *message, bool heard)
+{
+    struct gdr_soak *k = s->soak;
+    struct gdr_soak_outage o = {
+        .start_s = since_start(k), .cls = *c, .heard = heard, .interval = k->n};
+    snprintf(o.message, sizeof(o.message), "%s", message);
+    k->noutages++;
+    struct gdr_soak_outage *kept = current_outage(k);
+    if (kept)
+        *kept = o;
+    char when[32];
+    utc_at(k, o.start_s, when, sizeof(when));
+    fprintf(stderr,
+            "%s: soak: outage at %.1f s (%s) in interval %zu: %s; waiting up to %g s for the "
+            "port and the peer\n",
+            s->test->binary, o.start_s, when, o.interval, message, s->cfg->reconnect_timeout_s);
+    return outage_line(s, &o, k->noutages - 1);
+}
+
+int gdr_soak_outage_end(struct gdr_session *s, const char *ended)
+{
+    struct gdr_soak *k = s->soak;
+    struct gdr_soak_outage *o = current_outage(k);
+    if (!o || o->ended)
+        return 0;
+    o->ended = ended;
+    o->end_s = since_start(k);
+    /* The next interval starts once the outage is over. */
+    k->elapsed_s = o->end_s;
+    if (!strcmp(ended, "reconnected"))
+        fprintf(stderr,
+                "%s: soak: outage over after %.1f s: QPs rebuilt on both ends, interval %zu "
+                "runs again\n",
+                s->test->binary, o->end_s - o->start_s, o->interval);
+    return outage_line(s, o, k->noutages - 1);
+}
+
+double gdr_soak_outage_start(const struct gdr_session *s)
+{
+    struct gdr_soak *k = s->soak;
+    const struct gdr_soak_outage *o = current_outage(k);
+    return o ? o->start_s : since_start(k);
+}
+
+size_t gdr_soak_intervals(const struct gdr_session *s)
+{
+    return s->soak->n;
+}
+
+static size_t kept_outages(const struct gdr_soak *k)
+{
+    return k->noutages < MAX_OUTAGES ? k->noutages : MAX_OUTAGES;
+}
+
+/* "outage: 12-17 s (4.8 s) in interval 6: IBV_EVENT_PORT_ERR, reconnected" */
+static void outage_text(const struct gdr_soak_outage *o, char *buf, size_t len)
+{
+    const char *how = !o->ended                          ? "under way"
+                      : !strcmp(o->ended, "reconnected") ? "reconnected"
+                      : !strcmp(o->ended, "deadline")
+                          ? "not over within --reconnect-timeout: the soak ended"
+                          : "the soak ended during it";
+    snprintf(buf, len, "outage: %.1f-%.1f s (%.1f s) in interval %zu: %s%s, %s", o->start_s,
+             o->end_s, o->end_s - o->start_s, o->interval, cause_of(o),
+             o->heard ? " (the peer's)" : "", how);
+}
+
+/* What every finding's object starts with. */
+static cJSON *finding_head(const struct gdr_soak *k, const char *kind, size_t first, size_t last,
+                           double start_s, double end_s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", kind);
+    gdr_json_add_u64(o, "first_interval", first);
+    gdr_json_add_u64(o, "last_interval", last);
+    cJSON_AddNumberToObject(o, "start_s", start_s);
+    cJSON_AddNumberToObject(o, "end_s", end_s);
+    char when[32];
+    utc_at(k, start_s, when, sizeof(when));
+    cJSON_AddStringToObject(o, "start_time", when);
+    return o;
+}
+
+static cJSON *outage_finding_json(const struct gdr_soak *k, const struct gdr_soak_outage *o)
+{
+    cJSON *j = finding_head(k, "outage", o->interval, o->interval, o->start_s, o->end_s);
+    cJSON_AddNumberToObject(j, "duration_s", o->end_s - o->start_s);
+    cJSON_AddStringToObject(j, "ended", o->ended ? o->ended : "failed");
+    cJSON_AddStringToObject(j, "cause", cause_of(o));
+    cJSON_AddItemToObject(j, "class", gdr_json_error_class(&o->cls));
+    cJSON_AddStringToObject(j, "message", o->message);
+    cJSON_AddBoolToObject(j, "heard_from_peer", o->heard);
+    char text[512];
+    outage_text(o, text, sizeof(text));
+    cJSON_AddStringToObject(j, "text", text);
+    return j;
+}
+
+static struct gdr_soak_series series_of(const struct gdr_session *s)
+{
+    struct gdr_soak_series x = {
+        .latency = latency(s), .dip_pct = s->cfg->dip_pct, .n = s->soak->n, .p = s->soak->points};
+    return x;
 }
 
 size_t gdr_soak_finish(struct gdr_session *s)
@@ -238,32 +406,35 @@ size_t gdr_soak_finish(struct gdr_session *s)
     k->nfindings = gdr_soak_findings(&x, k->findings, MAX_FINDINGS);
     if (k->nfindings < 0)
         k->nfindings = 0;
+    long total = k->nfindings + (long)k->noutages;
     double median = gdr_soak_median(&x);
     bool lat = latency(s);
     fprintf(stderr, "%s: soak: %zu intervals in %.0f s (%s), median %.4g %s; %ld finding%s\n",
             s->test->binary, k->n, k->elapsed_s,
             k->by_signal ? "ended by a signal" : "its duration", lat ? median * 1e6 : median * 1e-6,
-            lat ? "us" : "MB/s", k->nfindings, k->nfindings == 1 ? "" : "s");
+            lat ? "us" : "MB/s", total, total == 1 ? "" : "s");
+    for (size_t i = 0; i < kept_outages(k); i++) {
+        char text[512], when[32];
+        outage_text(&k->outages[i], text, sizeof(text));
+        utc_at(k, k->outages[i].start_s, when, sizeof(when));
+        fprintf(stderr, "%s: soak finding at %s: %s\n", s->test->binary, when, text);
+    }
+    if (k->noutages > MAX_OUTAGES)
+        fprintf(stderr, "%s: soak finding: %zu more outages (the first %d are listed)\n",
+                s->test->binary, k->noutages - MAX_OUTAGES, MAX_OUTAGES);
     for (long i = 0; i < k->nfindings && i < MAX_FINDINGS; i++) {
         char text[512], when[32];
         gdr_soak_finding_text(&k->findings[i], lat, text, sizeof(text));
         utc_at(k, k->findings[i].start_s, when, sizeof(when));
         fprintf(stderr, "%s: soak finding at %s: %s\n", s->test->binary, when, text);
     }
-    return (size_t)k->nfindings;
+    return (size_t)total;
 }
 
 static cJSON *finding_json(const struct gdr_soak *k, const struct gdr_soak_finding *f, bool lat)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "kind", gdr_soak_finding_kind_name(f->kind));
-    gdr_json_add_u64(o, "first_interval", f->first);
-    gdr_json_add_u64(o, "last_interval", f->last);
-    cJSON_AddNumberToObject(o, "start_s", f->start_s);
-    cJSON_AddNumberToObject(o, "end_s", f->end_s);
-    char when[32];
-    utc_at(k, f->start_s, when, sizeof(when));
-    cJSON_AddStringToObject(o, "start_time", when);
+    cJSON *o = finding_head(k, gdr_soak_finding_kind_name(f->kind), f->first, f->last, f->start_s,
+                            f->end_s);
     switch (f->kind) {
     case GDR_FINDING_DIP:
         cJSON_AddNumberToObject(o, "worst", f->value);
@@ -324,7 +495,10 @@ cJSON *gdr_soak_json(const struct gdr_session *s)
     gdr_json_add_number_or_null(v, "median", x.n ? gdr_soak_median(&x) : NAN);
     gdr_json_add_number_or_null(v, "min", lo);
     gdr_json_add_number_or_null(v, "max", hi);
+    gdr_json_add_u64(o, "outages", k ? k->noutages : 0);
     cJSON *f = cJSON_AddArrayToObject(o, "findings");
+    for (size_t i = 0; k && i < kept_outages(k); i++)
+        cJSON_AddItemToArray(f, outage_finding_json(k, &k->outages[i]));
     for (long i = 0; k && i < k->nfindings && i < MAX_FINDINGS; i++)
         cJSON_AddItemToArray(f, finding_json(k, &k->findings[i], latency(s)));
     return o;

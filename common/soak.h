@@ -36,7 +36,20 @@ bool gdr_soak_more(const struct gdr_session *s);
 /* An interval ended with this row: its line and its point. -1 after
  * gdr_fail (the line could not be written). */
 int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row);
-/* The findings, the summary line and a line per finding on stderr.
+/* An outage began (soak_reconnect.c): the class and message of what
+ * failed here, or of the peer's OUTAGE (heard); a line on stderr and a
+ * "down" line. -1 after gdr_fail (the line could not be written). */
+struct gdr_error_class;
+int gdr_soak_outage_begin(struct gdr_session *s, const struct gdr_error_class *c,
+                          const char *message, bool heard);
+/* It ended: "reconnected" (the interval it cut short runs again; the next
+ * interval starts now), "deadline" or "failed"; its line. Once. */
+int gdr_soak_outage_end(struct gdr_session *s, const char *ended);
+/* When the outage under way began, in the soak's seconds. */
+double gdr_soak_outage_start(const struct gdr_session *s);
+/* Intervals recorded so far: where the soak resumes. */
+size_t gdr_soak_intervals(const struct gdr_session *s);
+/* The findings (outages first), the summary line and a line per finding on stderr.
  * Returns how many findings there are. */
 size_t gdr_soak_finish(struct gdr_session *s);
 /* The document's "soak" block. */

@@ -186,3 +186,9 @@ int gdr_events_check(struct gdr_verbs *v, uint64_t iteration)
     return gdr_fail_class(&c, GDR_EXIT_RUN, "asynchronous event %s on %s%s", v->fatal_event,
                           v->fatal_where, at);
 }
+
+void gdr_events_forget(struct gdr_verbs *v)
+{
+    drain(v);
+    v->fatal_event[0] = v->fatal_where[0] = '\0';
+}

@@ -37,6 +37,11 @@ int gdr_events_check(struct gdr_verbs *v, uint64_t iteration);
  * that explains it); "" when there is none. Records nothing. */
 const char *gdr_events_fatal(struct gdr_verbs *v, int wait_ms);
 
+/* After an outage, once the port is back and the QPs are new: read and
+ * acknowledge what is pending and forget the fatal event seen, so the
+ * next one is noticed again. */
+void gdr_events_forget(struct gdr_verbs *v);
+
 /* Does this event end a run on v (its port, its QPs and CQs)? */
 bool gdr_event_is_fatal(const struct gdr_verbs *v, const struct ibv_async_event *e);
 

@@ -31,6 +31,8 @@ static const char *const type_names[] = {
     [GDR_MSG_BYE] = "BYE",
     [GDR_MSG_ERROR] = "ERROR",
     [GDR_MSG_READS] = "READS",
+    [GDR_MSG_OUTAGE] = "OUTAGE",
+    [GDR_MSG_REJOIN] = "REJOIN",
 };
 
 const char *gdr_msg_type_name(unsigned type)
@@ -434,6 +436,8 @@ void gdr_oob_close(struct gdr_oob *oob)
     if (oob->fd >= 0)
         close(oob->fd);
     oob->fd = -1;
+    cJSON_Delete(oob->peer_outage);
+    oob->peer_outage = NULL;
 }
 
 int gdr_oob_send(struct gdr_oob *oob, enum gdr_msg_type type, const cJSON *body)
@@ -458,7 +462,8 @@ int gdr_oob_send(struct gdr_oob *oob, enum gdr_msg_type type, const cJSON *body)
     return rc;
 }
 
-static void record_peer_error(struct gdr_oob *oob, const cJSON *body)
+/* An ERROR, or an OUTAGE (what the peer lost: "outage: ..."). */
+static void record_peer_error(struct gdr_oob *oob, const cJSON *body, const char *what)
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(body, "message");
     char clean[256];
@@ -476,7 +481,7 @@ static void record_peer_error(struct gdr_oob *oob, const cJSON *body)
     struct gdr_error_class c;
     if (gdr_json_read_error_class(cJSON_GetObjectItemCaseSensitive(body, "class"), &c))
         gdr_error_class_init(&c, GDR_KIND_PEER);
-    gdr_fail_class(&c, ours, "peer %s: %s", oob->peer, clean);
+    gdr_fail_class(&c, ours, "peer %s: %s%s", oob->peer, what, clean);
 }
 
 int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **body)
@@ -505,8 +510,15 @@ int gdr_oob_recv_any(struct gdr_oob *oob, double extra, unsigned *type, cJSON **
     if (rc)
         return -1;
     if (h.type == GDR_MSG_ERROR) {
-        record_peer_error(oob, msg);
+        record_peer_error(oob, msg, "");
+        oob->peer_gave_up = true;
         cJSON_Delete(msg);
+        return -1;
+    }
+    if (h.type == GDR_MSG_OUTAGE) {
+        record_peer_error(oob, msg, "outage: ");
+        cJSON_Delete(oob->peer_outage);
+        oob->peer_outage = msg;
         return -1;
     }
     *type = h.type;
@@ -560,7 +572,8 @@ int gdr_oob_peer_last_words(struct gdr_oob *oob)
     ssize_t n = recv(oob->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
     if (n == 0)
         return 1;
-    if (n != (ssize_t)sizeof(hdr) || gdr_oob_check_header(hdr, &h) || h.type != GDR_MSG_ERROR)
+    if (n != (ssize_t)sizeof(hdr) || gdr_oob_check_header(hdr, &h) ||
+        (h.type != GDR_MSG_ERROR && h.type != GDR_MSG_OUTAGE))
         return 0;
     /* The ERROR was sent whole: its body is there or about to be. */
     double saved = oob->timeout;

@@ -31,7 +31,10 @@ enum gdr_msg_type {
     GDR_MSG_BYE,         /* client -> server: sweep complete */
     GDR_MSG_ERROR,       /* either way: the sender is giving up, and why */
     GDR_MSG_READS,       /* both ways: the reads in flight its QPs hold (RTS) */
-    GDR_MSG_TYPE_MAX = GDR_MSG_READS,
+    GDR_MSG_OUTAGE,      /* either way, in a soak: the sender lost its QPs or port and
+                          * reconnects (soak_reconnect.h) */
+    GDR_MSG_REJOIN,      /* both ways, after an outage: the new QPs, where the soak resumes */
+    GDR_MSG_TYPE_MAX = GDR_MSG_REJOIN,
 };
 
 struct gdr_msg_header {
@@ -69,6 +72,11 @@ struct gdr_oob {
     int (*watch)(void *arg);
     void *watch_arg;
     int watch_fd;
+    /* A soak's peer said OUTAGE: the wait that read it failed (recorded as
+     * the peer's outage) and left the message here for the reconnect,
+     * which frees it. NULL: none. */
+    cJSON *peer_outage;
+    bool peer_gave_up; /* a wait read the peer's ERROR: nothing to reconnect to */
 };
 
 const char *gdr_msg_type_name(unsigned type);
@@ -114,8 +122,9 @@ void gdr_oob_send_error(struct gdr_oob *oob, const char *message, int exit_code)
 int gdr_oob_readable(struct gdr_oob *oob);
 /* Non-blocking look at what the peer has sent, when it may have given up:
  * 1 when it has closed the connection; -1 when it sent an ERROR (its
- * reason is recorded as this side's error); 0 otherwise (nothing, or a
- * message that waits for its turn). */
+ * reason is recorded as this side's error) or an OUTAGE (recorded too,
+ * and kept in peer_outage); 0 otherwise (nothing, or a message that waits
+ * for its turn). */
 int gdr_oob_peer_last_words(struct gdr_oob *oob);
 
 #endif

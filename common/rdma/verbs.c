@@ -372,6 +372,43 @@ static const char *scatter_to_cqe_state(struct gdr_verbs *v, bool gpu_receives, 
     return "disabled-env";
 }
 
+/* num_qps RC QPs on the PD and CQs, as gdr_verbs_create was asked, each
+ * in INIT (rdma_cm walks its own). */
+static int create_qps(struct gdr_verbs *v, unsigned num_qps)
+{
+    unsigned send_depth = v->send_depth, inline_size = v->inline_size;
+    bool dv = v->qp_dv;
+    for (unsigned i = 0; i < num_qps; i++) {
+        struct ibv_qp_init_attr ia = {
+            .send_cq = v->send_cq,
+            .recv_cq = v->recv_cq,
+            .qp_type = IBV_QPT_RC,
+            .sq_sig_all = 0,
+            .cap = {.max_send_wr = send_depth,
+                    .max_recv_wr = v->recv_depth,
+                    .max_send_sge = 1,
+                    .max_recv_sge = 1,
+                    .max_inline_data = inline_size},
+        };
+        if (v->make_qp) {
+            if (v->make_qp(v->make_qp_arg, i, v->pd, &ia, &v->qp[i]))
+                return -1;
+        } else {
+            v->qp[i] = create_qp(v, &ia, dv);
+        }
+        if (!v->qp[i])
+            return gdr_fail(inline_size ? GDR_EXIT_USAGE : GDR_EXIT_RUN,
+                            "%s: %s failed (depth %u, inline %u): %s", v->dev_name,
+                            dv ? "mlx5dv_create_qp" : "ibv_create_qp", send_depth, inline_size,
+                            strerror(errno));
+        v->num_qps = i + 1;
+        v->max_inline = ia.cap.max_inline_data;
+        if (!v->make_qp && qp_to_init(v, v->qp[i])) /* rdma_cm walks its own QPs */
+            return -1;
+    }
+    return 0;
+}
+
 int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
                      unsigned recv_depth, unsigned inline_size, bool gpu_receives)
 {
@@ -403,35 +440,39 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
     if (!v->send_cq || !v->recv_cq)
         return gdr_fail(GDR_EXIT_RUN, "%s: ibv_create_cq(%d) failed: %s", v->dev_name,
                         send_cqe > recv_cqe ? send_cqe : recv_cqe, strerror(errno));
-    for (unsigned i = 0; i < num_qps; i++) {
-        struct ibv_qp_init_attr ia = {
-            .send_cq = v->send_cq,
-            .recv_cq = v->recv_cq,
-            .qp_type = IBV_QPT_RC,
-            .sq_sig_all = 0,
-            .cap = {.max_send_wr = send_depth,
-                    .max_recv_wr = recv_depth,
-                    .max_send_sge = 1,
-                    .max_recv_sge = 1,
-                    .max_inline_data = inline_size},
-        };
-        if (v->make_qp) {
-            if (v->make_qp(v->make_qp_arg, i, v->pd, &ia, &v->qp[i]))
-                return -1;
-        } else {
-            v->qp[i] = create_qp(v, &ia, dv);
-        }
-        if (!v->qp[i])
-            return gdr_fail(inline_size ? GDR_EXIT_USAGE : GDR_EXIT_RUN,
-                            "%s: %s failed (depth %u, inline %u): %s", v->dev_name,
-                            dv ? "mlx5dv_create_qp" : "ibv_create_qp", send_depth, inline_size,
-                            strerror(errno));
-        v->num_qps = i + 1;
-        v->max_inline = ia.cap.max_inline_data;
-        if (!v->make_qp && qp_to_init(v, v->qp[i])) /* rdma_cm walks its own QPs */
-            return -1;
+    v->send_depth = send_depth;
+    v->inline_size = inline_size;
+    v->qp_dv = dv;
+    return create_qps(v, num_qps);
+}
+
+/* Poll a CQ empty: what the old QPs left in it (their flushes). */
+static void drain_cq(struct ibv_cq *cq)
+{
+    struct ibv_wc wc[32];
+    while (cq && ibv_poll_cq(cq, 32, wc) > 0)
+        ;
+}
+
+int gdr_verbs_renew_qps(struct gdr_verbs *v)
+{
+    if (v->make_qp)
+        return gdr_fail(GDR_EXIT_RUN, "%s: rdma_cm's QPs (-R) are not rebuilt after an outage",
+                        v->dev_name);
+    unsigned n = v->num_qps;
+    for (unsigned i = n; i-- > 0;) {
+        if (v->qp[i] && ibv_destroy_qp(v->qp[i]))
+            return gdr_fail(GDR_EXIT_RUN, "%s: ibv_destroy_qp of QP %u failed: %s", v->dev_name,
+                            v->qp[i]->qp_num, strerror(errno));
+        v->qp[i] = NULL;
     }
-    return 0;
+    v->num_qps = 0;
+    drain_cq(v->send_cq);
+    drain_cq(v->recv_cq);
+    /* The port read again, and a new random PSN drawn. */
+    if (query_port(v, v->port))
+        return -1;
+    return create_qps(v, n);
 }
 
 void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep)

@@ -38,6 +38,9 @@ struct gdr_verbs {
     char dev_name[64];
     uint32_t max_inline; /* what the QPs were created with */
     unsigned recv_depth; /* receives each QP can hold */
+    /* What the QPs were created with (gdr_verbs_renew_qps makes them again). */
+    unsigned send_depth, inline_size;
+    bool qp_dv;
     uint32_t psn;
     /* RDMA reads in flight per QP, as the QPs were connected: as requester
      * (max_rd_atomic) and as responder (max_dest_rd_atomic). */
@@ -97,6 +100,12 @@ void gdr_verbs_prepare_env(bool gpu_receives);
  * done is left in v->scatter_to_cqe. */
 int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
                      unsigned recv_depth, unsigned inline_size, bool gpu_receives);
+
+/* After an outage: destroy the QPs (whatever state they are in), poll
+ * what they left out of the CQs, and create as many new ones in INIT with
+ * a new PSN, the port's attributes read again (a LID may have changed).
+ * PD, CQs and memory registrations stay. Not for rdma_cm's QPs. */
+int gdr_verbs_renew_qps(struct gdr_verbs *v);
 
 /* Fill the local facts of an endpoint (not the buffer fields). */
 void gdr_verbs_describe(const struct gdr_verbs *v, struct gdr_endpoint *ep);

@@ -18,6 +18,11 @@
 #define GDR_SOAK_MAX_SECONDS (30 * 86400.0)
 #define GDR_SOAK_INTERVAL_MIN 1.0
 #define GDR_SOAK_INTERVAL_MAX 3600.0
+/* --reconnect-timeout: how long a soak waits for its port and its peer
+ * after an outage (seconds). */
+#define GDR_SOAK_RECONNECT_DEFAULT 300.0
+#define GDR_SOAK_RECONNECT_MIN 1.0
+#define GDR_SOAK_RECONNECT_MAX 86400.0
 
 /* rdma: what a connection may have (verbs.c, cm.c, endpoint.c) */
 #define GDR_MAX_QPS 64   /* queue pairs an end may have */

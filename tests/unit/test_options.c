@@ -174,6 +174,7 @@ static void test_soak(void **state)
     assert_near(cfg.soak_s, 0, 0);
     assert_near(cfg.interval_s, 10, 0);
     assert_near(cfg.dip_pct, 90, 0);
+    assert_near(cfg.reconnect_timeout_s, 300, 0);
 
     assert_run(PARSE(&cfg, &bw_test, "--soak=90s", "-s", "1M"));
     assert_near(cfg.soak_s, 90, 0);
@@ -191,6 +192,9 @@ static void test_soak(void **state)
     assert_near(cfg.time_per_size, 2.5, 0);
     assert_near(cfg.dip_pct, 80, 0);
     assert_string_equal(cfg.json_lines_path, "s.jsonl");
+
+    assert_run(PARSE(&cfg, &bw_test, "--soak=1h", "--reconnect-timeout=45.5"));
+    assert_near(cfg.reconnect_timeout_s, 45.5, 0);
 
     const struct {
         const char *text;
