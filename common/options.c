@@ -747,7 +747,7 @@ enum gdr_parse_result gdr_options_parse(struct gdr_config *cfg, const struct gdr
             return GDR_PARSE_EXIT;
         }
         if (c == OPT_VERSION) {
-            printf("%s (gdrbench) %s\n", test->binary, PACKAGE_VERSION);
+            gdr_print_version(test->binary);
             return GDR_PARSE_EXIT;
         }
         if (c == '?' || c == ':') {

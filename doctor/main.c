@@ -74,7 +74,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'g': o->gpu = optarg; break;
         case 'r': o->run_peer = optarg; break;
         case 'h': usage(stdout); exit(GDR_DOCTOR_EXIT_OK);
-        case 'V': printf("gdr_doctor %s\n", PACKAGE_VERSION); exit(GDR_DOCTOR_EXIT_OK);
+        case 'V': gdr_print_version("gdr_doctor"); exit(GDR_DOCTOR_EXIT_OK);
         default:
             gdr_usage_error("gdr_doctor", "unknown option or missing value: '%s'",
                             argv[optind - 1]);

@@ -53,6 +53,11 @@ static int record(const struct gdr_error_class *c, enum gdr_exit code, const cha
     return -1;
 }
 
+void gdr_print_version(const char *prog)
+{
+    printf("%s (gdrbench) %s\n", prog, PACKAGE_VERSION);
+}
+
 int gdr_usage_error(const char *prog, const char *fmt, ...)
 {
     va_list ap;

@@ -51,6 +51,10 @@ struct gdr_error_class {
 /* A command line the program cannot take, said at once: "PROG: MESSAGE
  * (PROG --help)" on stderr. Returns GDR_EXIT_USAGE, for main() to exit with. */
 int gdr_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --version of every program: "PROG (gdrbench) VERSION" on stdout, VERSION
+ * the package's (configure's, from git describe or the tarball). The
+ * scripts' is version() of scripts/lib.sh, the same line. */
+void gdr_print_version(const char *prog);
 
 /* Record an error of kind GDR_KIND_OTHER (GDR_KIND_SETUP outside the
  * sweep) if none is recorded yet, and return -1. */

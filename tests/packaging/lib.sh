@@ -5,6 +5,13 @@ set -eu
 : "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+# need_tool CMD PACKAGE: CMD must be installed: a failure in CI (where
+# ci/install-deps installs PACKAGE), else a skip.
+need_tool() {
+    command -v "$1" >/dev/null && return 0
+    [ "${CI:-}" = true ] && fail "$1 not installed (ci/install-deps installs $2)"
+    skip "$1 not installed (apt-get install $2)"
+}
 
 # The installed programs: one man page (man/NAME.h2m) each; gdr-gpu-check
 # only when the build has CUDA (it is built only then).

@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "error.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("gdr-cluster-core (gdrbench) %s\n", PACKAGE_VERSION);
+        gdr_print_version("gdr-cluster-core");
         return 0;
     }
     static const struct {

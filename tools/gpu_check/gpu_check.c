@@ -99,7 +99,7 @@ static int parse(int argc, char **argv, struct check_cfg *c)
                    "  --help, --version\n"
                    "Exit: 0 ok, 1 a step failed, 2 usage, 3 no driver or GPU.\n");
             return 1;
-        case 'V': printf("gdr-gpu-check (gdrbench) %s\n", PACKAGE_VERSION); return 1;
+        case 'V': gdr_print_version(PROG); return 1;
         default:
             return -gdr_usage_error(PROG, "unknown option or missing value: '%s'",
                                     argv[optind - 1]);

@@ -614,7 +614,7 @@ int main(int argc, char **argv)
             return GDR_EXIT_OK;
         }
         if (!strcmp(argv[i], "--version")) {
-            printf("gdr-history (gdrbench) %s\n", PACKAGE_VERSION);
+            gdr_print_version("gdr-history");
             return GDR_EXIT_OK;
         }
         if (!strcmp(argv[i], "--db") && i + 1 < argc) {

@@ -286,7 +286,7 @@ int main(int argc, char **argv)
                 return gdr_usage_error(PROG, "--lat-tol '%s': want a percentage", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return GDR_EXIT_OK;
-        case O_VERSION: printf("gdr-report (gdrbench) %s\n", PACKAGE_VERSION); return GDR_EXIT_OK;
+        case O_VERSION: gdr_print_version("gdr-report"); return GDR_EXIT_OK;
         default:
             return gdr_usage_error(PROG, "unknown option or missing value: '%s'", argv[optind - 1]);
         }

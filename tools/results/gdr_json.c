@@ -547,7 +547,7 @@ int main(int argc, char **argv)
         return GDR_EXIT_OK;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("gdr-json (gdrbench) %s\n", PACKAGE_VERSION);
+        gdr_print_version("gdr-json");
         return GDR_EXIT_OK;
     }
     argc -= 2;
