@@ -111,8 +111,7 @@ static int exchange_outage(const struct outage *o, const struct gdr_error_class 
  * kernel may take the link's GIDs out while it is down). */
 static bool port_back(struct gdr_verbs *v)
 {
-    struct ibv_port_attr a;
-    if (ibv_query_port(v->ctx, (uint8_t)v->port, &a) || a.state != IBV_PORT_ACTIVE)
+    if (!gdr_port_is_active(v->ctx, v->port))
         return false;
     if (v->gid_index < 0)
         return true;

@@ -81,7 +81,7 @@ static double port_speed_bps(const struct ibv_port_attr *pa)
     return gdr_port_speed_bps(pa->active_width, speed);
 }
 
-static int port_is_active(struct ibv_context *ctx, int port)
+bool gdr_port_is_active(struct ibv_context *ctx, int port)
 {
     struct ibv_port_attr pa;
     return ibv_query_port(ctx, (uint8_t)port, &pa) == 0 && pa.state == IBV_PORT_ACTIVE;
@@ -113,7 +113,7 @@ static int open_device(struct gdr_verbs *v, const char *want, int port)
             }
             continue;
         }
-        if (!want && !port_is_active(ctx, port)) {
+        if (!want && !gdr_port_is_active(ctx, port)) {
             ibv_close_device(ctx);
             continue;
         }

@@ -85,6 +85,9 @@ void gdr_verbs_note_gid(struct gdr_verbs *v);
 /* Use a context someone else opened (rdma_cm chose the device). */
 int gdr_verbs_adopt(struct gdr_verbs *v, struct ibv_context *ctx, int port);
 
+/* Whether ctx's port is ACTIVE (a failed query: not). */
+bool gdr_port_is_active(struct ibv_context *ctx, int port);
+
 /* Find the index of a GID in the port's table (-1: not there). */
 int gdr_verbs_find_gid(const struct gdr_verbs *v, const union ibv_gid *gid);
 
