@@ -70,6 +70,12 @@ _Static_assert(2 * GDR_STAGE_SLOTS_MAX * sizeof(uint64_t) <= CREDIT_PAGE, "credi
  * credit round trip on real hardware, so a window-limited run does not
  * pay a wake-up per round trip, which the direct path never pays. */
 #define SPIN_NS 1000000ull
+/* The spin's clock reads (gdr_cadence_read): at least 100 us apart, a few
+ * before SPIN_NS is up. One read every 64 idle rounds was one or two a
+ * message at 1 KiB in the lab (hpet: a system call each) and cost the
+ * staged path most of its speed there (docs/benchmarking.md). */
+#define SPIN_READ_MIN_NS 100000ull
+#define SPIN_READ_MAX_NS 250000ull
 
 /* What both ends derive the same way for one phase of one size. */
 struct run {
@@ -661,6 +667,7 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
     int rc = 0;
     unsigned idle = 0;
     uint64_t idle_since = 0;
+    struct gdr_cadence spin = {63, 0};
     bool armed = false; /* the receive CQ will signal its channel */
     bool may_sleep = !is_source && s->verbs.recv_channel;
     while ((is_source && !source_done(&src)) || (d && !dest_done(d))) {
@@ -685,11 +692,11 @@ static int staged_loop(struct gdr_session *s, uint64_t size, uint64_t iters, boo
             idle_since = 0;
         } else if (may_sleep && dest_only_waits_arrivals(d)) {
             /* Spin by time, not by count (a poll costs nanoseconds on a
-             * real NIC, microseconds on rxe): one clock read per 64 idle
-             * rounds. --events sleeps at once, like perftest's -e. */
+             * real NIC, microseconds on rxe), reading the clock rarely.
+             * --events sleeps at once, like perftest's -e. */
             bool sleep = s->cfg->events;
-            if (!sleep && ++idle % 64 == 0) {
-                uint64_t now = gdr_now_ns();
+            if (!sleep && !(++idle & spin.mask)) {
+                uint64_t now = gdr_cadence_read(&spin, idle, SPIN_READ_MIN_NS, SPIN_READ_MAX_NS);
                 if (!idle_since)
                     idle_since = now;
                 sleep = now - idle_since >= SPIN_NS;

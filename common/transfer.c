@@ -53,25 +53,30 @@ int gdr_stalled(struct gdr_session *s, uint64_t size, uint64_t last_progress_ns,
  * events. At a fixed 1024 idle polls the ping-pongs checked once or more a
  * round trip (in the lab 9-30 system calls a round trip besides the
  * doorbell, perftest none: docs/benchmarking.md), and an arrival that
- * lands during a check waits for it. Doubling the interval while checks
- * come less than CHECK_MIN_NS apart keeps them off the common round trip;
- * halving it when one idle stretch's checks come more than CHECK_MAX_NS
- * apart keeps a stall seen within that. */
+ * lands during a check waits for it. Checks at least CHECK_MIN_NS apart
+ * stay off the common round trip; at most CHECK_MAX_NS apart within one
+ * idle stretch, a stall is seen within that. */
 #define CHECK_MIN_NS 5000000ull
 #define CHECK_MAX_NS 40000000ull
-#define IDLE_MASK_MIN 63u
-#define IDLE_MASK_MAX ((1u << 24) - 1)
+#define CADENCE_MASK_MIN 63u
+#define CADENCE_MASK_MAX ((1u << 24) - 1)
+
+uint64_t gdr_cadence_read(struct gdr_cadence *c, unsigned idle, uint64_t min_ns, uint64_t max_ns)
+{
+    uint64_t now = gdr_now_ns(), gap = now - c->last_ns;
+    /* Past one interval's rounds: the last read was in this stretch too. */
+    bool same_stretch = idle > c->mask + 1;
+    if (gap < min_ns && c->mask < CADENCE_MASK_MAX)
+        c->mask = c->mask * 2 + 1;
+    else if (same_stretch && gap > max_ns && c->mask > CADENCE_MASK_MIN)
+        c->mask >>= 1;
+    c->last_ns = now;
+    return now;
+}
 
 int gdr_watchdog_tick(struct gdr_watchdog *w)
 {
-    uint64_t now = gdr_now_ns(), gap = now - w->last_check_ns;
-    /* Past one interval's ticks: the last check was in this stretch too. */
-    bool same_stretch = w->idle > w->idle_mask + 1;
-    if (gap < CHECK_MIN_NS && w->idle_mask < IDLE_MASK_MAX)
-        w->idle_mask = w->idle_mask * 2 + 1;
-    else if (same_stretch && gap > CHECK_MAX_NS && w->idle_mask > IDLE_MASK_MIN)
-        w->idle_mask >>= 1;
-    w->last_check_ns = now;
+    uint64_t now = gdr_cadence_read(&w->check, w->idle, CHECK_MIN_NS, CHECK_MAX_NS);
     if (w->bumps != w->bumps_seen) {
         w->bumps_seen = w->bumps;
         w->last_progress_ns = now;

@@ -11,16 +11,31 @@
 
 #include "session.h"
 
-/* A loop's watch over its own progress: every (idle_mask + 1)th idle tick
+/* Clock reads in an idle loop, one every (mask + 1)th idle round. A read
+ * can be a system call (the clocksource hpet, as in a VM: microseconds),
+ * and a poll costs nanoseconds on a NIC and a microsecond on rxe, so no
+ * fixed count of rounds suits both: gdr_cadence_read doubles the interval
+ * while reads come less than min_ns apart and halves it when two reads of
+ * one idle stretch come more than max_ns apart. */
+struct gdr_cadence {
+    unsigned mask; /* 2^k - 1 */
+    uint64_t last_ns;
+};
+
+/* The time now, the interval adapted; idle: the idle rounds of this
+ * stretch so far (a read at the stretch's first multiple of mask + 1 has
+ * no earlier read of the stretch to halve by). */
+uint64_t gdr_cadence_read(struct gdr_cadence *c, unsigned idle, uint64_t min_ns, uint64_t max_ns);
+
+/* A loop's watch over its own progress: every (check.mask + 1)th idle tick
  * it checks for interruption, for --timeout without progress, for clients
  * to refuse and for a peer that has gone or given up. */
 struct gdr_watchdog {
     struct gdr_session *s;
     uint64_t size;
     uint64_t last_progress_ns;
-    unsigned idle;      /* idle ticks since the last progress */
-    unsigned idle_mask; /* 2^k - 1, kept so that checks come 5-40 ms apart */
-    uint64_t last_check_ns;
+    unsigned idle;              /* idle ticks since the last progress */
+    struct gdr_cadence check;   /* checks 5-40 ms apart */
     uint64_t bumps, bumps_seen; /* progress noted without reading the clock */
     bool copy_pending;          /* a staging copy is what the loop waits for */
     /* For a failure's message and class, the iteration (message of the
@@ -77,8 +92,7 @@ static inline void gdr_watchdog_start(struct gdr_watchdog *w, struct gdr_session
     w->note = NULL;
     w->send_op = NULL;
     w->note_arg = NULL;
-    w->idle_mask = 1023;
-    w->last_check_ns = now_ns;
+    w->check = (struct gdr_cadence){1023, now_ns};
     gdr_watchdog_progress(w, now_ns);
 }
 
@@ -95,15 +109,15 @@ static inline int gdr_watchdog_check_bumps(struct gdr_watchdog *w)
     return gdr_watchdog_check(w);
 }
 
-/* The idle check itself (gdr_watchdog_idle's slow path): adapts idle_mask,
+/* The idle check itself (gdr_watchdog_idle's slow path): adapts check.mask,
  * then gdr_watchdog_check_bumps. */
 int gdr_watchdog_tick(struct gdr_watchdog *w);
 
 /* Nothing happened this time round: 0, or -1 with the error recorded.
- * Cheap except every (idle_mask + 1)th call. */
+ * Cheap except every (check.mask + 1)th call. */
 static inline int gdr_watchdog_idle(struct gdr_watchdog *w)
 {
-    if (++w->idle & w->idle_mask)
+    if (++w->idle & w->check.mask)
         return 0;
     return gdr_watchdog_tick(w);
 }

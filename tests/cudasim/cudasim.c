@@ -583,9 +583,10 @@ static CUresult enqueue(struct sim_stream *s, struct op *tmpl)
     struct op *op;
 
     if (cfg.delay_ns == 0) {
+        /* Done when issued: no completion time, so no clock read (one can
+         * be a system call, as hpet's in the lab; the driver reads none). */
         run_op(tmpl);
         free(tmpl->owned);
-        s->tail_ns = max_u64(s->tail_ns, now_ns());
         return CUDA_SUCCESS;
     }
     op = malloc(sizeof *op);
@@ -2233,7 +2234,8 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
     if (!(s = find_stream(hStream)))
         RETURN(err(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)hStream));
     e->recorded = true;
-    e->t_ns = stream_start_ns(s);
+    /* Without a delay an untimed event is done when recorded: no clock. */
+    e->t_ns = cfg.delay_ns == 0 && (e->flags & CU_EVENT_DISABLE_TIMING) ? 0 : stream_start_ns(s);
     RETURN(CUDA_SUCCESS);
 }
 

@@ -62,9 +62,9 @@ static void test_checks_leave_the_round_trip(void **state)
     struct rig r;
     struct gdr_watchdog w;
     rig_start(&r, 60, &w);
-    assert_int_equal(w.idle_mask, 1023);
+    assert_int_equal(w.check.mask, 1023);
     assert_int_equal(ping_pong(&w), 0);
-    assert_true(w.idle_mask >= 2047);
+    assert_true(w.check.mask >= 2047);
     rig_stop(&r);
 }
 
@@ -96,15 +96,15 @@ static void test_slow_stretch_shrinks(void **state)
     struct rig r;
     struct gdr_watchdog w;
     rig_start(&r, 60, &w);
-    w.idle_mask = (1u << 20) - 1;
-    w.idle = 2 * (w.idle_mask + 1) - 1; /* the next tick is this stretch's second check */
-    w.last_check_ns = gdr_now_ns() - 100000000ull;
+    w.check.mask = (1u << 20) - 1;
+    w.idle = 2 * (w.check.mask + 1) - 1; /* the next tick is this stretch's second check */
+    w.check.last_ns = gdr_now_ns() - 100000000ull;
     assert_int_equal(gdr_watchdog_idle(&w), 0);
-    assert_int_equal(w.idle_mask, (1u << 19) - 1);
-    w.idle = w.idle_mask; /* the first check since progress */
-    w.last_check_ns = gdr_now_ns() - 100000000ull;
+    assert_int_equal(w.check.mask, (1u << 19) - 1);
+    w.idle = w.check.mask; /* the first check since progress */
+    w.check.last_ns = gdr_now_ns() - 100000000ull;
     assert_int_equal(gdr_watchdog_idle(&w), 0);
-    assert_int_equal(w.idle_mask, (1u << 19) - 1);
+    assert_int_equal(w.check.mask, (1u << 19) - 1);
     rig_stop(&r);
 }
 
