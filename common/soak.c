@@ -222,7 +222,7 @@ int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row)
     }
     struct gdr_soak_point *p = &k->points[k->n];
     memset(p, 0, sizeof(*p));
-    double start_s = k->elapsed_s;
+    double start_s = p->start_s = k->elapsed_s;
     p->t_s = k->elapsed_s = since_start(k);
     p->value = latency(s) ? row->m.lat.median : row->m.bw_avg;
     uint64_t c[GDR_SOAK_COUNTERS], v[GDR_SOAK_COUNTERS];

@@ -35,10 +35,11 @@ double gdr_soak_median(const struct gdr_soak_series *s)
     return m;
 }
 
-/* An interval's start: the previous one's end (0 for the first). */
+/* An interval's start: its own, not the previous one's end (the interval
+ * an outage cut short runs again once it is over). */
 static double start_of(const struct gdr_soak_series *s, size_t i)
 {
-    return i ? s->p[i - 1].t_s : 0;
+    return s->p[i].start_s;
 }
 
 /* The points the slope is fitted to: each a block's median time and value

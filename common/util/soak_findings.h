@@ -27,8 +27,9 @@ const char *gdr_soak_counter_name(enum gdr_soak_counter c);
 
 /* One interval. */
 struct gdr_soak_point {
-    double t_s;                           /* seconds since the soak began, as the interval ended */
-    double value;                         /* bytes/s (bandwidth) or seconds (latency: the median) */
+    double start_s; /* seconds since the soak began, as the interval started */
+    double t_s;     /* ... and as it ended (an outage between two: a gap) */
+    double value;   /* bytes/s (bandwidth) or seconds (latency: the median) */
     uint64_t counters[GDR_SOAK_COUNTERS]; /* both ends' deltas, summed */
     bool throttled;                       /* a GPU end reported a slowdown reason */
 };

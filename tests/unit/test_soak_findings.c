@@ -26,6 +26,7 @@ static void stream(struct gdr_soak_point *p, size_t n, double v, double cv, unsi
     srand(seed);
     memset(p, 0, n * sizeof(*p));
     for (size_t i = 0; i < n; i++) {
+        p[i].start_s = (double)i * INTERVAL;
         p[i].t_s = (double)(i + 1) * INTERVAL;
         p[i].value = noisy(v, cv);
         p[i].counters[GDR_SOAK_CONGESTION] = 100; /* marked under load: no finding */
@@ -87,6 +88,16 @@ static void test_planted_dip(void **state)
     char text[256];
     gdr_soak_finding_text(&f[0], false, text, sizeof(text));
     assert_non_null(strstr(text, "intervals 20-21 (200-220 s)"));
+
+    /* an outage of 30 s before interval 20 (cut short, run again after
+     * it): the dip starts where interval 20 did, not where 19 ended */
+    for (size_t i = 20; i < N; i++) {
+        p[i].start_s += 30;
+        p[i].t_s += 30;
+    }
+    assert_int_equal(findings(p, N, false, f), 1);
+    assert_near(f[0].start_s, 230, 1e-9);
+    assert_near(f[0].end_s, 250, 1e-9);
 
     /* latency: a rise is the dip */
     stream(p, N, 5e-6, 0.01, 7);
