@@ -72,8 +72,8 @@ _Static_assert(2 * GDR_STAGE_SLOTS_MAX * sizeof(uint64_t) <= CREDIT_PAGE, "credi
 #define SPIN_NS 1000000ull
 /* The spin's clock reads (gdr_cadence_read): at least 100 us apart, a few
  * before SPIN_NS is up. One read every 64 idle rounds was one or two a
- * message at 1 KiB in the lab (hpet: a system call each) and cost the
- * staged path most of its speed there (docs/benchmarking.md). */
+ * message at 1 KiB in the lab (hpet: a system call each; 6 % of the
+ * staged path's speed there, docs/benchmarking.md). */
 #define SPIN_READ_MIN_NS 100000ull
 #define SPIN_READ_MAX_NS 250000ull
 
