@@ -159,7 +159,7 @@ pair_server_dev=
 # the client of send_bw, whose server counts from the READY it sends: the
 # snapshots must not fall inside the server's timed phase.
 tool=gdr_send_bw
-pair_client_env="LD_PRELOAD=$slowsysfs GDR_SLOW_COUNTERS_MS=2500"
+pair_client_env="LD_PRELOAD=$slowsysfs GDR_SLOW_COUNTERS_MS=1000"
 pair counters_slow -s 4096 -n 200 -- -s 4096 -n 200 --json="$out/counters_slow.client.json"
 pair_client_env=
 wrong_test wrongtest gdr_write_bw gdr_send_bw
