@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """reports-agree.py DIR: a cluster run's report.md and report.html tell the
 same story: the same verdict, the same suspects with the same status, the
-same per-rail numbers, every quantity in the same unit. Both render
+same per-rail numbers, every quantity in the run's one unit. Both render
 suspects.json's findings; this reads only what a person reads."""
 import html
 import re
 import sys
 
-UNIT = re.compile(r"\d(?:\.\d+)? (Gb/s|Mb/s|us)\b")
+UNIT = re.compile(r"\d(?:\.\d+)? (GB/s|MB/s|Gb/s|Mb/s|\u00b5s|us|ms)(?!\w)")
 
 
 def md_table(text, heading):
@@ -47,9 +47,11 @@ def main(run):
     bad = [k for k, (a, b) in got.items() if a != b]
     for k, (a, b) in got.items():
         print("%s %s: report.md %s, report.html %s" % ("FAIL" if k in bad else "same", k, a, b))
-    units = got["units"][0]
-    if not units or ("Gb/s" in units and "Mb/s" in units):
-        print("FAIL units: one bandwidth unit a run, got %s" % units)
+    units = set(got["units"][0])
+    if (len(units & {"GB/s", "MB/s"}) != 1 or len(units & {"\u00b5s", "ms"}) > 1
+            or units & {"Gb/s", "Mb/s", "us"}):
+        print("FAIL units: one bandwidth unit a run (GB/s or MB/s), one latency unit "
+              "(\u00b5s or ms), got %s" % sorted(units))
         bad.append("units")
     return 1 if bad else 0
 

@@ -1,11 +1,13 @@
 /* Unit tests: cluster_suspects on synthetic matrices: noise that must not
  * be flagged, a bad node, link, rail and GDR path, a small cluster, the
- * absolute floor, and the retest verdicts (confirmed, cleared by a serial
- * retest after contention, unresolved). */
+ * absolute floor, the retest verdicts (confirmed, cleared by a serial
+ * retest after contention, unresolved), and the run's one unit. */
 #include "config.h"
 
 #include "unit.h"
 
+#include "cluster_digest.h"
+#include "cluster_findings.h"
 #include "cluster_suspects.h"
 
 #include <stdio.h>
@@ -516,6 +518,53 @@ static void test_heat_blocks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* One bandwidth unit a run, from its largest reference (figure.h): a
+ * 100 Gb/s fabric reads GB/s, the lab's few MB/s read MB/s, in
+ * suspects.json's "units" and in every number of report.md. */
+static void test_run_unit(void **state)
+{
+    (void)state;
+    static const struct {
+        double scale;
+        const char *unit, *other, *ref;
+    } runs[] = {{1, "GB/s", "MB/s", "11.9 GB/s"}, {3e6 / GOOD, "MB/s", "GB/s", "3.00 MB/s"}};
+    for (size_t r = 0; r < 2; r++) {
+        start(8);
+        struct gdr_matrix *m = fill(&HH, 0);
+        for (size_t i = 0; i < m->ncells; i++) {
+            m->cells[i].value = GOOD * runs[r].scale;
+            m->cells[i].rate_bytes = RATE * runs[r].scale;
+        }
+        struct gdr_plan_opts po = {.nnodes = 8,
+                                   .nodes = (const char(*)[GDR_NODE_NAME_LEN])names,
+                                   .ntests = 1,
+                                   .tests = {HH},
+                                   .nsizes = 1,
+                                   .base_port = 18515};
+        struct gdr_plan p;
+        assert_int_equal(gdr_plan_build(&po, &p), 0);
+        cJSON *doc = gdr_findings_ensure(NULL, &p, &set, &opts, NULL, NULL, 8);
+        assert_non_null(doc);
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(doc, "units");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(u, "bandwidth")),
+                            runs[r].unit);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(u, "latency")), "\xc2\xb5s");
+        char *md = NULL, row[64];
+        size_t len = 0;
+        FILE *f = open_memstream(&md, &len);
+        assert_non_null(f);
+        gdr_cluster_digest(f, &p, doc, &(struct gdr_digest_input){.title = ""});
+        assert_int_equal(fclose(f), 0);
+        snprintf(row, sizeof(row), "| n1 | %s |", runs[r].ref);
+        if (!strstr(md, row) || strstr(md, runs[r].other) || strstr(md, "Gb/s"))
+            fail_msg("want %s, no %s:\n%s", row, runs[r].other, md);
+        free(md);
+        cJSON_Delete(doc);
+        gdr_plan_free(&p);
+        gdr_matrix_set_free(&set);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +581,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_contention_clears, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_4096, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heat_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_unit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,8 +46,11 @@ cp "$wbw" "$tmp/run/"
 scale "$lat" median 1.3 1024 > "$tmp/run/read_lat-client.json"
 expect_rc 1 "30% latency increase is a regression" sh "$cmp" --markdown "$tmp/report.md" "$tmp/base" "$tmp/run"
 [ "$(regressed read_lat)" = "1024" ] && pass "names latency size 1024" || fail "regressed '$(regressed read_lat)'"
-grep -q '| read_lat | host-host | n/a | host/host | 1024 | median_us | .* | \*\*REGRESSION\*\* |' "$tmp/report.md" &&
+grep -q '| read_lat | host-host | n/a | host/host | 1024 | median_ms | .* | \*\*REGRESSION\*\* |' "$tmp/report.md" &&
     pass "markdown table written" || fail "markdown table lacks the row"
+# One unit a quantity, from the largest value (the 2 ms median of 64 KiB).
+[ "$(grep -o '| median_[^ ]* |\|| bw_avg_[^ ]* |' "$tmp/report.md" | sort -u | tr -d '\n')" = '| bw_avg_MB/s || median_ms |' ] &&
+    pass "one unit a quantity: MB/s, ms" || fail "units: $(grep -o '| median_[^ ]* |\|| bw_avg_[^ ]* |' "$tmp/report.md" | sort -u)"
 cp "$lat" "$tmp/half.json"
 for k in min median mean stdev p99 p999 max; do
     scale "$tmp/half.json" $k 0.5 all > "$tmp/half2.json" && mv "$tmp/half2.json" "$tmp/half.json"

@@ -94,6 +94,9 @@ lacks "in effect: not simulated" a "Simulated"
 cmp -s "$tmp/out" "$tmp/a/verdict.txt" && pass "stdout is the verdict" || fail "stdout differs from verdict.txt"
 for s in 1 2 3 4; do grep -q "^## Step $s: " "$tmp/a/report.md" || fail "report.md lacks step $s"; done
 grep -q '^| 64 KiB | .* | 1.00x | ' "$tmp/a/report.md" && pass "step 4 table" || fail "no step 4 row"
+# One bandwidth unit in the whole report, the largest value's (gdr_unit_bw).
+units=$(grep -o '[0-9.]* [GM]B/s' "$tmp/a/report.md" | cut -d' ' -f2 | sort -u | tr '\n' ' ')
+[ "$units" = "MB/s " ] && pass "one bandwidth unit: $units" || fail "bandwidth units: '$units'"
 grep -q '^Where: server node-s, client node-c\.$' "$tmp/a/report.md" && pass "report names the nodes" || fail "no Where line"
 grep -q '^### client (host-client): gdr_doctor exit 0$' "$tmp/a/report.md" && pass "doctor heading" || fail "no doctor heading"
 
@@ -188,8 +191,9 @@ scale "$lat" min 3 all | scale /dev/stdin median 3 all | scale /dev/stdin mean 3
 "$GDR_JSON" manifest add-run "$tmp/n/sweep/manifest.json" --index 5 --status ok --tool write_lat \
     --placement D-D --gdr off
 TS 0 "with write latency: exit 0" n
-has "write latency in the verdict" n "64 KiB it delivers 1.00x the bandwidth of the staged path and 1.00x its CPU; its write latency at 2 B is 24.00 us, the staged path's 3.00x that; host-host"
-grep -q '^| 2 B | 24.00 us | 71.98 us | 3.00x |$' "$tmp/n/report.md" && pass "step 4 latency table" ||
+# One latency unit in the report, the largest value's: 64 KiB off, 5.8 ms.
+has "write latency in the verdict" n "64 KiB it delivers 1.00x the bandwidth of the staged path and 1.00x its CPU; its write latency at 2 B is 0.024 ms, the staged path's 3.00x that; host-host"
+grep -q '^| 2 B | 0.024 ms | 0.072 ms | 3.00x |$' "$tmp/n/report.md" && pass "step 4 latency table, in ms" ||
     fail "no latency row: $(grep -A3 'Write latency' "$tmp/n/report.md")"
 grep -q 'Write latency' "$tmp/a/report.md" && fail "latency part without write_lat runs" ||
     pass "no latency part without write_lat runs"

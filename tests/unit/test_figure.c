@@ -46,6 +46,19 @@ static void test_decisions(void **state)
     assert_string_equal(b, "12.5 GB/s");
     gdr_fmt_unit(gdr_unit_lat(3.21e-6), NAN, b, sizeof(b));
     assert_string_equal(b, "-");
+    /* one number format: 3 significant digits, no exponent 0.001 .. 1e7 */
+    gdr_fmt_unit(gdr_unit_bw(0.9e9), 0.85e9, b, sizeof(b));
+    assert_string_equal(b, "850.0 MB/s");
+    gdr_fmt_unit(gdr_unit_bw(50e9), 5.9375e9, b, sizeof(b));
+    assert_string_equal(b, "5.94 GB/s");
+    gdr_fmt_unit(gdr_unit_bw(50e9), 42.7e6, b, sizeof(b));
+    assert_string_equal(b, "0.0427 GB/s");
+    gdr_fmt_unit(gdr_unit_lat(2e-3), 2.5e-3, b, sizeof(b));
+    assert_string_equal(b, "2.50 ms");
+    gdr_fmt_num(1234.4, b, sizeof(b));
+    assert_string_equal(b, "1234");
+    gdr_fmt_num(2.5e7, b, sizeof(b));
+    assert_string_equal(b, "2.5e+07");
     double lo, hi;
     gdr_y_range(GDR_Y_AROUND, 99.5, 100.5, 100, 0.10, &lo, &hi);
     assert_true(lo <= 90 && hi >= 110 && lo > 80);

@@ -15,7 +15,7 @@
 static void show(FILE *f, const cJSON *doc, const cJSON *m, double v)
 {
     char t[48];
-    gdr_cluster_fmt(gdr_findings_unit(doc, gdr_jstr_or(m, "metric", "")), v, t, sizeof(t));
+    gdr_findings_fmt(doc, !strcmp(gdr_jstr_or(m, "metric", ""), "latency"), v, t, sizeof(t));
     fprintf(f, " %s |", t);
 }
 
@@ -44,8 +44,8 @@ static void node_table(FILE *f, const cJSON *doc, const cJSON *m, size_t nnodes)
         fprintf(f, "%s %s -> %s", first ? "" : ",", gdr_jstr_or(r, "client", "?"),
                 gdr_jstr_or(r, "server", "?"));
         char t[48];
-        gdr_cluster_fmt(gdr_findings_unit(doc, gdr_jstr_or(m, "metric", "")), gdr_jnum(r, "value"),
-                        t, sizeof(t));
+        gdr_findings_fmt(doc, !strcmp(gdr_jstr_or(m, "metric", ""), "latency"),
+                         gdr_jnum(r, "value"), t, sizeof(t));
         fprintf(f, " %s%s",
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "failed")) ? "failed" : t,
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "low")) ? " (low)" : "");

@@ -35,7 +35,7 @@ static const char *data(const char *dir, const char *kind, const char *name, cha
 
 /* NAME.gp: the heatmap, the histogram and (blocked) the worst nodes. */
 static int matrix_script(const struct gdr_matrix_set *s, const struct gdr_matrix *m,
-                         const char *dir, const char *bw_unit, const char *const *names,
+                         const char *dir, const struct gdr_unit *unit, const char *const *names,
                          const char *gp_name)
 {
     char name[128], path[4096], cells[192], failed[192], unreach[192], values[192];
@@ -74,7 +74,7 @@ static int matrix_script(const struct gdr_matrix_set *s, const struct gdr_matrix
     gdr_fig_heatmap(gp, &h);
     snprintf(out, sizeof(out), "hist-%s", name);
     gdr_fig_output(gp, true, out, 900, 500);
-    struct gdr_unit u = gdr_unit_named(m->latency ? "us" : bw_unit);
+    struct gdr_unit u = unit[m->latency];
     char col[64], xl[96];
     snprintf(col, sizeof(col), "($1*%.9g)", u.scale);
     snprintf(xl, sizeof(xl), "%s (%s)", m->latency ? "median latency" : "bandwidth", u.name);
@@ -179,7 +179,8 @@ static bool same_panel(const struct gdr_matrix *a, const struct gdr_matrix *b)
     return a->size == b->size && !strcmp(x, y);
 }
 
-int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir, const char *bw_unit)
+int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir,
+                        const struct gdr_unit unit[2])
 {
     const char **names = calloc(s->n + 1, sizeof(char *));
     char(*gps)[160] = calloc(2 * s->count + 1, sizeof(*gps));
@@ -197,7 +198,7 @@ int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir, const c
         char name[128];
         fig_name(&s->m[k], true, name, sizeof(name));
         snprintf(gps[n], sizeof(gps[n]), "%s.gp", name);
-        rc = matrix_script(s, &s->m[k], dir, bw_unit, names, gps[n]);
+        rc = matrix_script(s, &s->m[k], dir, unit, names, gps[n]);
         if (rc == 0)
             argv[n] = gps[n], n++;
         /* The first rail of a test and size gathers the others. */

@@ -10,10 +10,12 @@
 #define GDR_TOOLS_CLUSTER_FIGURES_H
 
 #include "cluster_matrix.h"
+#include "figure.h"
 
 /* The scripts into dir (beside the data), drawn there (gnuplot's messages
- * in dir/gnuplot.log); bw_unit: the run's bandwidth unit
- * (gdr_cluster_bw_unit). Returns 0, or -1 after gdr_fail. */
-int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir, const char *bw_unit);
+ * in dir/gnuplot.log); unit: the run's bandwidth and latency units
+ * (gdr_findings_unit). Returns 0, or -1 after gdr_fail. */
+int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir,
+                        const struct gdr_unit unit[2]);
 
 #endif

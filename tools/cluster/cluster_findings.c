@@ -343,21 +343,26 @@ void gdr_findings_verdict(cJSON *doc)
 
 /* ---- the whole ---- */
 
-const char *gdr_cluster_bw_unit(double most)
-{
-    return most > 0 && most * 8 < 1e9 ? "Mb/s" : "Gb/s";
-}
-
-static void add_units(cJSON *doc)
+struct gdr_unit gdr_findings_unit(const cJSON *doc, bool latency)
 {
     const cJSON *m;
     double most = 0;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "matrices"))
-        if (!strcmp(gdr_jstr_or(m, "metric", ""), "bandwidth"))
+        if (!strcmp(gdr_jstr_or(m, "metric", ""), "latency") == latency)
             most = fmax(most, gdr_jnum_or(m, "reference", 0));
+    return latency ? gdr_unit_lat(most) : gdr_unit_bw(most);
+}
+
+void gdr_findings_fmt(const cJSON *doc, bool latency, double v, char *buf, size_t len)
+{
+    gdr_fmt_unit(gdr_findings_unit(doc, latency), v > 0 ? v : NAN, buf, len);
+}
+
+static void add_units(cJSON *doc)
+{
     cJSON *u = cJSON_AddObjectToObject(doc, "units");
-    cJSON_AddStringToObject(u, "bandwidth", gdr_cluster_bw_unit(most));
-    cJSON_AddStringToObject(u, "latency", "us");
+    cJSON_AddStringToObject(u, "bandwidth", gdr_findings_unit(doc, false).name);
+    cJSON_AddStringToObject(u, "latency", gdr_findings_unit(doc, true).name);
 }
 
 int gdr_findings_add(cJSON *doc, const struct gdr_plan *p, const struct gdr_matrix_set *s,
@@ -425,19 +430,4 @@ void gdr_detect_opts_from_json(const cJSON *doc, struct gdr_detect_opts *o)
     o->min_pct_of_limit = gdr_jnum_or(op, "min_pct_of_limit", o->min_pct_of_limit);
     double size = gdr_jnum_or(op, "size", 0);
     o->size = size > 0 ? (uint64_t)size : 0;
-}
-
-const char *gdr_findings_unit(const cJSON *doc, const char *metric)
-{
-    const char *dflt = !strcmp(metric, "latency") ? "us" : "Gb/s";
-    return gdr_jstr_or(cJSON_GetObjectItemCaseSensitive(doc, "units"), metric, dflt);
-}
-
-void gdr_cluster_fmt(const char *unit, double v, char *buf, size_t len)
-{
-    struct gdr_unit u = gdr_unit_named(unit);
-    if (!(v > 0) || isnan(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.*f %s", strcmp(unit, "us") ? 1 : 2, v * u.scale, u.name);
 }

@@ -4,12 +4,13 @@
  * blocking, per analysed matrix its worst nodes and links, and per node the
  * software and PCIe links, each value that differs from most nodes' marked.
  * report.md (cluster_digest.c) and report.html (gdr-report) render these;
- * neither judges anything itself, and gdr_cluster_fmt is their one way of
+ * neither judges anything itself, and gdr_findings_fmt is their one way of
  * writing a number. */
 #ifndef GDR_TOOLS_CLUSTER_FINDINGS_H
 #define GDR_TOOLS_CLUSTER_FINDINGS_H
 
 #include "cluster_suspects.h"
+#include "figure.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -38,12 +39,11 @@ cJSON *gdr_findings_ensure(cJSON *doc, const struct gdr_plan *p, const struct gd
 /* The detector's options as doc recorded them (defaults for those absent). */
 void gdr_detect_opts_from_json(const cJSON *doc, struct gdr_detect_opts *o);
 
-/* The run's unit for metric ("bandwidth" or "latency"): "Gb/s", "Mb/s", "us". */
-const char *gdr_findings_unit(const cJSON *doc, const char *metric);
-/* The run's bandwidth unit: Gb/s, or Mb/s when the largest bandwidth
- * reference (bytes/s) is under 1 Gb/s (the soft-RoCE lab); latency is us. */
-const char *gdr_cluster_bw_unit(double most_reference);
-/* v (bytes/s or seconds) in unit: "47.5 Gb/s", "3.21 us"; "-" when unknown. */
-void gdr_cluster_fmt(const char *unit, double v, char *buf, size_t len);
+/* The run's one unit of bandwidth (latency) in every output (report.md,
+ * report.html, figures; "units" names it): gdr_unit_bw (gdr_unit_lat) of
+ * the largest reference of doc's matrices of that metric. */
+struct gdr_unit gdr_findings_unit(const cJSON *doc, bool latency);
+/* v (bytes/s or seconds) in it: "5.94 GB/s", "3.21 µs"; "-" when not above 0. */
+void gdr_findings_fmt(const cJSON *doc, bool latency, double v, char *buf, size_t len);
 
 #endif

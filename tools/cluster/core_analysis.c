@@ -14,6 +14,7 @@
 #include "error.h"
 #include "json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +34,18 @@ static int write_heat(const struct gdr_matrix_set *s, const struct gdr_detect_op
         free(ref);
         return -1;
     }
-    double most = 0;
+    double most[2] = {0, 0}; /* the largest reference: bandwidth, latency */
     for (size_t k = 0; k < d.nstats; k++) {
         const struct gdr_mstats *st = &d.stats[k];
+        bool lat = s->m[st->matrix].latency;
         double r = st->reference;
-        ref[st->matrix] = s->m[st->matrix].latency && r > 0 ? 1 / r : r;
-        if (!s->m[st->matrix].latency && r > most)
-            most = r;
+        ref[st->matrix] = lat && r > 0 ? 1 / r : r;
+        most[lat] = fmax(most[lat], ref[st->matrix]);
     }
     gdr_detection_free(&d);
-    int rc = gdr_matrix_write_heat(s, ref, dir) ||
-             (draw && gdr_cluster_figures(s, dir, gdr_cluster_bw_unit(most)));
+    /* the run's units, as gdr_findings_unit chooses them from suspects.json */
+    struct gdr_unit unit[2] = {gdr_unit_bw(most[0]), gdr_unit_lat(most[1])};
+    int rc = gdr_matrix_write_heat(s, ref, dir) || (draw && gdr_cluster_figures(s, dir, unit));
     free(ref);
     return rc;
 }

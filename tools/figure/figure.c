@@ -73,23 +73,25 @@ struct gdr_unit gdr_unit_lat(double max)
     return max >= 1e-3 ? (struct gdr_unit){"ms", 1e3} : (struct gdr_unit){"\xc2\xb5s", 1e6};
 }
 
-struct gdr_unit gdr_unit_named(const char *name)
+void gdr_fmt_num(double v, char *buf, size_t len)
 {
-    static const struct gdr_unit all[] = {{"GB/s", 1e-9},    {"MB/s", 1e-6}, {"Gb/s", 8e-9},
-                                          {"Mb/s", 8e-6},    {"ms", 1e3},    {"us", 1e6},
-                                          {"\xc2\xb5s", 1e6}};
-    for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++)
-        if (!strcmp(name, all[i].name))
-            return all[i];
-    return all[0];
+    double a = fabs(v);
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (a >= 1e7 || a < 1)
+        snprintf(buf, len, "%.3g", v);
+    else
+        snprintf(buf, len, "%.*f", a >= 1000 ? 0 : a >= 10 ? 1 : 2, v);
 }
 
 void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len)
 {
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
+    char n[32];
+    gdr_fmt_num(v * u.scale, n, sizeof(n));
+    if (isfinite(v))
+        snprintf(buf, len, "%s %s", n, u.name);
     else
-        snprintf(buf, len, "%.3g %s", v * u.scale, u.name);
+        snprintf(buf, len, "-");
 }
 
 void gdr_y_range(enum gdr_ykind kind, double lo, double hi, double ref, double frac, double *out_lo,

@@ -66,14 +66,16 @@ struct gdr_unit {
     const char *name; /* "GB/s", "MB/s", "ms", "µs" */
     double scale;
 };
-/* GB/s from 1 GB/s up, else MB/s (max: the largest value, bytes/s). */
+/* The only units a person reads (every tool, every output): GB/s from
+ * 1 GB/s up, else MB/s (max: the largest value, bytes/s); ms from 1 ms up,
+ * else µs (max: seconds). An output chooses each once, from the largest
+ * value it shows, and writes all its values of that quantity in it. */
 struct gdr_unit gdr_unit_bw(double max_bytes_per_s);
-/* ms from 1 ms up, else µs (max: the largest value, seconds). */
 struct gdr_unit gdr_unit_lat(double max_s);
-/* A unit by its name: GB/s, MB/s, Gb/s, Mb/s (gdr-cluster's), ms, µs or
- * us; anything else GB/s. */
-struct gdr_unit gdr_unit_named(const char *name);
-/* "12.3 GB/s": v (SI) in u, 3 significant digits; "-" when not finite. */
+/* Human numbers: three significant digits, no exponent for 0.001..999999;
+ * "-" for NaN. */
+void gdr_fmt_num(double v, char *buf, size_t len);
+/* "12.3 GB/s": v (SI) in u by gdr_fmt_num; "-" when not finite. */
 void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len);
 
 /* ---- honest y axes ---- */

@@ -18,19 +18,9 @@ bool hist_higher_better(const struct hdb_key *k)
     return strcmp(k->metric, "latency") != 0;
 }
 
-double hist_shown(const struct hdb_key *k, double v)
+struct gdr_unit hist_unit(const struct hdb_testbed *t, const struct hdb_key *k)
 {
-    return hist_higher_better(k) ? v * 1e-6 : v * 1e6;
-}
-
-const char *hist_unit(const struct hdb_key *k)
-{
-    return hist_higher_better(k) ? "MB/s" : "us";
-}
-
-static const char *metric_column(const struct hdb_key *k)
-{
-    return hist_higher_better(k) ? "bw_MB/s" : "median_us";
+    return hist_higher_better(k) ? gdr_unit_bw(t->most[0]) : gdr_unit_lat(t->most[1]);
 }
 
 /* The number of annotations in effect at a date (ISO dates compare as
@@ -284,20 +274,23 @@ static void summary_line(FILE *f, const struct check_result *r, const char *lead
 
 /* One check row's cells, formatted the same for the text and markdown tables. */
 struct row_cells {
-    char pair[48], reg[40], value[32], pct[32], base[32], change[32], z[32], notes[512];
+    char pair[48], reg[40], metric[24], value[32], pct[32], base[32], change[32], z[32], notes[512];
 };
 
-static void row_cells(const struct check_row *row, struct row_cells *c)
+static void row_cells(const struct hdb_testbed *t, const struct check_row *row, struct row_cells *c)
 {
     const struct hdb_key *k = &row->s->key;
+    struct gdr_unit u = hist_unit(t, k);
     pair(k, c->pair, sizeof(c->pair));
     reg(k, c->reg, sizeof(c->reg));
-    num(c->value, sizeof(c->value), N_VALUE, hist_shown(k, row->value));
+    snprintf(c->metric, sizeof(c->metric), "%s_%s", hist_higher_better(k) ? "bw" : "median",
+             u.name);
+    num(c->value, sizeof(c->value), N_VALUE, row->value * u.scale);
     if (isnan(row->pct_of_limit))
         snprintf(c->pct, sizeof(c->pct), "-");
     else
         snprintf(c->pct, sizeof(c->pct), "%.1f%%", row->pct_of_limit);
-    num(c->base, sizeof(c->base), N_VALUE, hist_shown(k, row->center));
+    num(c->base, sizeof(c->base), N_VALUE, row->center * u.scale);
     num(c->change, sizeof(c->change), N_PCT, change_pct(row));
     num(c->z, sizeof(c->z), N_Z, z_shown(row));
     notes(row, c->notes, sizeof(c->notes));
@@ -312,10 +305,10 @@ void hist_check_text(FILE *f, const struct check_result *r)
         const struct check_row *row = &r->rows[i];
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
-        row_cells(row, &c);
+        row_cells(r->t, row, &c);
         fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %7s %12s %8s %7s  %-14s %s\n", k->test,
-                c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.pct,
-                c.base, c.change, c.z,
+                c.pair, c.reg, (unsigned long long)k->size, c.metric, c.value, c.pct, c.base,
+                c.change, c.z,
                 row->verdict == HV_REGRESSION && !row->missing ? "REGRESSION" : verdict_text(row),
                 c.notes);
     }
@@ -351,13 +344,13 @@ void hist_check_markdown(FILE *f, const struct check_result *r)
                        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
-        row_cells(row, &c);
+        row_cells(r->t, row, &c);
         const char *bold =
             (row->verdict == HV_REGRESSION || row->verdict == HV_SUSPECT) && !row->missing ? "**"
                                                                                            : "";
         fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s | %s%s%s | ", k->test,
-                c.pair, c.reg, (unsigned long long)k->size, metric_column(k), c.value, c.pct,
-                c.base, c.change, c.z, bold, verdict_text(row), bold);
+                c.pair, c.reg, (unsigned long long)k->size, c.metric, c.value, c.pct, c.base,
+                c.change, c.z, bold, verdict_text(row), bold);
         gdr_esc_md_cell(f, c.notes);
         fprintf(f, " |\n");
     }
@@ -414,6 +407,7 @@ void hist_check_junit(FILE *f, const struct check_result *r)
         const struct check_row *row = &r->rows[i];
         const struct hdb_key *k = &row->s->key;
         char p[48], g[40], name[256], msg[1024], nt[512];
+        struct gdr_unit u = hist_unit(r->t, k);
         pair(k, p, sizeof(p));
         reg(k, g, sizeof(g));
         snprintf(name, sizeof(name), "%s %s %s %llu B %s", k->test, p, g,
@@ -429,8 +423,7 @@ void hist_check_junit(FILE *f, const struct check_result *r)
                        "    </testcase>\n");
         } else if (row->verdict == HV_SUSPECT) {
             /* Not judged, and not hidden: CI reporters show skipped cases. */
-            snprintf(msg, sizeof(msg), "suspect: %.4g %s; %s", hist_shown(k, row->value),
-                     hist_unit(k), nt);
+            snprintf(msg, sizeof(msg), "suspect: %.4g %s; %s", row->value * u.scale, u.name, nt);
             fprintf(f, ">\n      <skipped message=\"");
             gdr_esc_xml(f, msg);
             fprintf(f, "\"/>\n    </testcase>\n");
@@ -438,8 +431,8 @@ void hist_check_junit(FILE *f, const struct check_result *r)
             snprintf(msg, sizeof(msg),
                      "regression: %.4g %s against a baseline of %.4g %s "
                      "(%+.1f%%, robust z %+.1f)%s%s",
-                     hist_shown(k, row->value), hist_unit(k), hist_shown(k, row->center),
-                     hist_unit(k), change_pct(row), z_shown(row), nt[0] ? "; " : "", nt);
+                     row->value * u.scale, u.name, row->center * u.scale, u.name, change_pct(row),
+                     z_shown(row), nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <failure type=\"regression\" message=\"");
             gdr_esc_xml(f, msg);
             fprintf(f, "\">");
@@ -447,7 +440,7 @@ void hist_check_junit(FILE *f, const struct check_result *r)
             fprintf(f, "</failure>\n    </testcase>\n");
         } else {
             snprintf(msg, sizeof(msg), "%s: %.4g %s%s%s", hist_verdict_name(row->verdict),
-                     hist_shown(k, row->value), hist_unit(k), nt[0] ? "; " : "", nt);
+                     row->value * u.scale, u.name, nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <system-out>");
             gdr_esc_xml(f, msg);
             fprintf(f, "</system-out>\n    </testcase>\n");
@@ -560,6 +553,7 @@ int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts
         if (hist_analyse(t, &t->series[k], t->nruns - 1, o, &v))
             return -1;
         const struct hdb_key *key = &t->series[k].key;
+        struct gdr_unit u = hist_unit(t, key);
         size_t st = 0;
         for (size_t i = 0; i < v.n; i++) {
             const struct hdb_point *p = &t->series[k].points[i];
@@ -571,19 +565,18 @@ int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts
             fputc(',', f);
             gdr_esc_csv(f, key->test);
             fprintf(f, ",%s,%s,%s,%s,%d,%llu,%s,%s,", key->cplace, key->creg, key->splace,
-                    key->sreg, key->bidir, (unsigned long long)key->size, key->metric,
-                    hist_unit(key));
+                    key->sreg, key->bidir, (unsigned long long)key->size, key->metric, u.name);
             gdr_esc_csv(f, run->run_id);
             fprintf(f, ",%s,", run->date);
             gdr_esc_csv(f, run->version);
             fputc(',', f);
-            csv_num(f, hist_shown(key, p->value));
+            csv_num(f, p->value * u.scale);
             fputc(',', f);
-            csv_num(f, isnan(p->spread) ? NAN : hist_shown(key, p->spread));
+            csv_num(f, p->spread * u.scale);
             fputc(',', f);
-            csv_num(f, hist_shown(key, h->center));
+            csv_num(f, h->center * u.scale);
             fputc(',', f);
-            csv_num(f, hist_shown(key, h->sigma));
+            csv_num(f, h->sigma * u.scale);
             fputc(',', f);
             csv_num(f, h->z);
             fputc(',', f);

@@ -5,6 +5,7 @@
 #ifndef GDR_TOOLS_HISTORY_CHECK_H
 #define GDR_TOOLS_HISTORY_CHECK_H
 
+#include "figure.h"
 #include "history_db.h"
 #include "history_stats.h"
 
@@ -75,13 +76,15 @@ char *hist_check_json(const struct check_result *r);
 
 /* Every point of every series of t (annotations applied), one CSV line
  * each, after the header line. Values, spread, baseline and sigma in
- * hist_unit; z and rel > 0 is worse; outlier and step are 0/1. */
+ * hist_unit (the unit column); z and rel > 0 is worse; outlier and step
+ * are 0/1. */
 void hist_export_csv_header(FILE *f);
 int hist_export_csv(FILE *f, const struct hdb_testbed *t, const struct hist_opts *o);
 
-/* Units the values are shown in: "MB/s" (bandwidth, 1e6 bytes/s) or "us". */
-double hist_shown(const struct hdb_key *k, double v);
-const char *hist_unit(const struct hdb_key *k);
+/* The unit t's values of k's metric are shown in, one for all of t's
+ * outputs (check, CSV, trend, dashboard): gdr_unit_bw or gdr_unit_lat of
+ * its largest point (t->most). */
+struct gdr_unit hist_unit(const struct hdb_testbed *t, const struct hdb_key *k);
 bool hist_higher_better(const struct hdb_key *k);
 
 #endif

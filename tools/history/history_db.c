@@ -710,6 +710,8 @@ static int load_series(struct hdb *h, struct hdb_testbed *t)
         int64_t run = sqlite3_column_int64(st, 9);
         p->run = run >= 0 && run <= maxid ? idx[run] : SIZE_MAX;
         p->value = sqlite3_column_double(st, 10);
+        double *most = &t->most[!strcmp(s->key.metric, "latency")];
+        *most = fmax(*most, p->value);
         p->spread =
             sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 11);
         p->simulated = sqlite3_column_int(st, 12);

@@ -96,6 +96,7 @@ struct hdb_failure {
 struct hdb_testbed {
     char name[256];
     size_t nruns, nseries, nnotes, nfailures;
+    double most[2];           /* the largest point: bandwidth, latency (their units: hist_unit) */
     struct hdb_run_row *runs; /* oldest first (date, then run id) */
     struct hdb_series *series;
     struct hdb_note *notes; /* oldest first */

@@ -198,6 +198,7 @@ static void series_hash(const struct hdb_testbed *t, const struct hdb_series *s,
     hash_num(&c, so->rel_min);
     hash_str(&c, t->name);
     const struct hdb_key *k = &s->key;
+    hash_str(&c, hist_unit(t, k).name); /* t's largest point may change it */
     hash_str(&c, k->test);
     hash_str(&c, k->cplace);
     hash_str(&c, k->creg);
@@ -318,6 +319,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     const struct hdb_series *s = p->s;
     const struct hist_view *v = p->v;
     const struct hdb_key *k = &s->key;
+    struct gdr_unit u = hist_unit(t, k);
     const struct hist_opts *so = &p->o->stats;
     size_t n = v->n;
     char(*href)[8192] = calloc(n + 1, sizeof(*href));
@@ -339,20 +341,19 @@ static int series_page(const struct page_ctx *p, const char *path)
         const struct hdb_run_row *run = &t->runs[pt->run];
         const struct hist_point *h = &v->pts[i];
         double c = h->center, w = fmax(so->z_min * h->sigma, so->rel_min * fabs(c));
-        double y = hist_shown(k, pt->value);
+        double y = pt->value * u.scale;
         char tip[256];
         point_href(p->o, run, p->pagedir, href[i], sizeof(href[i]));
-        snprintf(tip, sizeof(tip), "%s %s: %.4g %s (%s%s%s)", run->date, run->run_id, y,
-                 hist_unit(k), hist_verdict_name(h->verdict),
+        snprintf(tip, sizeof(tip), "%s %s: %.4g %s (%s%s%s)", run->date, run->run_id, y, u.name,
+                 hist_verdict_name(h->verdict),
                  pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
                  pt->simulated ? ", simulated" : "");
         /* trend's columns, and the tooltip */
-        fprintf(d, "%s %.6g %.6g %.6g %.6g %.6g %.6g %zu\n", run->date, y, hist_shown(k, c),
-                isnan(c) ? NAN : hist_shown(k, c - w), isnan(c) ? NAN : hist_shown(k, c + w),
-                h->outlier ? y : NAN, pt->clean == 0 ? y : NAN,
-                gdr_figset_tip(p->figs, tip, href[i]));
-        lo = fmin(lo, isnan(c) ? y : fmin(y, hist_shown(k, c - w)));
-        hi = fmax(hi, isnan(c) ? y : fmax(y, hist_shown(k, c + w)));
+        fprintf(d, "%s %.6g %.6g %.6g %.6g %.6g %.6g %zu\n", run->date, y, c * u.scale,
+                (c - w) * u.scale, (c + w) * u.scale, h->outlier ? y : NAN,
+                pt->clean == 0 ? y : NAN, gdr_figset_tip(p->figs, tip, href[i]));
+        lo = fmin(lo, isnan(c) ? y : fmin(y, (c - w) * u.scale));
+        hi = fmax(hi, isnan(c) ? y : fmax(y, (c + w) * u.scale));
         unclean |= pt->clean == 0;
         simulated |= pt->simulated;
         soft &= pt->soft_roce;
@@ -367,11 +368,11 @@ static int series_page(const struct page_ctx *p, const char *path)
     }
     for (size_t i = 0; i < t->nnotes; i++)
         vl[nv++] = (struct gdr_fig_vline){t->notes[i].date, t->notes[i].text, "#555555", true};
-    double ref = n && !isnan(v->pts[n - 1].center) ? hist_shown(k, v->pts[n - 1].center) : NAN;
+    double ref = n && !isnan(v->pts[n - 1].center) ? v->pts[n - 1].center * u.scale : NAN;
     if (isnan(ref) && n) {
         double *tmp = calloc(n, sizeof(double));
         for (size_t i = 0; tmp && i < n; i++)
-            tmp[i] = hist_shown(k, s->points[i].value);
+            tmp[i] = s->points[i].value * u.scale;
         ref = tmp ? hist_median(tmp, n) : NAN;
         free(tmp);
     }
@@ -400,7 +401,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     char desc[400], ylabel[64];
     describe(k, desc, sizeof(desc));
     snprintf(ylabel, sizeof(ylabel), "%s [%s]",
-             hist_higher_better(k) ? "bandwidth" : "median latency", hist_unit(k));
+             hist_higher_better(k) ? "bandwidth" : "median latency", u.name);
     struct tm t0 = {0}, t1 = {0};
     bool hours = n && strptime(t->runs[s->points[0].run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
                  strptime(t->runs[s->points[n - 1].run].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
@@ -438,8 +439,8 @@ static int series_page(const struct page_ctx *p, const char *path)
     gdr_buf_puts(&b, "<section id=\"trend\"><h2>Trend</h2>\n<p>Latest: ");
     gdr_buf_escf(&b, "<span class=\"badge v-%s\">%s</span>", verdict_class(p->verdict), p->verdict);
     if (row && !isnan(row->value))
-        gdr_buf_escf(&b, " %.4g %s against a baseline of %.4g %s", hist_shown(k, row->value),
-                     hist_unit(k), hist_shown(k, row->center), hist_unit(k));
+        gdr_buf_escf(&b, " %.4g %s against a baseline of %.4g %s", row->value * u.scale, u.name,
+                     row->center * u.scale, u.name);
     if (row && row->center > 0 && !isnan(row->value))
         gdr_buf_printf(&b, " (%+.1f %%)", (row->value - row->center) / row->center * 100);
     if (row && !isnan(row->pct_of_limit))
@@ -497,8 +498,8 @@ static int series_page(const struct page_ctx *p, const char *path)
                      h->verdict == HV_REGRESSION ? " class=\"flag\"" : "", run->date, href[i],
                      run->run_id, run->version);
         char val[32], bl[32], z[32];
-        gdr_fmt_num(hist_shown(k, pt->value), val, sizeof(val));
-        gdr_fmt_num(hist_shown(k, h->center), bl, sizeof(bl));
+        gdr_fmt_num(pt->value * u.scale, val, sizeof(val));
+        gdr_fmt_num(h->center * u.scale, bl, sizeof(bl));
         if (isnan(h->z))
             snprintf(z, sizeof(z), "-");
         else
@@ -798,10 +799,11 @@ static int publish_testbed(struct pending *q, const struct hdb_testbed *t,
         snprintf(r->metric, sizeof(r->metric), "%s", key->metric);
         snprintf(r->verdict, sizeof(r->verdict), "%s", verdict);
         snprintf(r->last, sizeof(r->last), "%s", t->runs[last].date);
-        snprintf(r->unit, sizeof(r->unit), "%s", hist_unit(key));
+        struct gdr_unit u = hist_unit(t, key);
+        snprintf(r->unit, sizeof(r->unit), "%s", u.name);
         r->size = (unsigned long long)key->size;
-        r->value = isnan(row.value) ? NAN : hist_shown(key, row.value);
-        r->baseline = isnan(row.center) ? NAN : hist_shown(key, row.center);
+        r->value = row.value * u.scale;
+        r->baseline = row.center * u.scale;
         r->change =
             row.center > 0 && !isnan(row.value) ? (row.value - row.center) / row.center * 100 : NAN;
         struct page_ctx pc = {&q->figs, q,   t,     s,      &v, last == t->nruns - 1 ? &row : NULL,

@@ -115,7 +115,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     }
     bool bw = hist_higher_better(k);
     /* The history's unit, as its check, CSV and dashboard write it. */
-    struct gdr_unit u = {hist_unit(k), hist_shown(k, 1)};
+    struct gdr_unit u = hist_unit(t, k);
     snprintf(path, sizeof(path), "%s/%s", outdir, file);
     FILE *dat = fopen(path, "w");
     char *body = NULL;

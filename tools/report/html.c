@@ -253,21 +253,3 @@ int gdr_buf_write_atomic(struct gdr_buf *b, const char *path)
         return gdr_fail(GDR_EXIT_RUN, "%s: out of memory while building the page", path);
     return gdr_atomic_write(path, b->s, len, GDR_EXIT_USAGE);
 }
-
-void gdr_fmt_num(double v, char *buf, size_t len)
-{
-    if (isnan(v))
-        snprintf(buf, len, "-");
-    else if (v != 0 && (fabs(v) >= 1e7 || fabs(v) < 1e-3))
-        snprintf(buf, len, "%.3g", v);
-    else if (fabs(v) >= 1000)
-        snprintf(buf, len, "%.0f", v);
-    else if (fabs(v) >= 100)
-        snprintf(buf, len, "%.1f", v);
-    else if (fabs(v) >= 10)
-        snprintf(buf, len, "%.1f", v);
-    else if (fabs(v) >= 1)
-        snprintf(buf, len, "%.2f", v);
-    else
-        snprintf(buf, len, "%.3g", v);
-}

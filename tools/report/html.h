@@ -48,7 +48,4 @@ void gdr_badge(struct gdr_buf *b, const char *cls, const char *text);
  * removed on failure. An incomplete buffer (oom) is an error. */
 int gdr_buf_write_atomic(struct gdr_buf *b, const char *path);
 
-/* Human numbers: three significant digits, no exponent for 0.001..999999. */
-void gdr_fmt_num(double v, char *buf, size_t len);
-
 #endif

@@ -24,12 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A value in the run's unit, as report.md writes it (cluster_findings.h). */
-static void fmt_value(const cJSON *doc, bool latency, double v, char *buf, size_t len)
-{
-    gdr_cluster_fmt(gdr_findings_unit(doc, latency ? "latency" : "bandwidth"), v, buf, len);
-}
-
 /* A result document of a newer schema is not a failed run: refuse it. */
 static int newer_docs(const char *dir)
 {
@@ -163,7 +157,7 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
             }
         }
         char ref[48];
-        fmt_value(sj, lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
+        gdr_findings_fmt(sj, lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
         gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %.0f B</td>", gdr_jnum(s, "rail"),
                      gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "?", gdr_jnum(s, "size"));
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "evidence");
@@ -179,7 +173,7 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "client"),
                         *v = cJSON_GetObjectItemCaseSensitive(r, "server");
             char val[48];
-            fmt_value(sj, lat, gdr_jnum(r, "value"), val, sizeof(val));
+            gdr_findings_fmt(sj, lat, gdr_jnum(r, "value"), val, sizeof(val));
             gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>",
                          gdr_jstr(c, "node") ? gdr_jstr(c, "node") : "?",
                          gdr_jstr(v, "node") ? gdr_jstr(v, "node") : "?", val,
@@ -228,8 +222,7 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
         char tn[64];
         gdr_test_mode_name(&g->a[i].test, tn, sizeof(tn));
         /* the run's unit (cluster_findings.h), as every other number */
-        const char *unit = gdr_findings_unit(doc, "bandwidth");
-        double scale = !strcmp(unit, "Mb/s") ? 8 / 1e6 : 8 / 1e9;
+        struct gdr_unit u = gdr_findings_unit(doc, false);
         double sizes[64];
         size_t n = 0;
         char *rows = NULL, yl[64], lab[128];
@@ -239,7 +232,7 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
             if (g->a[k].ncomplete) {
                 sizes[n++] = (double)g->a[k].size;
                 fprintf(d, "%llu %.9g %.9g %.9g\n", (unsigned long long)g->a[k].size,
-                        g->a[k].median * scale, g->a[k].min * scale, g->a[k].max * scale);
+                        g->a[k].median * u.scale, g->a[k].min * u.scale, g->a[k].max * u.scale);
             }
         if (d && fclose(d) == 0) {
             struct gdr_fig_line line = {"$agg",
@@ -251,7 +244,7 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
                                         false,
                                         false,
                                         0};
-            snprintf(yl, sizeof(yl), "node-pair bandwidth [%s]", unit);
+            snprintf(yl, sizeof(yl), "node-pair bandwidth [%s]", u.name);
             snprintf(lab, sizeof(lab), "%s aggregate node-pair bandwidth", tn);
             struct gdr_fig_chart c = {.title = "",
                                       .xlabel = "message size",
@@ -277,7 +270,7 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
                      "<th class=\"n\">complete</th><th class=\"n\">min [%s]</th>"
                      "<th class=\"n\">median [%s]</th><th class=\"n\">max [%s]</th>"
                      "<th>rails at once</th></tr></thead><tbody>\n",
-                     tn, unit, unit, unit);
+                     tn, u.name, u.name, u.name);
         for (size_t k = i; k < e; k++) {
             const struct gdr_aggregate *a = &g->a[k];
             char sz[32];
@@ -288,9 +281,9 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
                            (unsigned long long)a->size,
                            a->ncomplete < a->npairs ? " class=\"flag\"" : "", sz, a->nrails,
                            a->npairs, a->ncomplete);
-            gdr_td_num(b, a->min, scale, NULL, NULL);
-            gdr_td_num(b, a->median, scale, NULL, NULL);
-            gdr_td_num(b, a->max, scale, NULL, NULL);
+            gdr_td_num(b, a->min, u.scale, NULL, NULL);
+            gdr_td_num(b, a->median, u.scale, NULL, NULL);
+            gdr_td_num(b, a->max, u.scale, NULL, NULL);
             gdr_buf_puts(b, a->concurrent ? "<td>yes</td></tr>\n"
                                           : "<td>no: a sum of rails run apart (an upper "
                                             "bound)</td></tr>\n");
@@ -319,13 +312,13 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
                          "<div class=\"tbl\"><table><thead><tr><th>client</th><th>server</th>"
                          "<th class=\"n\">rails measured</th><th class=\"n\">sum [%s]</th>"
                          "</tr></thead><tbody>\n",
-                         unit);
+                         u.name);
             for (size_t k = 0; k < shown; k++) {
                 const struct gdr_aggregate_pair *pp = ord[k];
                 gdr_buf_escf(b, "<tr%s><td>%s</td><td>%s</td><td class=\"n\">%zu of %zu</td>",
                              pp->rails_ok < pp->rails ? " class=\"flag\"" : "",
                              s->nodes[pp->client], s->nodes[pp->server], pp->rails_ok, pp->rails);
-                gdr_td_num(b, pp->sum, scale, NULL, NULL);
+                gdr_td_num(b, pp->sum, u.scale, NULL, NULL);
                 gdr_buf_puts(b, "</tr>\n");
             }
             gdr_buf_puts(b, "</tbody></table></div></details>\n");
@@ -402,7 +395,7 @@ static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
             if (bs == 1 && row == col)
                 continue; /* a node with itself */
             char txt[32], tip[600];
-            fmt_value(doc, m->latency, value[i], txt, sizeof(txt));
+            gdr_findings_fmt(doc, m->latency, value[i], txt, sizeof(txt));
             if (state[i] == OK) {
                 fprintf(f[0], "%zu %zu %.6g\n", col, row, isnan(ratio[i]) ? 1.0 : ratio[i]);
                 snprintf(tip, sizeof(tip), "%s \xe2\x86\x92 %s: %s (%.2f of the reference)%s",
@@ -465,7 +458,7 @@ static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJS
         char tn[64], title[256], ref[48];
         gdr_test_mode_name(&m->test, tn, sizeof(tn));
         double r = m->latency && st->reference > 0 ? 1 / st->reference : st->reference;
-        fmt_value(doc, m->latency, r, ref, sizeof(ref));
+        gdr_findings_fmt(doc, m->latency, r, ref, sizeof(ref));
         snprintf(title, sizeof(title), "%s, %llu B, rail %d", tn, (unsigned long long)m->size,
                  m->rail);
         gdr_buf_escf(b, "<figure><h3>%s</h3>", title);
@@ -634,7 +627,7 @@ static void per_rail_section(struct gdr_buf *b, const cJSON *doc)
         char v[3][48];
         static const char *const keys[] = {"median", "reference", "threshold"};
         for (int k = 0; k < 3; k++)
-            fmt_value(doc, lat, gdr_jnum(m, keys[k]), v[k], sizeof(v[k]));
+            gdr_findings_fmt(doc, lat, gdr_jnum(m, keys[k]), v[k], sizeof(v[k]));
         gdr_buf_escf(b,
                      "<tr><td>%s</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
                      "<td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%.0f</td>"
@@ -643,7 +636,7 @@ static void per_rail_section(struct gdr_buf *b, const cJSON *doc)
                      gdr_jnum(m, "size"), v[0], v[1], v[2], gdr_jnum(m, "cells"),
                      gdr_jnum(m, "low_cells"), gdr_jnum(m, "failed_cells"));
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "worst_links")) {
-            fmt_value(doc, lat, gdr_jnum(x, "value"), v[0], sizeof(v[0]));
+            gdr_findings_fmt(doc, lat, gdr_jnum(x, "value"), v[0], sizeof(v[0]));
             bool failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "failed"));
             gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>", gdr_jstr(x, "client"),
                          gdr_jstr(x, "server"), failed ? "failed" : v[0],

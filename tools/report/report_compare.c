@@ -78,17 +78,13 @@ static const char *verdict_class(enum gdr_cmp_verdict v)
     return v == GDR_CMP_REGRESSION ? "regression" : gdr_cmp_verdict_name(v);
 }
 
-static void series_block(struct gdr_buf *b, const struct judged *j, const struct gdr_rdir *run)
+/* u: the page's unit of the series' quantity. */
+static void series_block(struct gdr_buf *b, const struct judged *j, const struct gdr_rdir *run,
+                         struct gdr_unit u)
 {
     const struct gdr_series *s = j->run;
     char label[160], ylabel[64];
     gdr_series_label(s, label, sizeof(label));
-    double max = 0;
-    for (size_t i = 0; i < j->n; i++)
-        max = fmax(max, fmax(j->b[i], j->r[i]));
-    struct gdr_unit u = s->latency ? gdr_unit_lat(max) : gdr_unit_bw(max);
-    double scale = u.scale;
-    const char *unit = u.name;
     double *sizes = calloc(j->n + 1, sizeof(double));
     char *rows = NULL;
     size_t rlen = 0;
@@ -99,8 +95,8 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
         gdr_row_extra(run, s, j->sizes[i], &x);
         sizes[i] = (double)j->sizes[i];
         unclean |= !x.clean;
-        fprintf(d, "%llu %.9g %.9g %s\n", (unsigned long long)j->sizes[i], j->b[i] * scale,
-                j->r[i] * scale, x.clean ? "NaN" : "1");
+        fprintf(d, "%llu %.9g %.9g %s\n", (unsigned long long)j->sizes[i], j->b[i] * u.scale,
+                j->r[i] * u.scale, x.clean ? "NaN" : "1");
     }
     if (!d || fclose(d)) {
         free(sizes);
@@ -112,7 +108,8 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
         {"$cmp", -1, "1:2", GDR_FIG_LINESPOINTS, "baseline", GDR_C_GREY, true, true, 0},
         {"$cmp", -1, "1:3", GDR_FIG_LINESPOINTS, "run", color, false, false, 0},
         {"$cmp", -1, "1:($4*$3)", GDR_FIG_CROSS, "not clean", GDR_C_BLACK, false, false, 0}};
-    snprintf(ylabel, sizeof(ylabel), "%s [%s]", s->latency ? "median latency" : "bandwidth", unit);
+    snprintf(ylabel, sizeof(ylabel), "%s [%s]", s->latency ? "median latency" : "bandwidth",
+             u.name);
     char name[256];
     snprintf(name, sizeof(name), "%s %s", s->test, label);
     struct gdr_fig_chart c = {.title = "",
@@ -141,16 +138,16 @@ static void series_block(struct gdr_buf *b, const struct judged *j, const struct
                  "data-pair=\"%s\" data-reg=\"%s\"><thead><tr><th>size</th><th class=\"n\">"
                  "baseline [%s]</th><th class=\"n\">run [%s]</th><th class=\"n\">change</th>"
                  "<th>verdict</th></tr></thead><tbody>\n",
-                 s->test, s->pair, s->reg, unit, unit);
+                 s->test, s->pair, s->reg, u.name, u.name);
     for (size_t i = 0; i < j->n; i++) {
         char sz[32];
         gdr_fmt_size(j->sizes[i], sz, sizeof(sz));
         gdr_buf_printf(b, "<tr data-size=\"%llu\"%s><th>%s</th>", (unsigned long long)j->sizes[i],
                        j->v[i] == GDR_CMP_REGRESSION ? " class=\"flag\"" : "", sz);
-        gdr_td_num(b, j->b[i], scale, NULL, NULL);
+        gdr_td_num(b, j->b[i], u.scale, NULL, NULL);
         struct gdr_row_extra x;
         gdr_row_extra(run, s, j->sizes[i], &x);
-        gdr_td_num(b, j->r[i], scale, x.clean ? NULL : "\xe2\x9c\x97",
+        gdr_td_num(b, j->r[i], u.scale, x.clean ? NULL : "\xe2\x9c\x97",
                    x.clean ? NULL : "not clean");
         if (isinf(j->change[i]))
             gdr_buf_puts(b, "<td class=\"n\">inf</td><td>");
@@ -271,9 +268,14 @@ int gdr_report_compare(struct gdr_buf *b, const char *base, const char *run,
     gdr_section_end(b);
     gdr_section_begin(b, "series", "Each series: baseline and run");
     gdr_buf_puts(b, "<div class=\"grid\">\n");
+    double most[2] = {0, 0}; /* one unit a quantity, from the largest value shown */
+    for (size_t k = 0; k < matched; k++)
+        for (size_t i = 0; i < js[k].n; i++)
+            most[js[k].run->latency] = fmax(most[js[k].run->latency], fmax(js[k].b[i], js[k].r[i]));
     for (size_t k = 0; k < matched; k++) {
         gdr_buf_printf(b, "<div id=\"s%zu\">", k);
-        series_block(b, &js[k], &rr);
+        series_block(b, &js[k], &rr,
+                     js[k].run->latency ? gdr_unit_lat(most[1]) : gdr_unit_bw(most[0]));
         gdr_buf_puts(b, "</div>\n");
     }
     gdr_buf_puts(b, "</div>\n");

@@ -227,17 +227,7 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
     snprintf(title, sizeof(title), "%s: %s, GDR on and off", test, lat ? "latency" : "bandwidth");
     gdr_section_begin(b, id, title);
     failed_runs_note(b, r, test);
-    double max = 0;
-    for (size_t k = 0; k < ns; k++)
-        for (size_t i = 0; i < ss[k]->nsizes; i++) {
-            const struct gdr_row *row = &ss[k]->rows[i];
-            /* gdr-plot's unit: the largest value or limit drawn */
-            double v = lat ? row->lat[LAT_P99] : fmax(row->bw_avg, row->limit);
-            max = fmax(max, v);
-        }
-    struct gdr_unit u = lat ? gdr_unit_lat(max) : gdr_unit_bw(max);
-    double scale = u.scale;
-    const char *unit = u.name;
+    struct gdr_unit u = gdr_set_unit(&r->set, lat); /* gdr-plot's, the whole run's */
 
     /* 1. The metric, with each row's limit where the documents have one. */
     struct fig f = {0}, lim = {0};
@@ -257,8 +247,8 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
             struct gdr_row_extra x;
             gdr_row_extra(r, ss[k], row->size, &x);
             any_lim |= !lat && isfinite(row->limit); /* gdr-plot's rule */
-            pts[l->n++] =
-                (struct tpt){(double)row->size, (lat ? row->lat[LAT_MEDIAN] : row->bw_avg) * scale};
+            pts[l->n++] = (struct tpt){(double)row->size,
+                                       (lat ? row->lat[LAT_MEDIAN] : row->bw_avg) * u.scale};
             if (!lat && !isnan(x.limit)) {
                 if (!lp) {
                     char ll[200];
@@ -266,7 +256,7 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
                     lp = fig_add(&lim, ss[k], ll, ss[k]->nsizes) ? lim.pts[lim.n - 1] : NULL;
                 }
                 if (lp) {
-                    lp[nl] = (struct tpt){(double)row->size, x.limit * scale};
+                    lp[nl] = (struct tpt){(double)row->size, x.limit * u.scale};
                     lim.lines[lim.n - 1].n = ++nl;
                 }
             }
@@ -280,10 +270,10 @@ int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const c
                  "markers: GDR off (staged through host memory)."
                : "Average bandwidth per size. Solid: GDR on or host memory; dashed, open "
                  "markers: GDR off (staged through host memory); thin dashed: the path's limit.");
-    fig_table(b, &f, lat ? "latency" : "bandwidth", test, scale, unit, r, true);
+    fig_table(b, &f, lat ? "latency" : "bandwidth", test, u.scale, u.name, r, true);
     if (lim.n) {
         struct fig lt = lim;
-        fig_table(b, &lt, "limit", test, scale, unit, r, false);
+        fig_table(b, &lt, "limit", test, u.scale, u.name, r, false);
     }
 
     /* 2. GDR speed-up: on over off (latency: off over on), so above 1 = GDR helps. */

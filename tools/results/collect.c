@@ -336,6 +336,17 @@ const struct gdr_series *gdr_set_find(const struct gdr_set *set, const struct gd
     return NULL;
 }
 
+struct gdr_unit gdr_set_unit(const struct gdr_set *set, bool lat)
+{
+    double max = 0;
+    for (size_t k = 0; k < set->nseries; k++)
+        for (size_t i = 0; set->series[k].latency == lat && i < set->series[k].nsizes; i++) {
+            const struct gdr_row *r = &set->series[k].rows[i];
+            max = fmax(max, lat ? r->lat[LAT_P99] : fmax(r->bw_avg, r->limit));
+        }
+    return lat ? gdr_unit_lat(max) : gdr_unit_bw(max);
+}
+
 void gdr_series_name(const struct gdr_series *s, char *buf, size_t len)
 {
     snprintf(buf, len, "%s %s %s", s->test, s->pair, s->reg);

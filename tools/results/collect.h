@@ -10,6 +10,7 @@
 #define GDR_TOOLS_COLLECT_H
 
 #include "doc.h"
+#include "figure.h"
 
 struct gdr_series {
     char test[64], metric[16], pair[40], reg[40], gdr[8];
@@ -42,6 +43,11 @@ void gdr_set_free(struct gdr_set *set);
 
 /* The series with the same key (test, placements, registrations), or NULL. */
 const struct gdr_series *gdr_set_find(const struct gdr_set *set, const struct gdr_series *like);
+
+/* The one unit of set's bandwidth (lat: latency) in every page and figure
+ * of the run: gdr_unit_bw of its largest bandwidth or limit (gdr_unit_lat
+ * of its largest p99). */
+struct gdr_unit gdr_set_unit(const struct gdr_set *set, bool lat);
 
 /* "write_bw host-host host/host" */
 void gdr_series_name(const struct gdr_series *s, char *buf, size_t len);

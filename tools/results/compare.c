@@ -3,6 +3,7 @@
 
 #include "compare.h"
 #include "error.h"
+#include "figure.h"
 
 #include <errno.h>
 #include <math.h>
@@ -113,34 +114,26 @@ static void judge(struct line *l, size_t n, double tol)
 #undef BEYOND
 }
 
-static void human(const struct gdr_series *s, double v, char *buf, size_t len)
+/* unit: the comparison's one bandwidth and one latency unit (figure.h). */
+static void print_line(FILE *f, const struct line *l, bool md, const struct gdr_compare_opts *o,
+                       const struct gdr_unit *unit)
 {
-    if (isnan(v))
-        snprintf(buf, len, "?");
-    else if (s->latency)
-        snprintf(buf, len, "%.2f", v * 1e6);
-    else
-        snprintf(buf, len, "%.2f", v * 1e-6);
-}
-
-static void print_line(FILE *f, const struct line *l, bool md, const struct gdr_compare_opts *o)
-{
-    char b[32], r[32], c[32];
-    human(l->s, l->base, b, sizeof(b));
-    human(l->s, l->run, r, sizeof(r));
+    char b[32], r[32], c[32], metric[24];
+    bool pct = by_limit(l->s, o);
+    struct gdr_unit u = pct ? (struct gdr_unit){"", 1} : unit[l->s->latency];
+    gdr_fmt_num(l->base * u.scale, b, sizeof(b));
+    gdr_fmt_num(l->run * u.scale, r, sizeof(r));
     if (isnan(l->change))
         snprintf(c, sizeof(c), "?");
     else if (isinf(l->change))
         snprintf(c, sizeof(c), "inf");
     else
         snprintf(c, sizeof(c), "%+.1f%%", l->change * 100);
-    const char *metric = l->s->latency       ? "median_us"
-                         : by_limit(l->s, o) ? "pct_of_limit"
-                                             : "bw_avg_MB/s";
-    if (by_limit(l->s, o) && !isnan(l->base) && !isnan(l->run)) {
-        snprintf(b, sizeof(b), "%.1f", l->base);
-        snprintf(r, sizeof(r), "%.1f", l->run);
-    }
+    snprintf(metric, sizeof(metric), "%s%s",
+             pct             ? "pct_of_limit"
+             : l->s->latency ? "median_"
+                             : "bw_avg_",
+             u.name);
     if (md)
         fprintf(f, "| %s | %s | %s | %s | %llu | %s | %s | %s | %s | %s |\n", l->s->test,
                 l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
@@ -194,7 +187,7 @@ static void summary(FILE *f, const struct line *l, size_t n, const struct gdr_co
 }
 
 static int write_markdown(const char *path, const struct line *l, size_t n,
-                          const struct gdr_compare_opts *o)
+                          const struct gdr_compare_opts *o, const struct gdr_unit *unit)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -202,7 +195,7 @@ static int write_markdown(const char *path, const struct line *l, size_t n,
     fprintf(f, "| test | placement | GDR | registration | size [B] | metric | baseline | run "
                "| change | verdict |\n|---|---|---|---|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < n; i++)
-        print_line(f, &l[i], true, o);
+        print_line(f, &l[i], true, o, unit);
     summary(f, l, n, o, true);
     if (fclose(f))
         return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(errno));
@@ -243,13 +236,20 @@ int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
         for (size_t i = 0; i < r->nsizes; i++)
             regression |= first[i].v == V_REGRESSION;
     }
+    /* One unit of each quantity, from the largest value shown (figure.h). */
+    double most[2] = {0, 0};
+    for (size_t i = 0; i < n; i++)
+        if (!by_limit(lines[i].s, o))
+            most[lines[i].s->latency] =
+                fmax(most[lines[i].s->latency], fmax(lines[i].base, lines[i].run));
+    struct gdr_unit unit[2] = {gdr_unit_bw(most[0]), gdr_unit_lat(most[1])};
     printf("%-10s %-10s %-4s %-16s %10s %-12s %12s %12s %8s  %s\n", "test", "placement", "gdr",
            "registration", "size[B]", "metric", "baseline", "run", "change", "verdict");
     for (size_t i = 0; i < n; i++)
-        print_line(stdout, &lines[i], false, o);
+        print_line(stdout, &lines[i], false, o, unit);
     summary(stdout, lines, n, o, false);
     int rc = regression ? 1 : 0;
-    if (o->markdown && write_markdown(o->markdown, lines, n, o))
+    if (o->markdown && write_markdown(o->markdown, lines, n, o, unit))
         rc = 2;
     free(lines);
     return rc;

@@ -78,11 +78,6 @@ void gdr_fmt_size(uint64_t bytes, char *buf, size_t len)
     snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
 }
 
-void gdr_fmt_gbps(double bytes_per_s, char *buf, size_t len)
-{
-    snprintf(buf, len, "%.3g GB/s", bytes_per_s / 1e9);
-}
-
 void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf, size_t len)
 {
     if (n == 0 || len == 0) {

@@ -1,6 +1,7 @@
 /* text.h - small text helpers of gdr-json's writers: UTF-8 repair for
- * strings that came from the shell, and the units of the troubleshoot
- * report. Pure functions (unit-tested in tests/unit/test_text.c). */
+ * strings that came from the shell, sizes, ratios and a document's result
+ * in one line (its units: figure.h). Pure functions (unit-tested in
+ * tests/unit/test_text.c). */
 #ifndef GDR_TOOLS_TEXT_H
 #define GDR_TOOLS_TEXT_H
 
@@ -20,18 +21,15 @@ char *gdr_utf8_clean(const char *s);
  * that divides the size exactly. */
 void gdr_fmt_size(uint64_t bytes, char *buf, size_t len);
 
-/* 1.234e10 bytes/s -> "12.3 GB/s" (three significant digits). */
-void gdr_fmt_gbps(double bytes_per_s, char *buf, size_t len);
-
 /* a / b with two decimals ("1.07"), or "n/a" when b is not above 0. */
 void gdr_fmt_ratio(double a, double b, char *buf, size_t len);
 
 /* A document's result in one line, for the sweep's and the nightly's
  * summaries: bandwidth at the largest size with its % of the path's limit
  * ("64 KiB: 42.7 MB/s, 62.5 % of limit"; "..., limit unknown"), latency
- * as the smallest size's median ("2 B: 3.1 us median"); then "; N of M
- * sizes not clean" when a NIC counted errors or retransmissions. "" for
- * no rows. */
+ * as the smallest size's median ("2 B: 3.14 µs median"), in that value's
+ * gdr_unit_bw / gdr_unit_lat; then "; N of M sizes not clean" when a NIC
+ * counted errors or retransmissions. "" for no rows. */
 void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf, size_t len);
 
 #endif

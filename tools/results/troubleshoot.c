@@ -11,11 +11,13 @@
 #include "buf.h"
 #include "doc.h"
 #include "error.h"
+#include "figure.h"
 #include "json.h"
 #include "manifest.h"
 #include "text.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,7 +324,16 @@ struct step {
     struct gdr_buf md, txt;
 };
 
-static void step_host_host(const struct run *hh, struct step *st)
+/* The largest of m and the bandwidths (lat: median latencies) r shows:
+ * the report's one unit of each comes from the largest (figure.h). */
+static double most(const struct run *r, bool lat, double m)
+{
+    for (size_t i = 0; ok(r) && i < r->doc.nrows; i++)
+        m = fmax(m, lat ? r->doc.rows[i].lat[LAT_MEDIAN] : r->doc.rows[i].bw_avg);
+    return m;
+}
+
+static void step_host_host(const struct run *hh, struct step *st, struct gdr_unit u)
 {
     if (!ok(hh)) {
         gdr_buf_printf(&st->txt,
@@ -342,7 +353,7 @@ static void step_host_host(const struct run *hh, struct step *st)
     for (size_t i = 0; i < hh->doc.nrows; i++) {
         const struct gdr_row *r = &hh->doc.rows[i];
         gdr_fmt_size(r->size, size, sizeof(size));
-        gdr_fmt_gbps(r->bw_avg, bw, sizeof(bw));
+        gdr_fmt_unit(u, r->bw_avg, bw, sizeof(bw));
         gdr_buf_printf(&st->md, "\n| %s | %s | %.2f |", size, bw, r->cpu_client + r->cpu_server);
     }
     /* size and bw are now the largest size's */
@@ -390,7 +401,8 @@ static bool step_registration(const struct run *on, struct step *st)
 }
 
 /* Step 4: the sizes both runs have, in the GDR-off run's order. */
-static void step_compare(const struct run *on, const struct run *off, struct step *st)
+static void step_compare(const struct run *on, const struct run *off, struct step *st,
+                         struct gdr_unit u)
 {
     if (!ok(on)) {
         gdr_buf_printf(&st->md, "Not compared: the GDR-on run did not complete.");
@@ -416,8 +428,8 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
             continue;
         char size[32], bon[32], boff[32], ratio[32];
         gdr_fmt_size(y->size, size, sizeof(size));
-        gdr_fmt_gbps(x->bw_avg, bon, sizeof(bon));
-        gdr_fmt_gbps(y->bw_avg, boff, sizeof(boff));
+        gdr_fmt_unit(u, x->bw_avg, bon, sizeof(bon));
+        gdr_fmt_unit(u, y->bw_avg, boff, sizeof(boff));
         gdr_fmt_ratio(x->bw_avg, y->bw_avg, ratio, sizeof(ratio));
         gdr_buf_printf(&st->md, "%s| %s | %s | %s | %sx | %.2f | %.2f |", last_on ? "\n" : "", size,
                        bon, boff, ratio, x->cpu_client + x->cpu_server,
@@ -447,7 +459,8 @@ static void step_compare(const struct run *on, const struct run *off, struct ste
 /* Step 4 too: GDR's headline number, GPU-to-GPU write latency, on and off
  * (gdr_write_lat D-D, median, half a round trip). Optional: a sweep of an
  * older gdr-troubleshoot has no such runs. */
-static void step_latency(const struct run *on, const struct run *off, struct step *st)
+static void step_latency(const struct run *on, const struct run *off, struct step *st,
+                         struct gdr_unit u)
 {
     if (!strcmp(on->status, "absent") && !strcmp(off->status, "absent"))
         return;
@@ -465,11 +478,12 @@ static void step_latency(const struct run *on, const struct run *off, struct ste
         const struct gdr_row *x = gdr_doc_row(&on->doc, y->size);
         if (!x)
             continue;
-        char size[32], ratio[32];
+        char size[32], ratio[32], lon[32], loff[32];
         gdr_fmt_size(y->size, size, sizeof(size));
         gdr_fmt_ratio(y->lat[LAT_MEDIAN], x->lat[LAT_MEDIAN], ratio, sizeof(ratio));
-        gdr_buf_printf(&st->md, "\n| %s | %.2f us | %.2f us | %sx |", size,
-                       x->lat[LAT_MEDIAN] * 1e6, y->lat[LAT_MEDIAN] * 1e6, ratio);
+        gdr_fmt_unit(u, x->lat[LAT_MEDIAN], lon, sizeof(lon));
+        gdr_fmt_unit(u, y->lat[LAT_MEDIAN], loff, sizeof(loff));
+        gdr_buf_printf(&st->md, "\n| %s | %s | %s | %sx |", size, lon, loff, ratio);
         if (!first_on) {
             first_on = x;
             first_off = y;
@@ -477,11 +491,12 @@ static void step_latency(const struct run *on, const struct run *off, struct ste
     }
     if (!first_on)
         return;
-    char size[32], ratio[32];
+    char size[32], ratio[32], lat[32];
     gdr_fmt_size(first_on->size, size, sizeof(size));
     gdr_fmt_ratio(first_off->lat[LAT_MEDIAN], first_on->lat[LAT_MEDIAN], ratio, sizeof(ratio));
-    gdr_buf_printf(&st->txt, "%sits write latency at %s is %.2f us, the staged path's %sx that",
-                   gdr_buf_len(&st->txt) ? "; " : "", size, first_on->lat[LAT_MEDIAN] * 1e6, ratio);
+    gdr_fmt_unit(u, first_on->lat[LAT_MEDIAN], lat, sizeof(lat));
+    gdr_buf_printf(&st->txt, "%sits write latency at %s is %s, the staged path's %sx that",
+                   gdr_buf_len(&st->txt) ? "; " : "", size, lat, ratio);
 }
 
 /* ---- the verdict and the report ---- */
@@ -602,11 +617,13 @@ int gdr_troubleshoot(const struct gdr_ts_opts *o)
                      cJSON_IsTrue(field(off.client, "simulated"));
 
     struct step st[3] = {0}; /* host-host, registration, comparison */
-    step_host_host(&hh, &st[0]);
+    struct gdr_unit bw = gdr_unit_bw(most(&hh, false, most(&on, false, most(&off, false, 0))));
+    step_host_host(&hh, &st[0], bw);
     bool in_effect = step_registration(&on, &st[1]);
-    step_compare(&on, &off, &st[2]);
+    step_compare(&on, &off, &st[2], bw);
     if (ok(&on))
-        step_latency(&lat_on, &lat_off, &st[2]);
+        step_latency(&lat_on, &lat_off, &st[2],
+                     gdr_unit_lat(most(&lat_on, true, most(&lat_off, true, 0))));
 
     struct gdr_buf verdict = {0}, doctxt = {0}, rep = {0};
     doctor_clause(&n, &doctxt);

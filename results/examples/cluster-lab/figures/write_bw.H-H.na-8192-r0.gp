@@ -24,14 +24,14 @@ set output "hist-write_bw.H-H.na-8192-r0.png"
 unset object 1; unset xtics; unset ytics; set xtics; set ytics
 set autoscale; set size noratio; unset key
 set title "write_bw.H-H.na-8192-r0: pairs"
-set xlabel "bandwidth (Mb/s)" offset 0,0.3
+set xlabel "bandwidth (MB/s)" offset 0,0.3
 set ylabel "pairs"
-stats "values-write_bw.H-H.na-8192-r0.dat" using ($1*8e-06) nooutput
+stats "values-write_bw.H-H.na-8192-r0.dat" using ($1*1e-06) nooutput
 bw = (STATS_max - STATS_min) / 20.0
 if (bw <= 0) bw = (STATS_max > 0 ? STATS_max / 20.0 : 1)
 bin(x) = bw * floor(x / bw)
 set boxwidth bw * 0.9
 set style fill solid 0.6
 set yrange [0:*]
-plot "values-write_bw.H-H.na-8192-r0.dat" using (bin(($1*8e-06))):(1) smooth frequency with boxes lc rgb "#0072B2" notitle
+plot "values-write_bw.H-H.na-8192-r0.dat" using (bin(($1*1e-06))):(1) smooth frequency with boxes lc rgb "#0072B2" notitle
 unset output
