@@ -195,7 +195,17 @@ static int client_phase(struct gdr_session *s, const char *phase, uint64_t size,
     msg = gdr_size_done_encode(mine);
     rc = gdr_oob_send(&s->oob, GDR_MSG_SIZE_DONE, msg);
     cJSON_Delete(msg);
-    if (rc || gdr_oob_recv(&s->oob, GDR_MSG_SIZE_RESULT, expect_s, &reply))
+    /* A soak's interval is over once SIZE_DONE is sent: the server records
+     * it as it answers. A device event read while the answer is on its way
+     * would cut the interval short here only, and the two ends would
+     * resume at different intervals (seen: a QP fatal event in the lab);
+     * it stays pending, and the next interval's loop reads it. */
+    int (*watch)(void *) = s->oob.watch;
+    if (s->soak)
+        s->oob.watch = NULL;
+    rc = rc || gdr_oob_recv(&s->oob, GDR_MSG_SIZE_RESULT, expect_s, &reply);
+    s->oob.watch = watch;
+    if (rc)
         return -1;
     char what[160];
     snprintf(what, sizeof(what), "SIZE_RESULT from %s", s->oob.peer);
