@@ -46,6 +46,7 @@ static const char usage_text[] =
     "      add runs: a sweep's directory (manifest.json: its ok runs' client\n"
     "      documents, its failed runs) or a directory of result documents. The\n"
     "      testbed defaults to CLIENT:DEV-SERVER:DEV[+GPU] from the documents.\n"
+    "      A soak's document is one night at its median over the intervals.\n"
     "      Ingesting a run again adds nothing.\n"
     "  check [--testbed T] [--run ID] [STATS] [--markdown FILE] [--junit FILE] [--json]\n"
     "      judge a run (default: the newest) series by series against the history:\n"

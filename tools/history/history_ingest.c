@@ -302,6 +302,19 @@ static void default_testbed(const struct run_in *r, char *out, size_t len)
         out[len - 1] = '\0';
 }
 
+/* A soak is one night: its value the median over its intervals (its one
+ * row is the last interval's). Clean is the whole soak's: not clean when
+ * the fabric failed in it (an outage, an error counter that rose in any
+ * interval: a finding), since its median then mixes two states; unknown
+ * stays unknown (no counters) unless an outage says otherwise. */
+static void soak_point(const struct gdr_doc *d, struct hdb_point_in *p)
+{
+    p->value = d->soak.median;
+    p->spread = NAN;
+    if (p->clean >= 0 || d->soak.fabric)
+        p->clean = !d->soak.fabric;
+}
+
 static int write_doc(struct hdb *h, const struct gdr_doc *d, bool bidir, const char *testbed,
                      int64_t run, struct hist_ingest_result *res)
 {
@@ -327,6 +340,10 @@ static int write_doc(struct hdb *h, const struct gdr_doc *d, bool bidir, const c
             .pct_of_limit = d->latency ? NAN : row->pct_of_limit,
             .document = doc ? doc + 1 : d->path,
         };
+        if (d->soak.present && isnan(d->soak.median))
+            continue; /* no interval ran: nothing measured */
+        if (d->soak.present)
+            soak_point(d, &p);
         bool added;
         k.size = row->size;
         if (hdb_add_point(h, &k, run, &p, &added)) {

@@ -346,6 +346,38 @@ static int header(const cJSON *root, const char *what, struct gdr_doc *d)
     return 0;
 }
 
+static int soak_info(const cJSON *root, const char *what, struct gdr_soak_info *k)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "soak");
+    k->median = NAN;
+    if (!o)
+        return 0;
+    char w[1200], wv[1300];
+    name_part(w, sizeof(w), "%s: soak", what);
+    name_part(wv, sizeof(wv), "%s.value", w);
+    if (!cJSON_IsObject(o))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: not an object", w);
+    k->present = true;
+    const cJSON *v = object(o, "value", w);
+    if (!v)
+        return -1;
+    if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(v, "median")) &&
+        nonneg(v, "median", &k->median, wv))
+        return -1;
+    const cJSON *findings = cJSON_GetObjectItemCaseSensitive(o, "findings");
+    if (!cJSON_IsArray(findings))
+        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'findings' is %s", w,
+                        findings ? "not an array" : "missing");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, findings) {
+        const char *kind = gdr_jstr(f, "kind");
+        if (!kind)
+            return gdr_fail(GDR_EXIT_USAGE, "%s: a finding without a 'kind'", w);
+        k->fabric |= !strcmp(kind, "outage") || !strcmp(kind, "counter");
+    }
+    return 0;
+}
+
 int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
 {
     memset(d, 0, sizeof(*d));
@@ -376,6 +408,8 @@ int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
         goto out;
     }
     identity(d);
+    if (soak_info(root, what, &d->soak))
+        goto out;
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
     if (!cJSON_IsArray(results)) {
         gdr_fail(GDR_EXIT_USAGE, "%s: field 'results' is %s", what,

@@ -38,6 +38,14 @@ struct gdr_end_info {
 /* Appended to the test name of a bidirectional document ("write_bw-bidir"). */
 #define GDR_BIDI_SUFFIX "-bidir"
 
+/* A soak's summary (--soak; docs/results-format.md "A soak"): its rows are
+ * the last interval's, its value the median over every interval. */
+struct gdr_soak_info {
+    bool present;
+    double median; /* soak.value.median; NAN when no interval ran */
+    bool fabric;   /* its findings hold an outage or a rising error counter */
+};
+
 struct gdr_doc {
     char path[1024];
     char test[64], metric[16], role[16], status[16];
@@ -53,6 +61,7 @@ struct gdr_doc {
     bool simulated; /* a GPU end is the CUDA driver test double (see collect.h) */
     size_t nrows;
     struct gdr_row *rows;
+    struct gdr_soak_info soak;
 };
 
 /* Load and check path. Returns 0, or -1 after gdr_fail(GDR_EXIT_USAGE,
