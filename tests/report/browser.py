@@ -15,7 +15,8 @@ For each page of SPEC ({"shots": DIR or null, "pages": [{"path", "name",
     documents (kind sweep: the bandwidth table of a test against each
     series' client document; compare: base and run; cluster: the aggregate
     table against gdr-cluster-core aggregate's JSON; dashboard: the index
-    against gdr-history check --json);
+    against gdr-history check --json; soak: the findings table against the
+    soak's document);
   - "hostile": no planted script ran, no element carries an on* handler or
     is an <img>, and the planted strings show as text.
 Prints one line per check; exit 0 when all pass, 1 otherwise, 77 when
@@ -199,6 +200,13 @@ def check_table(d, page):
                      close(float(r["cells"][5]["si"]), a["max_bytes_per_s"])
                      for r, a in zip(t["rows"], agg))
             check(ok, "%s: min/median/max equal gdr-cluster-core aggregate" % page["name"])
+    elif kind == "soak":
+        with open(page["doc"]) as f:
+            want = [x["kind"] for x in json.load(f)["soak"]["findings"]]
+        got = d.execute_script("""return Array.from(document.querySelectorAll(
+          'table[data-kind="soak-findings"] tbody tr')).map(r => r.dataset.finding)""")
+        check(got == want and want, "%s: the findings table %s equals the document's %s"
+              % (page["name"], got, want))
     elif kind == "dashboard":
         with open(page["check"]) as f:
             want = json.load(f)
@@ -266,7 +274,7 @@ def check_page(d, page, shots):
         if shots:
             screenshot(d, os.path.join(shots, "%s-%d.png" % (name, width)), width)
     metrics(d, 1280)
-    if page.get("kind") in ("sweep", "compare", "cluster", "dashboard") and "no_table" not in page:
+    if page.get("kind") in ("sweep", "compare", "cluster", "soak", "dashboard") and "no_table" not in page:
         check_table(d, page)
     if page.get("hostile"):
         ran = d.execute_script("return window.pwned === undefined && document.title !== 'pwned'")

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static char *script(void (*write)(FILE *, const void *), const void *arg)
+/* noinline: inlined, GCC 12 takes the returned text for open_memstream's
+ * local pointer and calls every use of it dangling. */
+__attribute__((noinline)) static char *script(void (*write)(FILE *, const void *), const void *arg)
 {
     char *text = NULL;
     size_t len = 0;
@@ -101,6 +103,41 @@ static void test_heatmap_script(void **state)
     free(s);
 }
 
+/* Where gnuplot is installed: text drawn in a scratch directory, the SVG
+ * NAME and gnuplot's messages read back (each "" when absent); false
+ * without gnuplot. */
+static bool drawn(const char *text, const char *name, char *svg, size_t svg_len, char *log,
+                  size_t log_len)
+{
+    if (!gdr_fig_have_gnuplot())
+        return false;
+    char dir[] = "/tmp/test_figure.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof(path), "%s/c.gp", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    const char *scripts[] = {"c.gp"};
+    assert_int_equal(gdr_fig_draw(dir, scripts, 1, NULL), 0);
+    const char *files[2] = {name, "gnuplot.log"};
+    char *out[2] = {svg, log};
+    size_t len[2] = {svg_len, log_len};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        out[i][0] = '\0';
+        if ((f = fopen(path, "r"))) {
+            out[i][fread(out[i], 1, len[i] - 1, f)] = '\0';
+            fclose(f);
+        }
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    return true;
+}
+
 static void write_chart(FILE *f, const void *arg)
 {
     gdr_fig_preamble(f);
@@ -136,29 +173,67 @@ static void test_chart_script(void **state)
     assert_non_null(strstr(s, "set terminal svg size 960,640 dynamic"));
     assert_null(strstr(s, "mouse"));
     assert_null(strstr(s, "standalone"));
-    if (gdr_fig_have_gnuplot()) {
-        char dir[] = "/tmp/test_figure.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char path[256];
-        snprintf(path, sizeof(path), "%s/c.gp", dir);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(s, f);
-        fclose(f);
-        const char *scripts[] = {"c.gp"};
-        assert_int_equal(gdr_fig_draw(dir, scripts, 1, NULL), 0);
-        snprintf(path, sizeof(path), "%s/bw.svg", dir);
-        f = fopen(path, "r");
-        assert_non_null(f);
-        char buf[65536];
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        buf[n] = '\0';
-        fclose(f);
-        assert_non_null(strstr(buf, "<svg"));
-        assert_null(strstr(buf, "<script"));
-        char cmd[300];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+    static char svg[65536], log[4096];
+    if (drawn(s, "bw.svg", svg, sizeof(svg), log, sizeof(log))) {
+        assert_non_null(strstr(svg, "<svg"));
+        assert_null(strstr(svg, "<script"));
+    }
+    free(s);
+}
+
+/* A soak's timeline: plain numbers on x, after a figure of sizes in the
+ * same script (its explicit size tics must not carry over), its outage a
+ * vertical line at a number; gnuplot draws it without a word. */
+static void write_two_charts(FILE *f, const void *arg)
+{
+    const struct gdr_fig_chart *c = arg;
+    gdr_fig_preamble(f);
+    gdr_fig_block(f, "d", "1024 1.5\n2048 2.5\n");
+    gdr_fig_output(f, false, "sizes", 960, 640);
+    gdr_fig_chart(f, &c[0]);
+    gdr_fig_block(f, "t", "0 11\n5 11\n\n9 3\n14 3\n");
+    gdr_fig_output(f, false, "soak", 960, 360);
+    gdr_fig_chart(f, &c[1]);
+}
+
+static void test_linear_chart(void **state)
+{
+    (void)state;
+    static const double sizes[] = {1024, 2048};
+    struct gdr_fig_line l[2] = {
+        {.data = "$d", .index = -1, .using = "1:2", .colour = GDR_C_BLUE},
+        {.data = "$t", .index = -1, .using = "1:2", .colour = GDR_C_BLUE, .style = GDR_FIG_LINES}};
+    struct gdr_fig_vline v = {"5.5", "outage", GDR_C_VERMILLION, false};
+    struct gdr_fig_chart c[2] = {{.title = "",
+                                  .xlabel = "message size",
+                                  .ylabel = "bandwidth [MB/s]",
+                                  .x = GDR_X_LOG2_BYTES,
+                                  .nsizes = 2,
+                                  .sizes = sizes,
+                                  .hline = NAN,
+                                  .nlines = 1,
+                                  .lines = &l[0]},
+                                 {.title = "",
+                                  .xlabel = "time since the soak began [s]",
+                                  .ylabel = "bandwidth [MB/s]",
+                                  .x = GDR_X_LINEAR,
+                                  .hline = 11,
+                                  .nlines = 1,
+                                  .lines = &l[1],
+                                  .nvlines = 1,
+                                  .vlines = &v,
+                                  .no_key = true}};
+    char *s = script(write_two_charts, c);
+    assert_non_null(strstr(s, "set output \"soak.svg\""));
+    size_t at = (size_t)(strstr(s, "set output \"soak.svg\"") - s); /* the second figure's */
+    assert_non_null(strstr(s + at, "unset xdata"));
+    assert_non_null(strstr(s + at, "set xtics autofreq"));
+    assert_null(strstr(s + at, "set xdata time"));
+    assert_non_null(strstr(s + at, "set arrow 1 from '5.5', graph 0 to '5.5', graph 1"));
+    static char svg[65536], log[4096];
+    if (drawn(s, "soak.svg", svg, sizeof(svg), log, sizeof(log))) {
+        assert_non_null(strstr(svg, "<svg"));
+        assert_string_equal(log, "");
     }
     free(s);
 }
@@ -169,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_decisions),
         cmocka_unit_test(test_heatmap_script),
         cmocka_unit_test(test_chart_script),
+        cmocka_unit_test(test_linear_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -281,6 +281,9 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
     if (c->x == GDR_X_LOG2_BYTES) {
         fprintf(gp, "unset xdata\n");
         size_tics(gp, c->sizes, c->nsizes, c->narrow ? 0.12 : 0.05);
+    } else if (c->x == GDR_X_LINEAR) {
+        fprintf(gp, "unset xdata\nunset logscale x\nset autoscale xfix\nset xtics autofreq\n"
+                    "set format x '%%g'\n");
     } else {
         fprintf(gp, "unset logscale x\nset xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\n"
                     "set autoscale xfix\nset xtics autofreq\n");

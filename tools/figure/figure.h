@@ -136,7 +136,11 @@ struct gdr_fig_vline {
     bool dashed;
 };
 
-enum gdr_xkind { GDR_X_LOG2_BYTES, GDR_X_TIME };
+enum gdr_xkind {
+    GDR_X_LOG2_BYTES,
+    GDR_X_TIME,   /* the data's UTC times (ISO 8601) */
+    GDR_X_LINEAR, /* plain numbers (a soak's seconds since it began) */
+};
 
 /* One chart (a figure, or a panel of a multiplot). */
 struct gdr_fig_chart {

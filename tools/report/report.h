@@ -76,6 +76,12 @@ struct gdr_row_extra {
 void gdr_row_extra(const struct gdr_rdir *r, const struct gdr_series *s, uint64_t size,
                    struct gdr_row_extra *x);
 
+/* A soak document's section (report_soak.c): its summary, the timeline of
+ * its intervals from its --json-lines stream (DIR/its name, else where it
+ * was written), its findings; index numbers the section's id. */
+int gdr_report_soak_section(struct gdr_buf *b, const struct gdr_rdir *r, const struct gdr_rdoc *rd,
+                            const char *dir, size_t index);
+
 /* A test's section of the sweep page (report_tests.c). */
 int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const char *test);
 

@@ -362,11 +362,25 @@ int gdr_report_sweep(struct gdr_buf *b, const char *dir, const struct gdr_report
     bool soft_roce;
     header(b, &r, dir, kind, &soft_roce);
     runs_table(b, &r);
+    /* A soak's section each (the client's end, or every end when no
+     * client's is here); a directory of soaks alone has no curves: a
+     * soak's one row is its last interval. */
+    bool clients = false, sweeps = false;
+    for (size_t i = 0; i < r.ndocs; i++) {
+        clients |= r.docs[i].d.soak.present && !strcmp(r.docs[i].d.role, "client");
+        sweeps |= !r.docs[i].d.soak.present;
+    }
+    int rc = 0;
+    for (size_t i = 0, n = 0; rc == 0 && i < r.ndocs; i++)
+        if (r.docs[i].d.soak.present && (!clients || !strcmp(r.docs[i].d.role, "client")))
+            rc = gdr_report_soak_section(b, &r, &r.docs[i], dir, n++);
+    bool curves = r.has_set && sweeps;
     /* gdr-plot's figures of the set, drawn with the page's others. */
-    int rc = r.has_set ? gdr_plot_svg(&r.set, o->figs->dir, o->figs->gp, title) : 0;
+    if (rc == 0 && curves)
+        rc = gdr_plot_svg(&r.set, o->figs->dir, o->figs->gp, title);
     /* One section per test, in the order of the series; then the tests
      * whose every run failed (from the manifest, or failed documents). */
-    for (size_t i = 0; rc == 0 && r.has_set && i < r.set.nseries; i++) {
+    for (size_t i = 0; rc == 0 && curves && i < r.set.nseries; i++) {
         bool seen = false;
         for (size_t j = 0; j < i; j++)
             seen |= !strcmp(r.set.series[j].test, r.set.series[i].test);
@@ -388,7 +402,7 @@ int gdr_report_sweep(struct gdr_buf *b, const char *dir, const struct gdr_report
         bool seen = false;
         for (size_t j = 0; j < i; j++)
             seen |= !strcmp(failed[j], failed[i]);
-        for (size_t j = 0; r.has_set && j < r.set.nseries; j++)
+        for (size_t j = 0; curves && j < r.set.nseries; j++)
             seen |= !strcmp(r.set.series[j].test, failed[i]);
         if (!seen)
             rc = gdr_report_test_section(b, &r, failed[i]);
