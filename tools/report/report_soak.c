@@ -246,8 +246,11 @@ int gdr_report_soak_section(struct gdr_buf *b, const struct gdr_rdir *r, const s
     gdr_fmt_unit(u, gdr_jnum(value, "median"), med, sizeof(med));
     gdr_fmt_unit(u, gdr_jnum(value, "min"), lo, sizeof(lo));
     gdr_fmt_unit(u, gdr_jnum(value, "max"), hi, sizeof(hi));
-    gdr_buf_escf(b, "<dl class=\"facts\"><dt>status</dt><dd>%s, ended by its %s</dd>", d->status,
-                 gdr_jstr_or(k, "ended", "?"));
+    const char *ended = gdr_jstr_or(k, "ended", "?");
+    gdr_buf_escf(b, "<dl class=\"facts\"><dt>status</dt><dd>%s, %s</dd>", d->status,
+                 !strcmp(ended, "signal")     ? "ended by a signal"
+                 : !strcmp(ended, "duration") ? "ran its duration"
+                                              : ended);
     gdr_buf_printf(b,
                    "<dt>duration</dt><dd>%.0f s asked, %.1f s run, %.0f intervals of %.0f s</dd>"
                    "<dt>%s</dt><dd>median %s, min %s, max %s</dd><dt>outages</dt><dd>%.0f</dd>",
@@ -257,9 +260,10 @@ int gdr_report_soak_section(struct gdr_buf *b, const struct gdr_rdir *r, const s
     gdr_buf_puts(b, "<dt>interval lines</dt><dd>");
     if (t.path[0])
         gdr_buf_escf(b, "%s: %zu intervals", t.path, t.n);
+    else if (recorded)
+        gdr_buf_escf(b, "not found (%s, nor its name in %s): no timeline", recorded, dir);
     else
-        gdr_buf_escf(b, "not found (%s, nor its name in %s): no timeline",
-                     recorded ? recorded : "none written", dir);
+        gdr_buf_puts(b, "none written (the soak ran without --json-lines): no timeline");
     if (t.unreadable)
         gdr_buf_printf(b, ", %zu unreadable line%s skipped", t.unreadable,
                        t.unreadable == 1 ? "" : "s");
