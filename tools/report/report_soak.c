@@ -63,9 +63,19 @@ static int grow(struct timeline *t, size_t n)
     return 0;
 }
 
+/* An interval line's numbers as a soak writes them: a value of zero or
+ * more, 0 <= start <= end, all finite (1e999 parses as infinity). */
+static bool interval_ok(const cJSON *v, const cJSON *start, const cJSON *end)
+{
+    return cJSON_IsNumber(v) && cJSON_IsNumber(start) && cJSON_IsNumber(end) &&
+           isfinite(v->valuedouble) && isfinite(end->valuedouble) && v->valuedouble >= 0 &&
+           start->valuedouble >= 0 && start->valuedouble <= end->valuedouble;
+}
+
 /* The interval lines of the stream (an outage's lines are in the
  * document's findings). A line that does not parse (the last one of a
- * soak whose host lost power) is counted, not fatal: the rest is read. */
+ * soak whose host lost power) or breaks an interval's rules is counted,
+ * not fatal: the rest is read. */
 static int read_stream(struct timeline *t)
 {
     FILE *f = fopen(t->path, "r");
@@ -79,8 +89,7 @@ static int read_stream(struct timeline *t)
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(l, "value");
         const cJSON *start = cJSON_GetObjectItemCaseSensitive(l, "start_s");
         const cJSON *end = cJSON_GetObjectItemCaseSensitive(l, "end_s");
-        if (!l || (!cJSON_GetObjectItemCaseSensitive(l, "record") &&
-                   !(cJSON_IsNumber(v) && cJSON_IsNumber(start) && cJSON_IsNumber(end)))) {
+        if (!l || (!cJSON_GetObjectItemCaseSensitive(l, "record") && !interval_ok(v, start, end))) {
             t->unreadable++;
         } else if (!cJSON_GetObjectItemCaseSensitive(l, "record")) {
             if (t->n == MAX_POINTS) {
