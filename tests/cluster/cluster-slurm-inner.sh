@@ -19,12 +19,17 @@ sinfo -h -N -o '%N %t' >"$out/sinfo.txt" 2>&1
 # The agents first (one job step; the shared directory is the results
 # directory every node writes to): full pairing of three nodes, a bye a
 # round, H-H and D-D one way: 6 runs. A tolerance of 80 %: only a node
-# five times slower than the others is low, not the lab's noise.
+# five times slower than the others is low, not the lab's noise. The
+# benchmarks' --timeout is 40 s (was 20): three VMs share the host's two
+# cores, and in a CI run on a slow host every run of node1 failed in the
+# rounds and passed on the retest (the agents took 258 s, 121-142 s in
+# passing runs); the log kept no reason, so a deadline missed under load
+# is the likeliest cause, not a proven one (the test now prints them).
 start=$(date +%s)
-timeout -k 5 300 salloc -N3 -J gdr-cluster-agents \
+timeout -k 5 480 salloc -N3 -J gdr-cluster-agents \
     "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/agents" --launch=agents \
         --tools=write_bw --placements=H-H,D-D --gdr=on --one-direction \
-        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=20 \
+        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=40 \
         --min-link-pct=0 --tolerance-pct=80 \
     >"$out/agents.out" 2>"$out/agents.err"
 echo $? >"$out/agents.rc"
@@ -35,10 +40,10 @@ echo $(( $(date +%s) - start )) >"$out/agents.seconds"
 # tolerance keeps noise from making suspects; soft-RoCE reports a port rate
 # far above what it moves (--min-link-pct=0, docs/cluster.md).
 start=$(date +%s)
-timeout -k 5 240 salloc -N2 -J gdr-cluster-lab \
+timeout -k 5 360 salloc -N2 -J gdr-cluster-lab \
     "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/run" \
         --tools=write_bw --placements=H-H --one-direction \
-        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=20 \
+        --sizes=64K:64K --iters=32 --extra-args=--warmup=2 --timeout=40 \
         --min-link-pct=0 --tolerance-pct=50 \
     >"$out/cluster.out" 2>"$out/cluster.err"
 echo $? >"$out/cluster.rc"
