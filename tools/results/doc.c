@@ -36,6 +36,16 @@ static const cJSON *object(const cJSON *parent, const char *key, const char *wha
     return o;
 }
 
+static const cJSON *array(const cJSON *parent, const char *key, const char *what)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(parent, key);
+    if (!cJSON_IsArray(a)) {
+        gdr_fail(GDR_EXIT_USAGE, "%s: field '%s' is %s", what, key, a ? "not an array" : "missing");
+        return NULL;
+    }
+    return a;
+}
+
 static int one_of(const cJSON *obj, const char *key, const char *const *allowed, char *buf,
                   size_t len, const char *what)
 {
@@ -63,11 +73,9 @@ static int u64(const cJSON *obj, const char *key, uint64_t *out, const char *wha
 
 static int str_array(const cJSON *obj, const char *key, const char *what)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *a = array(obj, key, what);
     if (!a)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: field '%s' is missing", what, key);
-    if (!cJSON_IsArray(a))
-        return gdr_fail(GDR_EXIT_USAGE, "%s: field '%s' is not an array", what, key);
+        return -1;
     const cJSON *it;
     cJSON_ArrayForEach(it, a)
         if (!cJSON_IsString(it))
@@ -260,10 +268,9 @@ static int parameters(const cJSON *root, const char *what, uint64_t **sizes, siz
         return -1;
     char w[1200];
     name_part(w, sizeof(w), "%s: parameters", what);
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(p, "sizes");
-    if (!cJSON_IsArray(a))
-        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'sizes' is %s", w,
-                        a ? "not an array" : "missing");
+    const cJSON *a = array(p, "sizes", w);
+    if (!a)
+        return -1;
     uint64_t v;
     double d;
     bool b;
@@ -364,10 +371,9 @@ static int soak_info(const cJSON *root, const char *what, struct gdr_soak_info *
     if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(v, "median")) &&
         nonneg(v, "median", &k->median, wv))
         return -1;
-    const cJSON *findings = cJSON_GetObjectItemCaseSensitive(o, "findings");
-    if (!cJSON_IsArray(findings))
-        return gdr_fail(GDR_EXIT_USAGE, "%s: field 'findings' is %s", w,
-                        findings ? "not an array" : "missing");
+    const cJSON *findings = array(o, "findings", w);
+    if (!findings)
+        return -1;
     const cJSON *f;
     cJSON_ArrayForEach(f, findings) {
         const char *kind = gdr_jstr(f, "kind");
@@ -410,12 +416,9 @@ int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *d)
     identity(d);
     if (soak_info(root, what, &d->soak))
         goto out;
-    const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
-    if (!cJSON_IsArray(results)) {
-        gdr_fail(GDR_EXIT_USAGE, "%s: field 'results' is %s", what,
-                 results ? "not an array" : "missing");
+    const cJSON *results = array(root, "results", what);
+    if (!results)
         goto out;
-    }
     d->nrows = (size_t)cJSON_GetArraySize(results);
     if (complete && d->nrows != nsizes) {
         gdr_fail(GDR_EXIT_USAGE, "%s: results has %zu rows for %zu sizes in a complete run", what,
