@@ -13,7 +13,7 @@ port=19300
 lap_file=$out/times
 . "$(dirname "$0")/../lab-times.sh"
 sim="LD_PRELOAD=$cudasim/libcuda.so.1 LD_LIBRARY_PATH=$cudasim GDR_CUDASIM_COPY_DELAY_US=0"
-args="--sizes=1K:4K:4 -n 8000 --warmup=200"
+args="--sizes=1K:4K:4 -n 4000 --warmup=200"
 # run PATH MODE REP ENV MEM: one server/client pair
 run() {
     path=$1 mode=$2 rep=$3 env=$4 mem=$5
