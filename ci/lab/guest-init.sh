@@ -15,6 +15,9 @@ echo "GDR-LAB-INIT"
 case " $(cat /proc/cmdline) " in *" gdrlab.probe=1 "*) poweroff -f; sleep 5 ;; esac
 # shellcheck source=/dev/null # written by ci/rxe-lab into the initramfs
 . /lab.conf
+# The 9p client, then the lab's own (rdma_rxe, rdma_ucm, ib_umad, the NIC's
+# driver): from here, not modprobe'd over 9p later, where each exec and file
+# costs tens of ms under TCG.
 while read -r m; do
     insmod "/modules/$m" || fail "insmod $m"
 done </modules.order
@@ -33,6 +36,14 @@ while [ "$i" -lt "$NSHARES" ]; do
         fail "cannot mount share $p"
     i=$((i + 1))
 done
+# /dev's extras here, with busybox (static, fast to start), not in guest-run.sh
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts || fail "devpts"
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || fail "tmpfs /dev/shm"
+[ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin; ln -sf /proc/self/fd/1 /dev/stdout; ln -sf /proc/self/fd/2 /dev/stderr
+ip link set lo up || fail "lo up"
 mount --move /dev /newroot/dev
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys

@@ -7,9 +7,9 @@
 # lab_net_up: eth0 up with this node's address; sets addr, peer, peer_addr
 # (node1's peer is node2, everybody else's node1) and hosts (node1,node2,..).
 lab_net_up() {
-    modprobe virtio_net || fail "modprobe virtio_net failed"
+    [ -d /sys/module/virtio_net ] || modprobe virtio_net || fail "modprobe virtio_net failed"
     local i=0
-    while ! ip link show eth0 >/dev/null 2>&1; do
+    while [ ! -e /sys/class/net/eth0 ]; do
         i=$((i + 1)); [ $i -gt 50 ] && fail "no eth0 in the VM"; sleep 0.1
     done
     # shellcheck disable=SC2154 # node: set by guest-run.sh, which sources this
@@ -19,7 +19,7 @@ lab_net_up() {
     peer_addr=198.18.0.${peer#node}
     # shellcheck disable=SC2034 # as above
     hosts=$(paste -sd, "$LABDIR/nodes")
-    ip addr add "$addr/24" dev eth0 && ip link set eth0 up || fail "cannot configure eth0"
+    printf 'addr add %s/24 dev eth0\nlink set eth0 up\n' "$addr" | ip -batch - || fail "cannot configure eth0"
 }
 
 # lab_numa_nic (--numa, one node): the virtio NIC behind the PCI expander
@@ -27,8 +27,8 @@ lab_net_up() {
 # has no wire: rxe2 talks to its own address (rxe loops back internally).
 lab_numa_nic() {
     local i=0 dev
-    modprobe virtio_net || fail "--numa: modprobe virtio_net failed"
-    until ip link show eth0 >/dev/null 2>&1; do
+    [ -d /sys/module/virtio_net ] || modprobe virtio_net || fail "--numa: modprobe virtio_net failed"
+    until [ -e /sys/class/net/eth0 ]; do
         i=$((i + 1))
         if [ $i -gt 50 ]; then fail "--numa: no eth0 in the VM"; fi
         sleep 0.1
@@ -36,7 +36,7 @@ lab_numa_nic() {
     dev=$(readlink -f /sys/class/net/eth0/device/..)
     [ "$(cat "$dev/numa_node" 2>/dev/null)" = 1 ] ||
         fail "--numa: eth0 ($dev) is on NUMA node $(cat "$dev/numa_node" 2>/dev/null), not 1"
-    { ip addr add 198.18.2.1/24 dev eth0 && ip link set eth0 up; } || fail "--numa: cannot configure eth0"
+    printf 'addr add 198.18.2.1/24 dev eth0\nlink set eth0 up\n' | ip -batch - || fail "--numa: cannot configure eth0"
     rdma link add rxe2 type rxe netdev eth0 || fail "--numa: rdma link add rxe2 failed"
 }
 

@@ -32,26 +32,31 @@ fail() {
 
 if [ "$LAB_MODE" = vm ]; then
     export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-    mkdir -p /dev/pts /dev/shm
-    mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
-    mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-    [ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
-    ln -sf /proc/self/fd /dev/fd 2>/dev/null
-    ln -sf /proc/self/fd/0 /dev/stdin; ln -sf /proc/self/fd/1 /dev/stdout; ln -sf /proc/self/fd/2 /dev/stderr
-    dmesg -n 1 2>/dev/null          # keep kernel messages off the console
-    hostname "$node"
-    ip link set lo up
+    # /dev/pts, /dev/shm, /dev/fd: guest-init.sh's. Writes, not commands:
+    # under TCG each exec over 9p costs 60-150 ms (docs/lab.md).
+    echo 1 >/proc/sys/kernel/printk     # keep kernel messages off the console
+    echo "$node" >/proc/sys/kernel/hostname
 fi
 ulimit -l unlimited 2>/dev/null
 ulimit -n 65536 2>/dev/null
+# sysw KEY=VALUE...: sysctl -w without its exec
+sysw() {
+    local kv k
+    for kv in "$@"; do
+        k=${kv%%=*}
+        echo "${kv#*=}" >"/proc/sys/${k//.//}" || return 1
+    done
+}
 
-modprobe -a rdma_rxe rdma_ucm ib_umad 2>"$LABDIR/modprobe.$node" || fail "modprobe rdma_rxe failed: $(cat "$LABDIR/modprobe.$node")"
+# A VM has them from its initramfs; direct mode loads them here.
+[ -d /sys/module/rdma_rxe ] && [ -d /sys/module/rdma_ucm ] && [ -d /sys/module/ib_umad ] ||
+    modprobe -a rdma_rxe rdma_ucm ib_umad 2>"$LABDIR/modprobe.$node" || fail "modprobe rdma_rxe failed: $(cat "$LABDIR/modprobe.$node")"
 # libibverbs loads every provider /etc/libibverbs.d names (17 on Debian)
 # in each process that opens a device: under emulation that is a large
 # part of a benchmark's start. The lab has rxe devices only: name just rxe.
 mkdir -p /run/libibverbs.d && echo "driver rxe" >/run/libibverbs.d/rxe.driver &&
     mount --bind /run/libibverbs.d /etc/libibverbs.d || fail "cannot bind /etc/libibverbs.d"
-sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
+sysw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
 
 if [ "$LAB_NODES" -ge 2 ]; then
     lab_net_up          # sets addr, peer, peer_addr, hosts
@@ -60,20 +65,27 @@ if [ "$LAB_NODES" -ge 2 ]; then
     devs="rxe0"
 else
     addr=198.18.0.1
-    ip link add veth0 type veth peer name veth1 || fail "cannot create veth pair"
-    ip addr add 198.18.0.1/24 dev veth0 && ip addr add 198.18.0.2/24 dev veth1 &&
-        ip link set veth0 up && ip link set veth1 up || fail "cannot configure veth0/veth1"
     # Two local addresses would talk over lo, which rxe does not serve. Route
     # locally generated .2 <-> .1 traffic over the veth wire instead (policy
-    # rules ahead of the local table), so rxe1 <-> rxe0 works too.
-    { ip rule add pref 100 lookup local && ip rule del pref 0 lookup local &&
-      ip rule add pref 10 iif lo from 198.18.0.2 to 198.18.0.1 lookup 10 &&
-      ip rule add pref 10 iif lo from 198.18.0.1 to 198.18.0.2 lookup 11 &&
-      ip route add 198.18.0.1 dev veth1 src 198.18.0.2 table 10 &&
-      ip route add 198.18.0.2 dev veth0 src 198.18.0.1 table 11 &&
-      sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
-          net.ipv4.conf.veth0.accept_local=1 net.ipv4.conf.veth0.rp_filter=0 \
-          net.ipv4.conf.veth1.accept_local=1 net.ipv4.conf.veth1.rp_filter=0; } || fail "cannot set up the veth routing rules"
+    # rules ahead of the local table), so rxe1 <-> rxe0 works too. One ip
+    # process for all of it (an exec costs 60-150 ms under TCG).
+    ip -batch - 2>"$LABDIR/ip.$node" <<'IP' || fail "cannot set up the veth pair and its routes: $(cat "$LABDIR/ip.$node")"
+link add veth0 type veth peer name veth1
+addr add 198.18.0.1/24 dev veth0
+addr add 198.18.0.2/24 dev veth1
+link set veth0 up
+link set veth1 up
+rule add pref 100 lookup local
+rule del pref 0 lookup local
+rule add pref 10 iif lo from 198.18.0.2 to 198.18.0.1 lookup 10
+rule add pref 10 iif lo from 198.18.0.1 to 198.18.0.2 lookup 11
+route add 198.18.0.1 dev veth1 src 198.18.0.2 table 10
+route add 198.18.0.2 dev veth0 src 198.18.0.1 table 11
+IP
+    sysw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
+        net.ipv4.conf.veth0.accept_local=1 net.ipv4.conf.veth0.rp_filter=0 \
+        net.ipv4.conf.veth1.accept_local=1 net.ipv4.conf.veth1.rp_filter=0 ||
+        fail "cannot set the veth pair's sysctls"
     rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0 failed"
     rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1 failed"
     devs="rxe0 rxe1"
@@ -90,13 +102,17 @@ $addr
 EOF_ADDR
 hexip=$(printf '%02x%02x:%02x%02x' "$o1" "$o2" "$o3" "$o4")
 gid_index=
-for _ in $(seq 100); do
+for _ in {1..100}; do
     ok=1
     for d in $devs; do
-        grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state" 2>/dev/null || ok=0
+        st=
+        read -r st <"/sys/class/infiniband/$d/ports/1/state" 2>/dev/null
+        [[ $st == *ACTIVE* ]] || ok=0
     done
     for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-        [ "$(cat "$g" 2>/dev/null)" = "0000:0000:0000:0000:0000:ffff:$hexip" ] && gid_index=${g##*/} && break
+        v=
+        read -r v <"$g" 2>/dev/null
+        [ "$v" = "0000:0000:0000:0000:0000:ffff:$hexip" ] && gid_index=${g##*/} && break
     done
     [ $ok = 1 ] && [ -n "$gid_index" ] && break
     sleep 0.1

@@ -6,7 +6,7 @@
 # the lab's default device (what the quickstart uses). Each run's client
 # document goes to OUT/cost.PATH.MODE.REP.json; placement-cost-judge.sh judges them.
 # Arguments: OUT BENCH CUDASIM [REPEATS]
-out=$1 bench=$2 cudasim=$3 repeats=${4:-5}
+out=$1 bench=$2 cudasim=$3 repeats=${4:-3}
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=19300
