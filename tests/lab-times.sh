@@ -1,11 +1,15 @@
 # shellcheck shell=sh
-# tests/lab-times.sh - sourced by the scripts that run inside the lab: the
-# seconds each run took, appended to the file $lap_file as "CENTISECONDS
-# NAME", so that the outer test can name the slowest (lib.sh's lap_report).
-# The clock is /proc/uptime, read by the shell itself: under the lab's
-# emulation each process started costs 40-60 ms, which `date` around every
-# run would add.
-# Usage: lap_file=FILE; . lab-times.sh; lap_start; ...; lap_end NAME
+# tests/lab-times.sh - sourced by the scripts that run inside the lab, where
+# each process started costs 60-150 ms of emulated CPU (docs/lab.md), so
+# these helpers start none:
+# - the seconds each run took, appended to the file $lap_file as
+#   "CENTISECONDS NAME", so that the outer test can name the slowest
+#   (lib.sh's lap_report). The clock is /proc/uptime, read by the shell
+#   itself, not `date` around every run.
+#   Usage: lap_file=FILE; . lab-times.sh; lap_start; ...; lap_end NAME
+# - envx NAME=VALUE... CMD ARGS...: what `env NAME=VALUE... CMD ARGS...`
+#   does, in a subshell that execs CMD, without env's own exec (two ends
+#   a run, hundreds of runs a boot).
 
 # lap_now: /proc/uptime in hundredths of a second, into $lap_cs
 lap_now() {
@@ -16,4 +20,12 @@ lap_start() { lap_now; lap_t0=$lap_cs; }
 lap_end() {   # NAME: the time since lap_start
     lap_now
     [ -z "${lap_file:-}" ] || echo "$((lap_cs - lap_t0)) $1" >>"$lap_file"
+}
+envx() {
+    (
+        while [ $# -gt 0 ]; do
+            case $1 in [A-Za-z_]*=*) export "${1?}"; shift ;; *) break ;; esac
+        done
+        exec "$@"
+    )
 }

@@ -12,8 +12,15 @@ cudasim=$5
 dev=${GDR_LAB_DEV:-rxe0}
 addr=${GDR_LAB_ADDR:-198.18.0.1}
 port=18700
-now() { date +%s.%N; }
-took() { echo "$(now) $1" | awk '{printf "%.1f\n", $1 - $2}'; }
+. "$(dirname "$0")/../lab-times.sh"
+# now: the clock in hundredths of a second; took T0: the seconds since T0,
+# to a tenth (the shell's own: lab-times.sh)
+now() { lap_now; echo "$lap_cs"; }
+took() {
+    lap_now
+    d=$(((lap_cs - $1 + 5) / 10))
+    echo "$((d / 10)).$((d % 10))"
+}
 
 # poke NAME ITEM...: a write_bw server (--timeout=4) and oob_poke sending
 # the items, in the background; records the server's NAME.{rc,out,err},
@@ -147,10 +154,10 @@ fault() {
     senv=${other_env:-} cenv=${other_env:-}
     if [ "$side" = server ]; then senv=$env; else cenv=$env; fi
     t0=$(now)
-    env $senv "GDR_VERBSIM_LOG=$out/$name.server.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
+    envx $senv "GDR_VERBSIM_LOG=$out/$name.server.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
         --json="$out/$name.server.json" "$@" >"$out/$name.server.out" 2>"$out/$name.server.err" &
     s=$!
-    env $cenv "GDR_VERBSIM_LOG=$out/$name.client.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
+    envx $cenv "GDR_VERBSIM_LOG=$out/$name.client.vlog" "$bench/gdr_$tool" -d "$dev" -p $port \
         --json="$out/$name.client.json" "$@" "$addr" >"$out/$name.client.out" 2>"$out/$name.client.err" &
     c=$!
     # Whichever ends first starts the clock of the other.

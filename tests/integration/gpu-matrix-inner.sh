@@ -57,11 +57,11 @@ for t in write_bw send_bw read_lat write_lat send_lat read_bw; do
             [ $g = off ] && env=$(vsim $name $port)
             lap_start
             # shellcheck disable=SC2046,SC2086
-            env $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl#*-}" $g) \
+            envx $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl#*-}" $g) \
                 >"$out/$name.server.out" 2>&1 &
             spid=$!
             # shellcheck disable=SC2046,SC2086
-            env $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
+            envx $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
                 --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
             echo $? >"$out/$name.client.rc"
             wait $spid
@@ -77,10 +77,10 @@ pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering doub
     port=$((port + 1))
     lap_start
     # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
-    env $(vsim "$1" $port) "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
+    envx $(vsim "$1" $port) "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
-    env $(vsim "$1" $port) "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
+    envx $(vsim "$1" $port) "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
         >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
@@ -94,11 +94,11 @@ gpair() {
     port=$((port + 1))
     lap_start
     # shellcheck disable=SC2086
-    env $sim $2 "$bench/gdr_write_bw" -p $port $common $3 \
+    envx $sim $2 "$bench/gdr_write_bw" -p $port $common $3 \
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    env $sim "$bench/gdr_write_bw" -p $port $common $4 \
+    envx $sim "$bench/gdr_write_bw" -p $port $common $4 \
         --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
@@ -136,7 +136,7 @@ for m in word reuse slots; do
     { "$verbsim/credit_race" -d "$dev" -r 20 $m; echo $? >"$out/race.$m.plain.rc"; } \
         >"$out/race.$m.plain.out" 2>&1
     # shellcheck disable=SC2046 # the environment's words
-    { env $(vsim race.$m 7) "$verbsim/credit_race" -d "$dev" -r 20 $m
+    { envx $(vsim race.$m 7) "$verbsim/credit_race" -d "$dev" -r 20 $m
       echo $? >"$out/race.$m.rc"; } >"$out/race.$m.out" 2>&1
 done
 echo $(($(date +%s) - race_t0)) >"$out/race.seconds"
@@ -155,7 +155,7 @@ gpair slots256 "" "--mem=cuda --gdr=off --stage-slots=256 --stage-slot=4K -t 16"
 port=$((port + 1))
 lap_start
 # shellcheck disable=SC2086 # the preload's words
-env $sim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
+envx $sim GDR_CUDASIM_COPY_DELAY_US=6000000 "$bench/gdr_read_lat" -p $port \
     -d "$dev" -s 4096 -n 4 --timeout=2 --mem=cuda --gdr=off >"$out/stuckcopy.server.out" 2>&1 &
 spid=$!
 "$bench/gdr_read_lat" -p $port -d "$dev" -s 4096 -n 4 --timeout=10 "$addr" \
@@ -173,10 +173,10 @@ lap_start
 port=$((port + 1))
 stall="-d $dev -s 4096 -n 1000000 --warmup=0 --timeout=3 --quiet --mem=cuda:0 --gdr=off"
 # shellcheck disable=SC2086
-env $sim "$bench/gdr_write_bw" -p $port $stall >"$out/stall.server.out" 2>&1 &
+envx $sim "$bench/gdr_write_bw" -p $port $stall >"$out/stall.server.out" 2>&1 &
 spid=$!
 # shellcheck disable=SC2086
-env $sim "$bench/gdr_write_bw" -p $port $stall "$addr" >"$out/stall.client.out" 2>&1 &
+envx $sim "$bench/gdr_write_bw" -p $port $stall "$addr" >"$out/stall.client.out" 2>&1 &
 cpid=$!
 sleep 5
 kill -STOP $spid
@@ -192,7 +192,7 @@ lap_end stall
 mkdir -p "$out/gpucheck"
 lap_start
 # shellcheck disable=SC2086
-env $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 GDR_GPU_CHECK_LAT_ITERS=20 \
+envx $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 GDR_GPU_CHECK_LAT_ITERS=20 \
     GDR_GPU_CHECK_WARMUP=2 \
     "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
 echo $? >"$out/gpucheck.rc"
@@ -205,11 +205,11 @@ epair() {
     port=$((port + 1))
     lap_start
     # shellcheck disable=SC2086
-    env $2 "$bench/gdr_write_bw" -p $port $common $3 \
+    envx $2 "$bench/gdr_write_bw" -p $port $common $3 \
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    env $2 "$bench/gdr_write_bw" -p $port $common $4 \
+    envx $2 "$bench/gdr_write_bw" -p $port $common $4 \
         --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
@@ -234,7 +234,7 @@ mapping() {  # NAME "ENV" ARGS...
     shift 2
     lap_start
     # shellcheck disable=SC2086
-    env $sim $envs "$cudasim/dmabuf_mapping" -d "$dev" "$@" >"$out/map.$name.out" 2>&1
+    envx $sim $envs "$cudasim/dmabuf_mapping" -d "$dev" "$@" >"$out/map.$name.out" 2>&1
     echo $? >"$out/map.$name.rc"
     lap_end "map.$name"
 }
@@ -257,7 +257,7 @@ echo $(($(date +%s) - gpumem_t0)) >"$out/gpumem.seconds"
 one() {  # NAME "VAR=VALUE..." "ARGS"
     lap_start
     # shellcheck disable=SC2086
-    env $2 "$bench/gdr_write_bw" -d "$dev" -s 4096 -n 4 --timeout=5 $3 >"$out/err.$1.out" 2>&1
+    envx $2 "$bench/gdr_write_bw" -d "$dev" -s 4096 -n 4 --timeout=5 $3 >"$out/err.$1.out" 2>&1
     echo $? >"$out/err.$1.rc"
     lap_end "err.$1"
 }
@@ -283,7 +283,7 @@ one ddrxe "$sim" "--mem=cuda --data-direct=on"
 post() {  # NAME "VAR=VALUE..." ARGS
     lap_start
     # shellcheck disable=SC2086
-    { env $2 "$cudasim/post_from_device" -d "$dev" $3; echo $? >"$out/post.$1.rc"; } >"$out/post.$1.out" 2>&1
+    { envx $2 "$cudasim/post_from_device" -d "$dev" $3; echo $? >"$out/post.$1.rc"; } >"$out/post.$1.out" 2>&1
     lap_end "post.$1"
 }
 post inline_send "$sim" "inline send"

@@ -27,11 +27,11 @@ pair() {
     port=$((port + 1))
     lap_start
     # shellcheck disable=SC2086 # the environment's and the arguments' words
-    env $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
+    envx $penv "$bench/$tool" -d "${pair_server_dev:-$dev}" -p $port --timeout=30 $server_args \
         >"$out/$name.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086 # the environments' words
-    env $penv $pair_client_env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" \
+    envx $penv $pair_client_env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" \
         >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid

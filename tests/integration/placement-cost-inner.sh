@@ -22,11 +22,11 @@ run() {
     port=$((port + 1))
     lap_start
     # shellcheck disable=SC2086 # the environment's and the options' words
-    env $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
+    envx $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
         >"$out/cost.$path.$mode.$rep.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    env $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
+    envx $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
         --json="$out/cost.$path.$mode.$rep.json" "$addr" >"$out/cost.$path.$mode.$rep.client.out" 2>&1
     echo $? >"$out/cost.$path.$mode.$rep.rc"
     wait $spid

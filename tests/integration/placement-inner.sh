@@ -26,11 +26,11 @@ pair() {
     port=$((port + 1))
     lap_start
     # shellcheck disable=SC2086 # the argument lists' words
-    env $env "$bench/$tool" -d "$dev" -p $port --timeout=30 $sargs \
+    envx $env "$bench/$tool" -d "$dev" -p $port --timeout=30 $sargs \
         --json="$out/$name.server.json" >"$out/$name.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    env $env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" \
+    envx $env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" \
         --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid
