@@ -8,8 +8,11 @@
 #   itself, not `date` around every run.
 #   Usage: lap_file=FILE; . lab-times.sh; lap_start; ...; lap_end NAME
 # - envx NAME=VALUE... CMD ARGS...: what `env NAME=VALUE... CMD ARGS...`
-#   does, in a subshell that execs CMD, without env's own exec (two ends
-#   a run, hundreds of runs a boot).
+#   does, without env's own exec (two ends a run, hundreds of runs a boot):
+#   it exports and execs CMD in the shell it runs in, so run it in the
+#   background (`envx ... &`: $! is then CMD's pid, which a test signals)
+#   or in a subshell (`(envx ...)`), never bare. It forks nothing itself:
+#   a subshell of its own would put a second process between $! and CMD.
 
 # lap_now: /proc/uptime in hundredths of a second, into $lap_cs
 lap_now() {
@@ -22,10 +25,8 @@ lap_end() {   # NAME: the time since lap_start
     [ -z "${lap_file:-}" ] || echo "$((lap_cs - lap_t0)) $1" >>"$lap_file"
 }
 envx() {
-    (
-        while [ $# -gt 0 ]; do
-            case $1 in [A-Za-z_]*=*) export "${1?}"; shift ;; *) break ;; esac
-        done
-        exec "$@"
-    )
+    while [ $# -gt 0 ]; do
+        case $1 in [A-Za-z_]*=*) export "${1?}"; shift ;; *) break ;; esac
+    done
+    exec "$@"
 }

@@ -61,8 +61,8 @@ for t in write_bw send_bw read_lat write_lat send_lat read_bw; do
                 >"$out/$name.server.out" 2>&1 &
             spid=$!
             # shellcheck disable=SC2046,SC2086
-            envx $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
-                --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
+            (envx $env "$bench/gdr_$t" -p $port $args $(mem_of "${pl%-*}" $g) \
+                --json="$out/$name.client.json" "$addr") >"$out/$name.client.out" 2>&1
             echo $? >"$out/$name.client.rc"
             wait $spid
             echo $? >"$out/$name.server.rc"
@@ -80,7 +80,7 @@ pair_run() {  # NAME TOOL "SERVER ARGS" "CLIENT ARGS": under the reordering doub
     envx $(vsim "$1" $port) "$bench/$2" -p $port $3 >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2046,SC2086 # the environment's and the arguments' words
-    envx $(vsim "$1" $port) "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr" \
+    (envx $(vsim "$1" $port) "$bench/$2" -p $port $4 --json="$out/$1.client.json" "$addr") \
         >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
@@ -98,8 +98,8 @@ gpair() {
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    envx $sim "$bench/gdr_write_bw" -p $port $common $4 \
-        --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
+    (envx $sim "$bench/gdr_write_bw" -p $port $common $4 \
+        --json="$out/$1.client.json" "$addr") >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
     echo $? >"$out/$1.server.rc"
@@ -136,7 +136,7 @@ for m in word reuse slots; do
     { "$verbsim/credit_race" -d "$dev" -r 20 $m; echo $? >"$out/race.$m.plain.rc"; } \
         >"$out/race.$m.plain.out" 2>&1
     # shellcheck disable=SC2046 # the environment's words
-    { envx $(vsim race.$m 7) "$verbsim/credit_race" -d "$dev" -r 20 $m
+    { (envx $(vsim race.$m 7) "$verbsim/credit_race" -d "$dev" -r 20 $m)
       echo $? >"$out/race.$m.rc"; } >"$out/race.$m.out" 2>&1
 done
 echo $(($(date +%s) - race_t0)) >"$out/race.seconds"
@@ -192,9 +192,9 @@ lap_end stall
 mkdir -p "$out/gpucheck"
 lap_start
 # shellcheck disable=SC2086
-envx $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 GDR_GPU_CHECK_LAT_ITERS=20 \
+(envx $sim GDR_GPU_CHECK_SLOTS=65536 GDR_GPU_CHECK_ITERS=4 GDR_GPU_CHECK_LAT_ITERS=20 \
     GDR_GPU_CHECK_WARMUP=2 \
-    "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools"
+    "$(dirname "$0")/../../ci/gpu-check-staged" "$out/gpucheck" "$bench" "$bench/../tools")
 echo $? >"$out/gpucheck.rc"
 lap_end gpucheck
 
@@ -209,8 +209,8 @@ epair() {
         --json="$out/$1.server.json" >"$out/$1.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    envx $2 "$bench/gdr_write_bw" -p $port $common $4 \
-        --json="$out/$1.client.json" "$addr" >"$out/$1.client.out" 2>&1
+    (envx $2 "$bench/gdr_write_bw" -p $port $common $4 \
+        --json="$out/$1.client.json" "$addr") >"$out/$1.client.out" 2>&1
     echo $? >"$out/$1.client.rc"
     wait $spid
     echo $? >"$out/$1.server.rc"
@@ -234,7 +234,7 @@ mapping() {  # NAME "ENV" ARGS...
     shift 2
     lap_start
     # shellcheck disable=SC2086
-    envx $sim $envs "$cudasim/dmabuf_mapping" -d "$dev" "$@" >"$out/map.$name.out" 2>&1
+    (envx $sim $envs "$cudasim/dmabuf_mapping" -d "$dev" "$@") >"$out/map.$name.out" 2>&1
     echo $? >"$out/map.$name.rc"
     lap_end "map.$name"
 }
@@ -257,7 +257,7 @@ echo $(($(date +%s) - gpumem_t0)) >"$out/gpumem.seconds"
 one() {  # NAME "VAR=VALUE..." "ARGS"
     lap_start
     # shellcheck disable=SC2086
-    envx $2 "$bench/gdr_write_bw" -d "$dev" -s 4096 -n 4 --timeout=5 $3 >"$out/err.$1.out" 2>&1
+    (envx $2 "$bench/gdr_write_bw" -d "$dev" -s 4096 -n 4 --timeout=5 $3) >"$out/err.$1.out" 2>&1
     echo $? >"$out/err.$1.rc"
     lap_end "err.$1"
 }
@@ -283,7 +283,7 @@ one ddrxe "$sim" "--mem=cuda --data-direct=on"
 post() {  # NAME "VAR=VALUE..." ARGS
     lap_start
     # shellcheck disable=SC2086
-    { envx $2 "$cudasim/post_from_device" -d "$dev" $3; echo $? >"$out/post.$1.rc"; } >"$out/post.$1.out" 2>&1
+    { (envx $2 "$cudasim/post_from_device" -d "$dev" $3); echo $? >"$out/post.$1.rc"; } >"$out/post.$1.out" 2>&1
     lap_end "post.$1"
 }
 post inline_send "$sim" "inline send"

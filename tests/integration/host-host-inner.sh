@@ -31,7 +31,7 @@ pair() {
         >"$out/$name.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086 # the environments' words
-    envx $penv $pair_client_env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr" \
+    (envx $penv $pair_client_env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" "$addr") \
         >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid

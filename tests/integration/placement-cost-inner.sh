@@ -26,8 +26,8 @@ run() {
         >"$out/cost.$path.$mode.$rep.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    envx $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
-        --json="$out/cost.$path.$mode.$rep.json" "$addr" >"$out/cost.$path.$mode.$rep.client.out" 2>&1
+    (envx $env "$bench/gdr_write_bw" -d "$dev" -p $port --timeout=30 $args $bind $mem \
+        --json="$out/cost.$path.$mode.$rep.json" "$addr") >"$out/cost.$path.$mode.$rep.client.out" 2>&1
     echo $? >"$out/cost.$path.$mode.$rep.rc"
     wait $spid
     lap_end "cost.$path.$mode.$rep"

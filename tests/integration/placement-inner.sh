@@ -30,8 +30,8 @@ pair() {
         --json="$out/$name.server.json" >"$out/$name.server.out" 2>&1 &
     spid=$!
     # shellcheck disable=SC2086
-    envx $env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" \
-        --json="$out/$name.client.json" "$addr" >"$out/$name.client.out" 2>&1
+    (envx $env "$bench/$tool" -d "$dev" -p $port --timeout=30 "$@" \
+        --json="$out/$name.client.json" "$addr") >"$out/$name.client.out" 2>&1
     echo $? >"$out/$name.client.rc"
     wait $spid
     echo $? >"$out/$name.server.rc"
