@@ -347,13 +347,7 @@ static void soak_section(FILE *f, const cJSON *doc)
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "soak"), *x, *n;
     if (!k)
         return;
-    fprintf(f,
-            "## Soak\n\n- %.0f s in %.0f rounds of %.0f s (the plan's %.0f rounds cycled), %.0f "
-            "runs' findings read\n- not retested: a soak's outages happened over its hours, "
-            "which a short serial run would not reproduce\n",
-            gdr_jnum_or(k, "duration_s", 0), gdr_jnum_or(k, "rounds", 0),
-            gdr_jnum_or(k, "rotate_s", 0), gdr_jnum_or(k, "cycle_rounds", 0),
-            gdr_jnum_or(k, "runs_read", 0));
+    fprintf(f, "## Soak\n\n- %s\n", gdr_jstr_or(k, "text", ""));
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(k, "flapping_nodes")) {
         fprintf(f, "- **flapping node %s**: %.0f outages with", gdr_jstr_or(x, "node", ""),
                 gdr_jnum_or(x, "outages", 0));

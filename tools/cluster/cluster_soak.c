@@ -213,6 +213,13 @@ cJSON *gdr_soak_findings(const struct gdr_plan *p, const char *dir)
     cJSON_AddNumberToObject(o, "cycle_rounds", (double)p->cycle);
     cJSON_AddBoolToObject(o, "retested", false);
     cJSON_AddNumberToObject(o, "runs_read", (double)a.read);
+    char text[300]; /* the words both reports show, written once */
+    snprintf(text, sizeof(text),
+             "%.0f s in %zu rounds of %.0f s (the plan's %zu rounds cycled), %zu runs' findings "
+             "read; not retested: a soak's outages happened over its hours, which a short "
+             "serial run would not reproduce",
+             p->soak_s, p->nrounds, p->rotate_s, p->cycle, a.read);
+    cJSON_AddStringToObject(o, "text", text);
     cJSON_AddNumberToObject(o, "runs_without_soak", (double)a.unread);
     struct gdr_soak_counts c = {0, 0, nflap};
     cJSON *links = cJSON_CreateArray(), *nodes = cJSON_CreateArray();

@@ -384,15 +384,10 @@ int gdr_report_cluster_soak(struct gdr_buf *b, struct gdr_figset *fs, const cJSO
     if (!k)
         return 0;
     gdr_section_begin(b, "soak", "Soak: flapping links and nodes");
-    gdr_buf_printf(b,
-                   "<p>%.0f s in %.0f rounds of %.0f s (the plan's %.0f rounds cycled); %.0f runs' "
-                   "findings read. A link with an outage flapped; a node whose links flapped "
-                   "with two or more partners is the suspect, not its links. Not retested: a "
-                   "soak's outages happened over its hours, which a short serial run would not "
-                   "reproduce.</p>\n",
-                   gdr_jnum_or(k, "duration_s", 0), gdr_jnum_or(k, "rounds", 0),
-                   gdr_jnum_or(k, "rotate_s", 0), gdr_jnum_or(k, "cycle_rounds", 0),
-                   gdr_jnum_or(k, "runs_read", 0));
+    gdr_buf_escf(b,
+                 "<p>%s. A link with an outage flapped; a node whose links flapped with two "
+                 "or more partners is the suspect, not its links.</p>\n",
+                 gdr_jstr_or(k, "text", ""));
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(k, "flapping_nodes")) {
         gdr_buf_escf(b, "<p data-flapping-node=\"%s\">", gdr_jstr_or(x, "node", ""));
         gdr_badge(b, "confirmed", "flapping node");
