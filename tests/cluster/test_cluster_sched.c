@@ -177,6 +177,55 @@ static void check_plan_steps(const struct gdr_plan *p)
         }
 }
 
+/* A soak cycles the rounds (full pairing of 4 nodes: 3) in rounds of
+ * rotate_s until soak_s is spent, a round's 4 steps sharing its seconds;
+ * the ids carry the soak round; the JSON round trip keeps it. */
+static void test_plan_soak(void **state)
+{
+    (void)state;
+    struct gdr_rail_map maps[4];
+    struct gdr_plan_opts o;
+    struct gdr_plan p, q;
+    two_rails(maps, 4);
+    base_opts(&o, maps);
+    o.soak_s = 700;
+    o.rotate_s = 100; /* 7 rounds: the 3 of the circle, twice, and one more */
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(gdr_plan_expand(&p), 0);
+    assert_int_equal(p.cycle, 3);
+    assert_int_equal(p.nrounds, 7);
+    assert_int_equal(p.nruns, 7 * 16);
+    check_plan_steps(&p);
+    for (size_t i = 0; i < p.nruns; i++) {
+        const struct gdr_plan_run *r = &p.runs[i], *again = &p.runs[(i + 3 * 16) % p.nruns];
+        assert_int_equal(r->soak_s, 25); /* 100 s over 4 steps */
+        char sr[16];
+        snprintf(sr, sizeof(sr), ".s%zu.", r->round);
+        assert_non_null(strstr(r->id, sr));
+        if (i + 3 * 16 < p.nruns) { /* the round 3 on: the same pairs */
+            assert_int_equal(again->client.node, r->client.node);
+            assert_int_equal(again->server.node, r->server.node);
+        }
+    }
+    assert_int_equal(gdr_plan_run_soak_s(&p, 8), 0);
+    cJSON *j = gdr_plan_to_json(&p);
+    assert_int_equal(gdr_plan_from_json(j, "test", &q), 0);
+    assert_int_equal(q.nrounds, 7);
+    assert_int_equal(q.nruns, p.nruns);
+    assert_int_equal(gdr_plan_run_soak_s(&q, 7), 25);
+    cJSON_Delete(j);
+    gdr_plan_free(&q);
+    gdr_plan_free(&p);
+    /* default rotate: each round once; a rotate over the soak refused */
+    o.rotate_s = 0;
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    assert_int_equal(p.nrounds, 3);
+    gdr_plan_free(&p);
+    o.rotate_s = 701;
+    assert_int_equal(gdr_plan_build(&o, &p), -1);
+    gdr_error_clear();
+}
+
 static void test_plan_counts_and_steps(void **state)
 {
     (void)state;
@@ -584,12 +633,19 @@ static void test_plan_v1_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_1_to_512),         cmocka_unit_test(test_split_keeps_properties),
-        cmocka_unit_test(test_quick_halves),          cmocka_unit_test(test_from_pairs),
-        cmocka_unit_test(test_plan_counts_and_steps), cmocka_unit_test(test_plan_json_round_trip),
-        cmocka_unit_test(test_plan_rejects),          cmocka_unit_test(test_plan_left_out),
-        cmocka_unit_test(test_plan_shared_nic),       cmocka_unit_test(test_circle_partner),
-        cmocka_unit_test(test_random_coverage),       cmocka_unit_test(test_foreach_node),
+        cmocka_unit_test(test_full_1_to_512),
+        cmocka_unit_test(test_split_keeps_properties),
+        cmocka_unit_test(test_quick_halves),
+        cmocka_unit_test(test_from_pairs),
+        cmocka_unit_test(test_plan_counts_and_steps),
+        cmocka_unit_test(test_plan_json_round_trip),
+        cmocka_unit_test(test_plan_soak),
+        cmocka_unit_test(test_plan_rejects),
+        cmocka_unit_test(test_plan_left_out),
+        cmocka_unit_test(test_plan_shared_nic),
+        cmocka_unit_test(test_circle_partner),
+        cmocka_unit_test(test_random_coverage),
+        cmocka_unit_test(test_foreach_node),
         cmocka_unit_test(test_plan_v1_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

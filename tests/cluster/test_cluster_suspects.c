@@ -565,6 +565,32 @@ static void test_run_unit(void **state)
     }
 }
 
+/* A soak: a link with an outage flaps; a node whose links flapped with two
+ * partners is the node (its links put down to it), one with a single
+ * partner is not; dips alone flap nothing; the same partner on two rails
+ * is one partner. */
+static void test_soak_judge(void **state)
+{
+    (void)state;
+    struct gdr_soak_link l[] = {
+        {0, 1, 0, 1, 0, -1},                      /* 0-1: a link alone */
+        {2, 3, 0, 2, 0, -1},                      /* node 3, with 2 and 4 */
+        {3, 4, 0, 1, 1, -1}, {4, 5, 0, 0, 3, -1}, /* dips only */
+        {5, 6, 0, 1, 0, -1},                      /* 6 with 5 on two rails: one partner */
+        {5, 6, 1, 1, 0, -1},
+    };
+    bool flap[8];
+    assert_int_equal(gdr_soak_judge(8, l, 6, flap), 1);
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(flap[i], i == 3);
+    assert_int_equal(l[0].node, -1);
+    assert_int_equal(l[1].node, 3);
+    assert_int_equal(l[2].node, 3);
+    assert_int_equal(l[3].node, -1);
+    assert_int_equal(l[4].node, -1);
+    assert_int_equal(l[5].node, -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +608,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sparse_4096, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heat_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_unit, setup, teardown),
+        cmocka_unit_test(test_soak_judge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

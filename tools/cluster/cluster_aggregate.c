@@ -165,6 +165,12 @@ static void num(FILE *f, double v)
 
 int gdr_aggregate_write(FILE *f, const struct gdr_aggregate_set *a, const struct gdr_matrix_set *s)
 {
+    return gdr_aggregate_write_soak(f, a, s, NULL);
+}
+
+int gdr_aggregate_write_soak(FILE *f, const struct gdr_aggregate_set *a,
+                             const struct gdr_matrix_set *s, const cJSON *soak)
+{
     /* Node names are [A-Za-z0-9.-]+ and test names ours: nothing to escape. */
     fprintf(f, "{\n\t\"aggregate_version\": \"%s\",\n\t\"aggregates\": [", GDR_AGGREGATE_VERSION);
     for (size_t i = 0; i < a->count; i++) {
@@ -193,6 +199,11 @@ int gdr_aggregate_write(FILE *f, const struct gdr_aggregate_set *a, const struct
         }
         fputs("]}", f);
     }
-    fputs("\n\t]\n}\n", f);
-    return ferror(f) ? -1 : 0;
+    fputs("\n\t]", f);
+    char *k = soak ? cJSON_PrintUnformatted(soak) : NULL;
+    if (k) /* suspects.json's, as it is: one shape */
+        fprintf(f, ",\n\t\"soak\": %s", k);
+    free(k);
+    fputs("\n}\n", f);
+    return ferror(f) || (soak && !k) ? -1 : 0;
 }

@@ -15,6 +15,8 @@
 
 #include "cluster_matrix.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdio.h>
 
 #define GDR_AGGREGATE_VERSION "gdrbench.cluster-aggregate/1"
@@ -54,5 +56,9 @@ void gdr_aggregate_free(struct gdr_aggregate_set *a);
  * [{"client", "server", "rails", "rails_ok", "sum_bytes_per_s",
  * "concurrent"}]}]}. Returns 0, or -1 when the stream failed. */
 int gdr_aggregate_write(FILE *f, const struct gdr_aggregate_set *a, const struct gdr_matrix_set *s);
+/* The same with a soak's findings (suspects.json's "soak", as it is) as
+ * "soak"; NULL: none. */
+int gdr_aggregate_write_soak(FILE *f, const struct gdr_aggregate_set *a,
+                             const struct gdr_matrix_set *s, const cJSON *soak);
 
 #endif

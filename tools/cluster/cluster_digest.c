@@ -322,6 +322,65 @@ static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_digest_input 
     }
 }
 
+/* A link's outages: "start (class cause, ended)", the first few. */
+static void outage_list(FILE *f, const cJSON *link)
+{
+    const cJSON *e;
+    size_t n = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(link, "events")) {
+        if (strcmp(gdr_jstr_or(e, "kind", ""), "outage") || n++ == 4)
+            continue;
+        fprintf(f, "%s%s (%s %s, %s)", n > 1 ? "; " : " ", gdr_jstr_or(e, "start_time", ""),
+                gdr_jstr_or(e, "class", ""), gdr_jstr_or(e, "cause", ""),
+                gdr_jstr_or(e, "ended", ""));
+    }
+    if (n > 4)
+        fprintf(f, "; ...");
+}
+
+#define SOAK_LINKS_SHOWN 50
+
+/* A soak (suspects.json "soak"): the flapping nodes, then every link with
+ * an outage or a dip (the first SOAK_LINKS_SHOWN). */
+static void soak_section(FILE *f, const cJSON *doc)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "soak"), *x, *n;
+    if (!k)
+        return;
+    fprintf(f, "## Soak\n\n- %s\n", gdr_jstr_or(k, "text", ""));
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(k, "flapping_nodes")) {
+        fprintf(f, "- **flapping node %s**: %.0f outages with", gdr_jstr_or(x, "node", ""),
+                gdr_jnum_or(x, "outages", 0));
+        names_list(f, cJSON_GetObjectItemCaseSensitive(x, "partners"));
+        fprintf(f, "\n");
+    }
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(k, "links");
+    if (!cJSON_GetArraySize(links)) {
+        fprintf(f, "- no link had an outage or a dip\n\n");
+        return;
+    }
+    fprintf(f, "\n| link | rail | verdict | outages | dips | outages at (class cause, ended) |\n"
+               "|------|------|---------|---------|------|------|\n");
+    size_t shown = 0;
+    cJSON_ArrayForEach(x, links) {
+        if (shown++ == SOAK_LINKS_SHOWN)
+            break;
+        n = cJSON_GetObjectItemCaseSensitive(x, "nodes");
+        fprintf(f, "| %s - %s", cJSON_GetStringValue(cJSON_GetArrayItem(n, 0)),
+                cJSON_GetStringValue(cJSON_GetArrayItem(n, 1)));
+        const char *node = gdr_jstr(x, "node");
+        fprintf(f, " | %.0f | %s%s%s | %.0f | %.0f |", gdr_jnum_or(x, "rail", 0),
+                gdr_jstr_or(x, "verdict", ""), node ? ": node " : "", node ? node : "",
+                gdr_jnum_or(x, "outages", 0), gdr_jnum_or(x, "dips", 0));
+        outage_list(f, x);
+        fprintf(f, " |\n");
+    }
+    if ((size_t)cJSON_GetArraySize(links) > SOAK_LINKS_SHOWN)
+        fprintf(f, "\n... and %d more links (suspects.json `soak.links`)\n",
+                cJSON_GetArraySize(links) - SOAK_LINKS_SHOWN);
+    fprintf(f, "\n");
+}
+
 void gdr_cluster_digest(FILE *f, const struct gdr_plan *p, const cJSON *doc,
                         const struct gdr_digest_input *in)
 {
@@ -378,6 +437,7 @@ void gdr_cluster_digest(FILE *f, const struct gdr_plan *p, const cJSON *doc,
     fprintf(f, "\n");
 
     dead_nodes(f, doc);
+    soak_section(f, doc);
     if (in->rails_dir)
         rails_section(f, p, in->rails_dir);
 

@@ -3,6 +3,7 @@
 
 #include "cluster_findings.h"
 #include "cluster_links.h"
+#include "cluster_soak.h"
 #include "error.h"
 #include "json.h"
 #include "stats.h"
@@ -335,6 +336,12 @@ void gdr_findings_verdict(cJSON *doc)
     reason(reasons, (size_t)gdr_jnum_or(runs, "failed", 0), "runs failed");
     reason(reasons, (size_t)gdr_jnum_or(runs, "missing", 0), "runs missing");
     reason(reasons, (size_t)gdr_jnum_or(runs, "unreachable", 0), "nodes unreachable");
+    struct gdr_soak_counts soak;
+    gdr_soak_counts(doc, &soak);
+    reason(reasons, soak.flapping_nodes,
+           "nodes flapped (a soak's outages with two or more partners)");
+    reason(reasons, soak.flapping_links, "links flapped (a soak's outages)");
+    reason(reasons, soak.dipping_links, "links dipped (a soak's dips, no outage)");
     cJSON_DeleteItemFromObjectCaseSensitive(sum, "verdict");
     cJSON_DeleteItemFromObjectCaseSensitive(sum, "reasons");
     cJSON_AddStringToObject(sum, "verdict", cJSON_GetArraySize(reasons) ? "fail" : "pass");

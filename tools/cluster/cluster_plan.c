@@ -6,6 +6,7 @@
 #include "error.h"
 #include "json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,22 @@ double gdr_plan_step_s(const struct gdr_plan *p)
 
 /* ---- the schedule, computed ---- */
 
+/* A soak cycles the pairing's rounds: round r0 (0-based) is the
+ * pairing's round r0 mod cycle. */
+static size_t natural0(const struct gdr_plan *p, size_t r0)
+{
+    return p->cycle ? r0 % p->cycle : r0;
+}
+
+unsigned gdr_plan_run_soak_s(const struct gdr_plan *p, size_t round)
+{
+    if (!p->cycle || round == 0 || round > p->nrounds)
+        return 0;
+    double left = p->soak_s - (double)(round - 1) * p->rotate_s;
+    double s = floor((left < p->rotate_s ? left : p->rotate_s) / (double)p->steps_per_round);
+    return s >= 1 ? (unsigned)s : 1;
+}
+
 /* Pairs of base round b (0-based, before the split) into out. */
 static size_t base_pairs(const struct gdr_plan *p, size_t b, struct gdr_pair *out)
 {
@@ -194,10 +211,10 @@ size_t gdr_plan_round_pairs(const struct gdr_plan *p, size_t round, struct gdr_p
 {
     if (round == 0 || round > p->nrounds)
         return 0;
-    size_t b = base_of(p, round - 1), n = base_pairs(p, b, out);
+    size_t r0 = natural0(p, round - 1), b = base_of(p, r0), n = base_pairs(p, b, out);
     if (!p->max_concurrent)
         return n;
-    size_t c = round - 1 - p->split_first[b], k = p->max_concurrent, lo = c * k;
+    size_t c = r0 - p->split_first[b], k = p->max_concurrent, lo = c * k;
     size_t hi = lo + k < n ? lo + k : n;
     memmove(out, out + lo, (hi - lo) * sizeof(*out));
     return hi - lo;
@@ -205,6 +222,7 @@ size_t gdr_plan_round_pairs(const struct gdr_plan *p, size_t round, struct gdr_p
 
 static size_t pairs_in_round(const struct gdr_plan *p, size_t r0)
 {
+    r0 = natural0(p, r0);
     size_t b = base_of(p, r0), n = base_count(p, b);
     if (!p->max_concurrent)
         return n;
@@ -253,10 +271,13 @@ static int emit(const struct gdr_plan *p, size_t round, const struct gdr_pair *p
                             unsigned a = p->share[c * nsel + k], b = p->share[sv * nsel + k];
                             run.nic_share = a > b ? a : b;
                         }
-                        char tn[64];
+                        run.soak_s = gdr_plan_run_soak_s(p, round);
+                        char tn[64], sr[32] = "";
                         gdr_test_mode_name(&run.test, tn, sizeof(tn));
-                        snprintf(run.id, sizeof(run.id), "%s.r%d.%s_%s", tn, run.rail, p->nodes[c],
-                                 p->nodes[sv]);
+                        if (p->cycle) /* a pair may meet again in a later cycle */
+                            snprintf(sr, sizeof(sr), ".s%zu", round);
+                        snprintf(run.id, sizeof(run.id), "%s.r%d%s.%s_%s", tn, run.rail, sr,
+                                 p->nodes[c], p->nodes[sv]);
                         int rc = fn(&run, base + q * size[g] + rank[k], ctx);
                         if (rc)
                             return rc;
@@ -300,11 +321,12 @@ int gdr_plan_foreach_node(const struct gdr_plan *p, size_t node, gdr_plan_run_fn
                 ;
         int rc = 0;
         for (size_t r = 1; !rc && r <= p->nrounds; r++) {
-            size_t cr = p->pairing == GDR_PAIRING_RANDOM ? (p->random_first + r - 1) % q : r - 1;
+            size_t r0 = natural0(p, r - 1);
+            size_t cr = p->pairing == GDR_PAIRING_RANDOM ? (p->random_first + r0) % q : r0;
             size_t slot = gdr_sched_circle_slot_of(m, cr, pos);
             struct gdr_pair pr;
             bool ok = p->pairing == GDR_PAIRING_RANDOM
-                          ? gdr_sched_random_slot(m, p->perm, p->random_first, r - 1, slot, &pr)
+                          ? gdr_sched_random_slot(m, p->perm, p->random_first, r0, slot, &pr)
                           : gdr_sched_circle_slot(m, cr, slot, &pr);
             if (!ok)
                 continue; /* its bye */
@@ -457,6 +479,28 @@ static int compute_shares(struct gdr_plan *p)
     return 0;
 }
 
+/* A soak: the pairing's rounds (p->nrounds so far) become the cycle, and
+ * the plan's rounds the soak's, rotate_s each (default: the soak over the
+ * cycle, each round once), until soak_s is spent. */
+static int soak_rounds(struct gdr_plan *p)
+{
+    p->cycle = 0;
+    if (p->soak_s <= 0)
+        return 0;
+    if (!(p->rotate_s > 0))
+        p->rotate_s = p->soak_s / (double)p->nrounds;
+    if (p->rotate_s > p->soak_s)
+        return gdr_fail(GDR_EXIT_USAGE, "--rotate (%.0f s) is longer than --soak (%.0f s)",
+                        p->rotate_s, p->soak_s);
+    double n = ceil(p->soak_s / p->rotate_s - 1e-9);
+    if (n > 1e7)
+        return gdr_fail(GDR_EXIT_USAGE, "--soak %.0f s in rounds of %g s: %.0f rounds, too many",
+                        p->soak_s, p->rotate_s, n);
+    p->cycle = p->nrounds;
+    p->nrounds = (size_t)n;
+    return 0;
+}
+
 /* From the pairing and the nodes in play: the base rounds, the split, the
  * runs' ordinals, the counts and the estimate. */
 static int compute_schedule(struct gdr_plan *p, double step_s)
@@ -496,6 +540,8 @@ static int compute_schedule(struct gdr_plan *p, double step_s)
         p->split_first[b + 1] = p->split_first[b] + (k ? (n + k - 1) / k : 1);
     }
     p->nrounds = p->split_first[p->nbase];
+    if (soak_rounds(p))
+        return -1;
     if (p->pairing == GDR_PAIRING_FULL || p->pairing == GDR_PAIRING_RANDOM)
         p->max_round_pairs = (p->m + 1) / 2; /* the slots, a bye among them */
     size_t ndir = p->one_direction ? 1 : 2, nsel = nsel_slots(p);
@@ -517,6 +563,8 @@ static int compute_schedule(struct gdr_plan *p, double step_s)
     p->nsteps = p->nrounds * p->steps_per_round;
     p->round_s = (double)p->steps_per_round * step_s;
     p->estimated_s = (double)p->nrounds * p->round_s;
+    if (p->cycle) /* a soak lasts its duration, and each step starts its ends */
+        p->estimated_s = p->soak_s + (double)p->nsteps * gdr_jnum_or(p->meta, "run_overhead_s", 0);
     return 0;
 }
 
@@ -616,6 +664,8 @@ int gdr_plan_build(const struct gdr_plan_opts *o, struct gdr_plan *p)
     cJSON_AddNumberToObject(p->meta, "time_per_size_s", o->time_per_size_s);
     cJSON_AddNumberToObject(p->meta, "run_overhead_s", o->run_overhead_s);
     cJSON_AddNumberToObject(p->meta, "base_port", o->base_port);
+    p->soak_s = o->soak_s;
+    p->rotate_s = o->rotate_s;
     if (compute_shares(p) ||
         compute_schedule(p, (double)o->nsizes * o->time_per_size_s + o->run_overhead_s)) {
         gdr_plan_free(p);
@@ -674,6 +724,14 @@ cJSON *gdr_plan_to_json(const struct gdr_plan *p)
                 cJSON_AddItemToArray(x, cJSON_CreateNumber((double)p->file.rounds[r].pairs[q].b));
                 cJSON_AddItemToArray(pairs, x);
             }
+    }
+    if (p->cycle) {
+        /* the soak as planned: rotate_s is the computed default when not given */
+        cJSON *soak = cJSON_AddObjectToObject(o, "soak");
+        cJSON_AddNumberToObject(soak, "duration_s", p->soak_s);
+        cJSON_AddNumberToObject(soak, "rotate_s", p->rotate_s);
+        cJSON_AddNumberToObject(soak, "cycle_rounds", (double)p->cycle);
+        cJSON_AddNumberToObject(soak, "run_s", gdr_plan_run_soak_s(p, 1));
     }
     cJSON_AddNumberToObject(o, "rounds_count", (double)p->nrounds);
     cJSON_AddNumberToObject(o, "steps_count", (double)p->nsteps);
@@ -911,6 +969,11 @@ int gdr_plan_from_json(const cJSON *doc, const char *what, struct gdr_plan *p)
              opt_count(meta, "seed", 9007199254740991.0, 0, &seed, what);
     p->base_port = (unsigned)port;
     p->seed = seed;
+    const cJSON *soak = cJSON_GetObjectItemCaseSensitive(doc, "soak");
+    p->soak_s = gdr_jnum_or(soak, "duration_s", 0);
+    p->rotate_s = gdr_jnum_or(soak, "rotate_s", 0);
+    if (soak && !(p->soak_s > 0 && p->rotate_s > 0))
+        rc = gdr_fail(GDR_EXIT_USAGE, "%s: soak.duration_s and rotate_s must be above 0", what);
     if (rc || ends_from_json(doc, p, what) ||
         (p->pairing == GDR_PAIRING_FILE && pairs_from_json(doc, p, what)) || compute_shares(p) ||
         compute_schedule(p, gdr_plan_step_s(p))) {
@@ -956,6 +1019,8 @@ void gdr_plan_print_run(FILE *f, const struct gdr_plan *p, const struct gdr_plan
             r->test.placement, r->test.gdr, r->rail, r->port);
     print_end(f, p, &r->client);
     print_end(f, p, &r->server);
+    if (r->soak_s) /* a soak's run: one more field, its --soak seconds */
+        fprintf(f, "\t%u", r->soak_s);
     fputc('\n', f);
 }
 

@@ -28,6 +28,13 @@
  * mode, where nodes are not in lock step) meets another step's port only
  * 64 steps on, and then one of the same kind.
  *
+ * A soak (soak_s > 0): the pairing's rounds are cycled, each soak round
+ * lasting rotate_s (default: soak_s over the pairing's rounds, each once)
+ * until soak_s is spent; a round's steps share its seconds, so every run
+ * of it soaks gdr_plan_run_soak_s. Run ids then carry the soak round
+ * (TEST.rRAIL.sROUND.CLIENT_SERVER): a pair met again in a later cycle is
+ * another run. Still O(nodes): the rounds are computed, not stored.
+ *
  * On disk, JSON (gdrbench.cluster-plan/2); version 1 plans (every run
  * written out) are refused with one line naming the version. */
 #ifndef GDR_TOOLS_CLUSTER_PLAN_H
@@ -66,6 +73,7 @@ struct gdr_plan_run {
     size_t round, step; /* 1-based */
     struct gdr_plan_end client, server;
     unsigned nic_share; /* rails of the step on this run's busier NIC (1: the NIC alone) */
+    unsigned soak_s;    /* a soak's run: its --soak seconds; 0 not a soak */
 };
 
 enum gdr_pairing { GDR_PAIRING_FULL, GDR_PAIRING_QUICK, GDR_PAIRING_FILE, GDR_PAIRING_RANDOM };
@@ -95,6 +103,8 @@ struct gdr_plan {
     size_t max_round_pairs, steps_per_round, port_window;
     size_t nrounds, nsteps, nruns;
     double estimated_s, round_s; /* the whole plan; one round (for --budget) */
+    double soak_s, rotate_s;     /* a soak (0: none) and its rounds' length */
+    size_t cycle;                /* a soak: the pairing's own rounds, cycled (0: no soak) */
     cJSON *meta;                 /* pairing, rails, sizes...: kept as read/written */
     struct gdr_plan_run *runs;   /* gdr_plan_expand only (tests, small plans); else NULL */
 };
@@ -120,6 +130,7 @@ struct gdr_plan_opts {
     size_t nsizes;
     double time_per_size_s, run_overhead_s;
     unsigned base_port;
+    double soak_s, rotate_s; /* a soak (0: none); rotate 0: soak_s over the rounds */
 };
 
 /* A node name is [A-Za-z0-9.-]+ (so that run ids and tab-separated lines
@@ -206,5 +217,10 @@ long gdr_plan_node_index(const struct gdr_plan *p, const char *name);
 
 /* The estimate: steps x (sizes x time per size + overhead). */
 double gdr_plan_step_s(const struct gdr_plan *p);
+
+/* A soak's round (1-based): the --soak seconds of each of its runs (the
+ * round's share of the soak over its steps); 0 for a plan that is no
+ * soak. gdr-cluster's run deadline is built on the largest of them. */
+unsigned gdr_plan_run_soak_s(const struct gdr_plan *p, size_t round);
 
 #endif

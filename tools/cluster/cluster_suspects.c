@@ -732,3 +732,41 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
     set_item(sum, "unresolved", cJSON_CreateNumber((double)counts->unresolved));
     return 0;
 }
+
+/* ---- a soak: flapping links and nodes ---- */
+
+size_t gdr_soak_judge(size_t nnodes, struct gdr_soak_link *links, size_t n, bool *flapping)
+{
+    /* per node, the first partner of a flapping link: a second, different
+     * one makes the node the suspect */
+    long *first = malloc((nnodes + 1) * sizeof(*first));
+    size_t nodes = 0;
+    for (size_t i = 0; i < nnodes; i++) {
+        flapping[i] = false;
+        if (first)
+            first[i] = -1;
+    }
+    for (size_t k = 0; first && k < n; k++) {
+        if (!links[k].noutages)
+            continue;
+        size_t end[2] = {links[k].a, links[k].b};
+        for (int e = 0; e < 2; e++) {
+            size_t x = end[e], y = end[!e];
+            if (first[x] < 0)
+                first[x] = (long)y;
+            else if ((size_t)first[x] != y && !flapping[x]) {
+                flapping[x] = true;
+                nodes++;
+            }
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        struct gdr_soak_link *l = &links[k];
+        l->node = !l->noutages     ? -1
+                  : flapping[l->a] ? (long)l->a
+                  : flapping[l->b] ? (long)l->b
+                                   : -1;
+    }
+    free(first);
+    return nodes;
+}

@@ -133,4 +133,20 @@ struct gdr_confirm_counts {
 int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
                          struct gdr_confirm_counts *counts);
 
+/* A soak's links (cluster_soak.h reads them from the documents): a link
+ * is a node pair on a rail, both directions and every round it soaked. */
+struct gdr_soak_link {
+    size_t a, b; /* a < b */
+    int rail;
+    size_t noutages, ndips;
+    long node; /* gdr_soak_judge: the flapping node it is put down to, else -1 */
+};
+
+/* Judge a soak as the suspects are judged, the node before the link: a
+ * link with an outage flapped; a node whose links flapped with two or more
+ * distinct partners is a flapping node (flapping[i], nnodes of them), and
+ * its links are put down to it (link.node), as a link suspect needs both
+ * its nodes clear. Returns how many nodes flapped. */
+size_t gdr_soak_judge(size_t nnodes, struct gdr_soak_link *links, size_t n, bool *flapping);
+
 #endif

@@ -7,12 +7,16 @@
 #include "atomic_file.h"
 #include "cluster_agent.h"
 #include "cluster_matrix.h"
+#include "cluster_soak.h"
+#include "doc.h"
+#include "json.h"
 #include "error.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- agent-runs ---- */
 
@@ -48,6 +52,8 @@ static int node_line(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
            r->test.placement, r->test.gdr, r->rail, r->port, client ? "client" : "server",
            nc->p->nodes[peer->node]);
     print_end(me);
+    if (r->soak_s) /* a soak's run: its --soak seconds, as plan-runs */
+        printf("\t%u", r->soak_s);
     printf("\n");
     return 0;
 }
@@ -149,6 +155,25 @@ int gdr_core_cmd_cell(int argc, char **argv)
     snprintf(id, sizeof(id), "%.*s", (int)(n - sl), base);
     gdr_matrix_cell_line(stdout, id, &r);
     return 0;
+}
+
+/* soak-end DOC: exit 0 when DOC is a complete soak's document (the
+ * benchmark exits 1 for a soak's findings: the run completed all the
+ * same), 1 when not. One rule for the agent and gdr-cluster's runs. */
+int gdr_core_cmd_soak_end(int argc, char **argv)
+{
+    static const struct option none[] = {{NULL, 0, NULL, 0}};
+    const char *doc = NULL;
+    int rc;
+    gdr_core_getopt(argc, argv, "", none, &doc, 1, &rc);
+    if (rc)
+        return rc;
+    if (!doc)
+        return gdr_core_usage_error("soak-end: needs a document");
+    cJSON *d = access(doc, R_OK) ? NULL : gdr_json_read_file(doc, GDR_DOC_MAX_BYTES);
+    bool done = gdr_soak_doc_complete(d);
+    cJSON_Delete(d);
+    return done ? 0 : GDR_EXIT_RUN;
 }
 
 /* ---- collect ---- */

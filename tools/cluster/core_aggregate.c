@@ -14,16 +14,16 @@
 /* To path (NULL or "-": stdout), atomically: a reader never sees half of
  * it. */
 static int write_out(const struct gdr_aggregate_set *g, const struct gdr_matrix_set *s,
-                     const char *path)
+                     const cJSON *soak, const char *path)
 {
     if (!path || !strcmp(path, "-"))
-        return gdr_aggregate_write(stdout, g, s) || fflush(stdout)
+        return gdr_aggregate_write_soak(stdout, g, s, soak) || fflush(stdout)
                    ? gdr_core_usage_error("aggregate: stdout: write failed")
                    : 0;
     struct gdr_atomic_file af;
     if (gdr_atomic_open(&af, path, GDR_EXIT_USAGE))
         return gdr_core_report_error();
-    if (gdr_aggregate_write(af.f, g, s)) {
+    if (gdr_aggregate_write_soak(af.f, g, s, soak)) {
         gdr_atomic_abort(&af);
         return gdr_core_usage_error("aggregate: %s: write failed", path);
     }
@@ -55,7 +55,13 @@ int gdr_core_cmd_aggregate(int argc, char **argv)
         gdr_plan_free(&p);
         return gdr_core_report_error();
     }
-    rc = write_out(&g, &s, a.out);
+    /* --suspects: a soak's findings carried as they are */
+    cJSON *sj = a.suspects ? gdr_core_load_suspects(a.suspects) : NULL;
+    if (a.suspects && !sj)
+        rc = gdr_core_report_error();
+    else
+        rc = write_out(&g, &s, cJSON_GetObjectItemCaseSensitive(sj, "soak"), a.out);
+    cJSON_Delete(sj);
     gdr_aggregate_free(&g);
     gdr_matrix_set_free(&s);
     gdr_plan_free(&p);

@@ -8,6 +8,7 @@
 #include "cluster_health.h"
 #include "cluster_stream.h"
 #include "cluster_matrix.h"
+#include "cluster_soak.h"
 #include "cluster_status.h"
 #include "cluster_suspects.h"
 #include "doc.h"
@@ -152,8 +153,11 @@ int gdr_core_cmd_suspects(int argc, char **argv)
     /* The findings, judged here once for report.md and report.html. */
     char rails_dir[4096];
     snprintf(rails_dir, sizeof(rails_dir), "%s/rails", a.dir);
-    cJSON *man = NULL;
-    if ((a.manifest && gdr_json_stream(a.manifest, "runs", NULL, NULL, &man)) ||
+    cJSON *man = NULL, *soak = p.cycle ? gdr_soak_findings(&p, a.dir) : NULL;
+    if (soak) /* before the findings: the verdict counts it */
+        cJSON_AddItemToObject(j, "soak", soak);
+    if ((p.cycle && !soak) ||
+        (a.manifest && gdr_json_stream(a.manifest, "runs", NULL, NULL, &man)) ||
         gdr_findings_add(j, &p, &s, &d, &a.det, man, rails_dir, a.worst))
         rc = gdr_core_report_error();
     cJSON_Delete(man);

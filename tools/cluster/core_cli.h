@@ -71,5 +71,6 @@ int gdr_core_cmd_agent_runs(int argc, char **argv);
 int gdr_core_cmd_collect(int argc, char **argv);
 int gdr_core_cmd_cell(int argc, char **argv);
 int gdr_core_cmd_aggregate(int argc, char **argv);
+int gdr_core_cmd_soak_end(int argc, char **argv);
 
 #endif

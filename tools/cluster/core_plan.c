@@ -11,6 +11,7 @@
 #include "sizes.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,17 @@ static int check_budget(const struct gdr_plan *p, double budget, size_t maxc)
                                 hms(budget, b, sizeof(b)), k, hms(per * (double)k, c, sizeof(c)));
 }
 
+/* --soak, --rotate: a duration of whole seconds, 1 s to 30 days (the
+ * benchmarks' --soak takes whole seconds from gdr-cluster). */
+static int parse_soak_duration(const char *name, const char *v, double *out)
+{
+    if (gdr_parse_duration(v, out) || *out < 1 || *out > 30 * 86400.0 || *out != floor(*out))
+        return gdr_core_usage_error("%s wants a duration of whole seconds from 1 s to 30 days "
+                                    "(90s, 45m, 8h, 1:30:00), not '%s'",
+                                    name, v);
+    return 0;
+}
+
 /* --pairing full|quick|random:K */
 static int parse_pairing(const char *v, struct gdr_plan_opts *o)
 {
@@ -387,7 +399,7 @@ int gdr_core_cmd_plan(int argc, char **argv)
     const char *hosts = NULL, *hostfile = NULL, *out = NULL, *pairing = "full", *pairs = NULL;
     const char *rails = "auto", *rails_dir = NULL, *tools = "write_bw";
     const char *placements = "H-H,D-D", *gdrs = "on", *sizes = NULL, *leave = NULL;
-    const char *seed_arg = NULL, *budget_arg = NULL;
+    const char *seed_arg = NULL, *budget_arg = NULL, *rotate_arg = NULL;
     unsigned long maxc = 0, port = 18515, seed = 0;
     double tps = 0, overhead = 3, budget = 0;
     bool tps_given = false;
@@ -415,6 +427,8 @@ int gdr_core_cmd_plan(int argc, char **argv)
         O_TPS,
         O_OVERHEAD,
         O_PORT,
+        O_SOAK,
+        O_ROTATE,
     };
     static const struct option opts[] = {
         {"hosts", required_argument, NULL, O_HOSTS},
@@ -438,6 +452,8 @@ int gdr_core_cmd_plan(int argc, char **argv)
         {"time-per-size", required_argument, NULL, O_TPS},
         {"run-overhead", required_argument, NULL, O_OVERHEAD},
         {"port", required_argument, NULL, O_PORT},
+        {"soak", required_argument, NULL, O_SOAK},
+        {"rotate", required_argument, NULL, O_ROTATE},
         {NULL, 0, NULL, 0},
     };
     int c, rc = 0;
@@ -477,6 +493,11 @@ int gdr_core_cmd_plan(int argc, char **argv)
             break;
         case O_OVERHEAD: rc = gdr_core_parse_real("--run-overhead", v, 3600, &overhead); break;
         case O_PORT: rc = gdr_core_parse_count("--port", v, 65000, &port); break;
+        case O_SOAK: rc = parse_soak_duration("--soak", v, &o.soak_s); break;
+        case O_ROTATE:
+            rotate_arg = v;
+            rc = parse_soak_duration("--rotate", v, &o.rotate_s);
+            break;
         }
     }
     if (rc)
@@ -497,6 +518,10 @@ int gdr_core_cmd_plan(int argc, char **argv)
     }
     if ((rc = parse_pairing(pairing, &o)))
         goto done;
+    if (rotate_arg && !(o.soak_s > 0)) {
+        rc = gdr_core_usage_error("--rotate needs --soak=DURATION");
+        goto done;
+    }
     if (seed_arg && o.pairing != GDR_PAIRING_RANDOM) {
         rc = gdr_core_usage_error("plan: --seed needs --pairing=random:K");
         goto done;
@@ -543,7 +568,7 @@ int gdr_core_cmd_plan(int argc, char **argv)
     o.nodes = (const char(*)[GDR_NODE_NAME_LEN])ns.v;
     o.left_out = left;
     o.max_concurrent = maxc;
-    o.nsizes = sl.count;
+    o.nsizes = o.soak_s > 0 ? 1 : sl.count; /* a soak runs one size */
     o.time_per_size_s = tps_given ? tps : 1;
     o.run_overhead_s = overhead;
     o.base_port = (unsigned)port;

@@ -33,7 +33,7 @@ static const char usage_text[] =
     "       [--rails auto|all|LIST] [--rails-dir DIR] [--rails-serial] [--tools LIST]\n"
     "       [--placements LIST] [--gdr LIST] [--one-direction] [--sizes MIN:MAX[:F]]\n"
     "       [--time-per-size SEC] [--run-overhead SEC] [--port N] [--leave-out A,B,..]\n"
-    "       [--shared-nic-together]\n"
+    "       [--shared-nic-together] [--soak DURATION [--rotate DURATION]]\n"
     "                      write the plan (the nodes, rails, tests and pairing rule:\n"
     "                      runs are computed from it); print 'nodes N rounds R steps S\n"
     "                      runs M estimated_s E [seed S]' on stdout. random:K: every\n"
@@ -44,13 +44,13 @@ static const char usage_text[] =
     "                      NIC names (a NIC no GPU uses: one more rail, no GPU);\n"
     "                      rails that share a NIC run in separate steps unless\n"
     "                      --shared-nic-together; --leave-out: nodes kept in the\n"
-    "                      node list (matrix rows, retests) but in no run\n"
+    "                      node list (matrix rows, retests) but in no run. --soak:\n                      the rounds cycled, --rotate each (default: the soak over\n                      them, each once), a round's steps sharing its seconds;\n                      run ids TEST.rRAIL.sROUND.CLIENT_SERVER\n"
     "  plan-runs PLAN ROUND|all\n"
     "                      ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT CNODE CDEV CGPU\n"
-    "                      SNODE SDEV SGPU, tab-separated, '-' for a default\n"
+    "                      SNODE SDEV SGPU [SOAK_S], tab-separated, '-' for a default;\n                      SOAK_S: a soak's run, its --soak seconds\n"
     "  agent-runs PLAN NODE [--skip FILE]\n"
     "                      NODE's own runs: ROUND STEP ID TOOL PLACEMENT GDR RAIL PORT\n"
-    "                      ROLE PEER DEV GPU (its end); --skip: run ids not to run\n"
+    "                      ROLE PEER DEV GPU [SOAK_S] (its end); --skip: run ids not\n                      to run\n"
     "  collect --plan PLAN --dir RESULTS -o STATUS [--interrupted] [--agent-errors FILE]\n"
     "                      RESULTS/agents/NODE.ends -> run status lines in plan order\n"
     "                      (as manifest reads them); a failed run's client document\n"
@@ -62,7 +62,7 @@ static const char usage_text[] =
     "                      LATENCY RATE GDR_OFF SIZE:VALUE:LIMIT:CLEAN,... (the agent\n"
     "                      appends it to agents/NODE.cells); exit 2 and why when DOC is\n"
     "                      not a complete run's document\n"
-    "  rails [--sysfs-root DIR] [--procfs-root DIR] [--node NAME]\n"
+    "  soak-end DOC       exit 0 when DOC is a complete soak's document (its end's\n                      exit 1 was the soak's findings), else 1\n  rails [--sysfs-root DIR] [--procfs-root DIR] [--node NAME]\n"
     "                      this node's rails (GPU i with its rail NIC: the nearest\n"
     "                      with an ACTIVE port; NICs no GPU uses, ports down) and its\n"
     "                      software (gdrbench, kernel, NVIDIA driver, NIC firmware)\n"
@@ -87,7 +87,7 @@ static const char usage_text[] =
     "                      from some round on), first, each with one retest;\n"
     "                      --status (the run status lines in plan order) and\n"
     "                      --unreachable (NODE<TAB>REASON): the same from the\n"
-    "                      manifest's sources, a tenth of its size\n"
+    "                      manifest's sources, a tenth of its size. A soak plan:\n                      \"soak\", its flapping links and nodes (no retest)\n"
     "  retest-runs SUSPECTS --plan PLAN\n"
     "                      the retest runs, as plan-runs prints them (ROUND = suspect)\n"
     "  confirm SUSPECTS --plan PLAN --dir RETEST_RESULTS [-o FILE] [--status TSV]\n"
@@ -101,10 +101,10 @@ static const char usage_text[] =
     "                      tab-separated; a later line for an ID wins); print\n"
     "                      'planned N ok N failed N missing N'. --unreachable: NODE\n"
     "                      REASON lines (tab) of the nodes the rails probe missed\n"
-    "  aggregate --plan PLAN --dir RESULTS [-o FILE] [--cells FILE]\n"
+    "  aggregate --plan PLAN --dir RESULTS [-o FILE] [--cells FILE] [--suspects FILE]\n"
     "                      the node-pair bandwidth summed over the rails per bandwidth\n"
     "                      test and size: each pair's sum, min/median/max over the pairs\n"
-    "                      whose every rail was measured (JSON; default stdout)\n"
+    "                      whose every rail was measured (JSON; default stdout);\n                      --suspects: a soak's findings (its \"soak\") carried too\n"
     "  report --plan PLAN --dir RESULTS [-o FILE] [--suspects FILE] [--manifest FILE]\n"
     "       [--figures DIR] [--title TEXT] [--min-link-pct P] [--min-pct-of-limit P]\n"
     "       [--tolerance-pct P] [--size B] [--cells FILE] [--worst N]\n"
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         {"confirm", gdr_core_cmd_confirm},     {"manifest", gdr_core_cmd_manifest},
         {"report", gdr_core_cmd_report},       {"agent-runs", gdr_core_cmd_agent_runs},
         {"collect", gdr_core_cmd_collect},     {"cell", gdr_core_cmd_cell},
-        {"aggregate", gdr_core_cmd_aggregate},
+        {"aggregate", gdr_core_cmd_aggregate}, {"soak-end", gdr_core_cmd_soak_end},
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -291,7 +291,16 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
     }
     labels(gp, c->title, c->xlabel, c->ylabel);
     fprintf(gp, c->y == GDR_Y_LOG ? "set logscale y 10\n" : "unset logscale y\n");
-    if (c->y_lo != 0 || c->y_hi != 0)
+    if (c->nynames) {
+        /* rows: the first name on top */
+        fprintf(gp, "set yrange [%zu.5:0.5]\nset ytics (", c->nynames);
+        for (size_t i = 0; i < c->nynames; i++) {
+            fputs(i ? ", " : "", gp);
+            gdr_fig_str(gp, c->ynames[i]);
+            fprintf(gp, " %zu", i + 1);
+        }
+        fputs(") font \",9\"\n", gp);
+    } else if (c->y_lo != 0 || c->y_hi != 0)
         fprintf(gp, "set yrange [%.9g:%.9g]\n", c->y_lo, c->y_hi);
     else
         fprintf(gp, c->y == GDR_Y_LOG ? "set yrange [*:*]\n" : "set yrange [0:*]\n");
@@ -321,6 +330,8 @@ void gdr_fig_chart(FILE *gp, const struct gdr_fig_chart *c)
         fprintf(gp, "%s%.9g with lines lc rgb \"#404040\" dt 3 lw 1.5 notitle",
                 c->nlines ? ", \\\n    " : "", c->hline);
     fputc('\n', gp);
+    if (c->nynames) /* the next figure's tics are its own */
+        fputs("set ytics autofreq font \"\"\n", gp);
     for (size_t i = 0; i < c->nvlines; i++)
         if (c->vlines[i].label)
             fprintf(gp, "unset label %zu\n", 400 + i);

@@ -161,6 +161,10 @@ struct gdr_fig_chart {
     size_t nvlines;
     const struct gdr_fig_vline *vlines;
     bool no_key;
+    /* nynames > 0: a row per name (y = 1, 2, ...: a timeline per link),
+     * the names as the y tics, top to bottom */
+    size_t nynames;
+    const char *const *ynames;
     /* key_cols > 0: the key below the plot, in that many columns, above
      * ncaption caption lines (gdr_fig_caption). */
     unsigned key_cols;

@@ -81,6 +81,11 @@ void gdr_row_extra(const struct gdr_rdir *r, const struct gdr_series *s, uint64_
  * was written), its findings; index numbers the section's id. */
 int gdr_report_soak_section(struct gdr_buf *b, const struct gdr_rdir *r, const struct gdr_rdoc *rd,
                             const char *dir, size_t index);
+/* A cluster soak's section of the cluster page (report_soak.c):
+ * suspects.json's "soak" (nothing when sj has none): the flapping nodes,
+ * a timeline with a row per link with findings (the first few; the rest
+ * counted), outages and dips marked, and a table of those links. */
+int gdr_report_cluster_soak(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *sj);
 
 /* A test's section of the sweep page (report_tests.c). */
 int gdr_report_test_section(struct gdr_buf *b, const struct gdr_rdir *r, const char *test);

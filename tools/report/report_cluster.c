@@ -810,6 +810,7 @@ int gdr_report_cluster(struct gdr_buf *b, const char *dir, const struct gdr_repo
         facts(b, &p, m);
         failed_runs(b, &fl);
         suspects_section(b, sj, read_sj);
+        gdr_report_cluster_soak(b, o->figs, sj);
         per_rail_section(b, sj);
         aggregate_section(b, o->figs, sj, &g, &s);
         heatmaps_section(b, o->figs, sj, &s, &d, &dopts);

@@ -284,3 +284,159 @@ int gdr_report_soak_section(struct gdr_buf *b, const struct gdr_rdir *r, const s
     timeline_free(&t);
     return 0;
 }
+
+/* ---- a cluster soak: a timeline per link ---- */
+
+/* Rows of the cluster soak's timeline (a link each, its findings' first):
+ * the page stays a page at thousands of links. */
+#define CLUSTER_SOAK_ROWS 40
+
+/* Segments "x row" pairs (a blank line between) of link's events of kind
+ * (NULL: its spans, when it soaked) into d. */
+static void link_segments(FILE *d, const cJSON *link, size_t row, const char *kind, double xs)
+{
+    const cJSON *e;
+    if (!kind) {
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(link, "spans"))
+            fprintf(d, "%.9g %zu\n%.9g %zu\n\n", cJSON_GetArrayItem(e, 0)->valuedouble * xs, row,
+                    cJSON_GetArrayItem(e, 1)->valuedouble * xs, row);
+        return;
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(link, "events")) {
+        if (strcmp(gdr_jstr_or(e, "kind", ""), kind))
+            continue;
+        double at = gdr_jnum_or(e, "at_s", 0), until = gdr_jnum_or(e, "until_s", at);
+        fprintf(d, "%.9g %zu\n%.9g %zu\n\n", at * xs, row, fmax(until, at) * xs, row);
+    }
+}
+
+static void cluster_timeline(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *soak)
+{
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(soak, "links"), *l;
+    size_t n = (size_t)cJSON_GetArraySize(links),
+           rows = n < CLUSTER_SOAK_ROWS ? n : CLUSTER_SOAK_ROWS;
+    if (!rows)
+        return;
+    const char *xu;
+    double xs = x_scale(gdr_jnum_or(soak, "duration_s", 0), &xu);
+    char *text[3] = {NULL, NULL, NULL}, (*names)[96] = calloc(rows, sizeof(*names));
+    const char **ynames = calloc(rows, sizeof(*ynames));
+    size_t len[3];
+    static const char *const kinds[3] = {NULL, "outage", "dip"};
+    for (int k = 0; k < 3 && names && ynames; k++) {
+        FILE *d = open_memstream(&text[k], &len[k]);
+        size_t row = 0;
+        cJSON_ArrayForEach(l, links) {
+            if (row == rows || !d)
+                break;
+            link_segments(d, l, ++row, kinds[k], xs);
+            const cJSON *nd = cJSON_GetObjectItemCaseSensitive(l, "nodes");
+            snprintf(names[row - 1], sizeof(names[0]), "%s-%s r%.0f",
+                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 0)),
+                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 1)), gdr_jnum_or(l, "rail", 0));
+            ynames[row - 1] = names[row - 1];
+        }
+        if (d)
+            fclose(d);
+    }
+    if (text[0] && text[1] && text[2]) {
+        /* an empty block still plots (NaN): a link without a dip */
+        struct gdr_fig_line line[3] = {
+            {"$spans", -1, "1:2", GDR_FIG_LINES, "soaking", "#c8c8c8", false, false, 6},
+            {"$outages", -1, "1:2", GDR_FIG_LINES, "outage", GDR_C_VERMILLION, false, false, 9},
+            {"$dips", -1, "1:2", GDR_FIG_LINES, "dip", GDR_C_ORANGE, false, false, 9},
+        };
+        char xl[64];
+        snprintf(xl, sizeof(xl), "time since the soak began [%s]", xu);
+        struct gdr_fig_chart c = {.title = "",
+                                  .xlabel = xl,
+                                  .ylabel = "",
+                                  .x = GDR_X_LINEAR,
+                                  .hline = NAN,
+                                  .nlines = 3,
+                                  .lines = line,
+                                  .nynames = rows,
+                                  .ynames = ynames,
+                                  .key_cols = 3};
+        gdr_buf_puts(b, "<figure><div class=\"fig\">");
+        FILE *gp = gdr_figset_add(fs, b, "the soak's links with findings over time", 960,
+                                  (unsigned)(140 + 22 * rows));
+        gdr_fig_block(gp, "spans", *text[0] ? text[0] : "NaN NaN\n");
+        gdr_fig_block(gp, "outages", *text[1] ? text[1] : "NaN NaN\n");
+        gdr_fig_block(gp, "dips", *text[2] ? text[2] : "NaN NaN\n");
+        gdr_fig_chart(gp, &c);
+        gdr_buf_printf(b,
+                       "</div><figcaption>A row a link with an outage or a dip (pair and rail; "
+                       "the first %zu of %zu), its runs in grey where it soaked, outages and "
+                       "dips marked over their span; links without findings are not drawn."
+                       "</figcaption></figure>\n",
+                       rows, n);
+    }
+    for (int k = 0; k < 3; k++)
+        free(text[k]);
+    free(names);
+    free(ynames);
+}
+
+int gdr_report_cluster_soak(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *sj)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(sj, "soak"), *x;
+    if (!k)
+        return 0;
+    gdr_section_begin(b, "soak", "Soak: flapping links and nodes");
+    gdr_buf_escf(b,
+                 "<p>%s. A link with an outage flapped; a node whose links flapped with two "
+                 "or more partners is the suspect, not its links.</p>\n",
+                 gdr_jstr_or(k, "text", ""));
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(k, "flapping_nodes")) {
+        gdr_buf_escf(b, "<p data-flapping-node=\"%s\">", gdr_jstr_or(x, "node", ""));
+        gdr_badge(b, "confirmed", "flapping node");
+        gdr_buf_escf(b, " %s: %.0f outages, with", gdr_jstr_or(x, "node", ""),
+                     gdr_jnum_or(x, "outages", 0));
+        const cJSON *pn;
+        cJSON_ArrayForEach(pn, cJSON_GetObjectItemCaseSensitive(x, "partners"))
+            gdr_buf_escf(b, " %s", cJSON_GetStringValue(pn));
+        gdr_buf_puts(b, "</p>\n");
+    }
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(k, "links");
+    if (!cJSON_GetArraySize(links)) {
+        gdr_buf_puts(b, "<p>");
+        gdr_badge(b, "ok", "no outage, no dip");
+        gdr_buf_puts(b, "</p>\n");
+        gdr_section_end(b);
+        return 0;
+    }
+    cluster_timeline(b, fs, k);
+    gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"soak-links\"><thead><tr><th>link</th>"
+                    "<th class=\"n\">rail</th><th>verdict</th><th class=\"n\">outages</th>"
+                    "<th class=\"n\">dips</th><th>outages from (UTC): class cause, ended</th>"
+                    "</tr></thead><tbody>\n");
+    size_t shown = 0;
+    cJSON_ArrayForEach(x, links) {
+        if (shown++ == CLUSTER_SOAK_ROWS)
+            break;
+        const cJSON *nd = cJSON_GetObjectItemCaseSensitive(x, "nodes"), *e;
+        const char *node = gdr_jstr(x, "node");
+        gdr_buf_escf(b,
+                     "<tr class=\"flag\"><td>%s - %s</td><td class=\"n\">%.0f</td><td>%s%s%s</td>",
+                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 0)),
+                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 1)), gdr_jnum_or(x, "rail", 0),
+                     gdr_jstr_or(x, "verdict", ""), node ? ": node " : "", node ? node : "");
+        gdr_buf_printf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>",
+                       gdr_jnum_or(x, "outages", 0), gdr_jnum_or(x, "dips", 0));
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(x, "events"))
+            if (!strcmp(gdr_jstr_or(e, "kind", ""), "outage"))
+                gdr_buf_escf(b, "%s: %s %s, %s<br>", gdr_jstr_or(e, "start_time", ""),
+                             gdr_jstr_or(e, "class", ""), gdr_jstr_or(e, "cause", ""),
+                             gdr_jstr_or(e, "ended", ""));
+        gdr_buf_puts(b, "</td></tr>\n");
+    }
+    gdr_buf_puts(b, "</tbody></table></div>\n");
+    if ((size_t)cJSON_GetArraySize(links) > CLUSTER_SOAK_ROWS)
+        gdr_buf_printf(b,
+                       "<p>%d more links with findings: suspects.json and aggregate.json "
+                       "<code>soak.links</code>.</p>\n",
+                       cJSON_GetArraySize(links) - CLUSTER_SOAK_ROWS);
+    gdr_section_end(b);
+    return 0;
+}
