@@ -6,6 +6,8 @@
 # there), a run an end per job step. The GPU round's ends load the strict
 # CUDA test double: LD_PRELOAD and LD_LIBRARY_PATH are set here, and
 # every srun step inherits them (srun's default --export=ALL).
+# A cluster soak in agent mode with node1's link taken down for 4 s comes
+# between the two.
 # Arguments: OUT (shared with the host) BUILDDIR SRCDIR
 out=$1 builddir=$2 srcdir=$3
 cudasim=$builddir/tests/cudasim
@@ -36,6 +38,34 @@ timeout -k 5 480 salloc -N2 -J gdr-cluster-agents \
     >"$out/agents.out" 2>"$out/agents.err"
 echo $? >"$out/agents.rc"
 echo $(( $(date +%s) - start )) >"$out/agents.seconds"
+# A cluster soak in agent mode (issue 35): the pair's H-H write_bw soaks
+# 24 s in 3 s intervals, validated; once the client has written two
+# interval lines (the soak under way, whatever the host's speed), node1's
+# eth0 goes down for 4 s: the planted flap, its times kept for the host.
+# Slurm, ssh and the control channel are TCP over the same wire and wait.
+start=$(date +%s)
+timeout -k 5 300 salloc -N2 -J gdr-cluster-soak \
+    "$srcdir/scripts/gdr-cluster" --builddir="$builddir" --out="$out/soak" --launch=agents \
+        --tools=write_bw --placements=H-H --one-direction --sizes=64K:64K \
+        --soak=24s --interval=3 --reconnect-timeout=60 --timeout=40 \
+        --extra-args="--warmup=2 --validate" --min-link-pct=0 --tolerance-pct=80 \
+    >"$out/soak.out" 2>"$out/soak.err" &
+soak_pid=$!
+k=0
+until [ "$(cat "$out"/soak/*.client.jsonl 2>/dev/null | grep -c '"interval"')" -ge 2 ]; do
+    k=$((k + 1))
+    [ $k -le 1200 ] && kill -0 $soak_pid 2>/dev/null || break
+    sleep 0.25
+done
+date +%s.%N >"$out/soak.down_at"
+ip link set eth0 down
+sleep 4
+date +%s.%N >"$out/soak.up_at"
+ip link set eth0 up
+wait $soak_pid
+echo $? >"$out/soak.rc"
+echo $(( $(date +%s) - start )) >"$out/soak.seconds"
+
 # Small: every job step takes seconds in the emulated VMs, so one direction,
 # one size and host memory (one run: the agents above ran the GPU ends over
 # srun with the CUDA double). The lab's timings swing under load: a 50 %

@@ -330,9 +330,16 @@ static void outage_list(FILE *f, const cJSON *link)
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(link, "events")) {
         if (strcmp(gdr_jstr_or(e, "kind", ""), "outage") || n++ == 4)
             continue;
-        fprintf(f, "%s%s (%s %s, %s)", n > 1 ? "; " : " ", gdr_jstr_or(e, "start_time", ""),
-                gdr_jstr_or(e, "class", ""), gdr_jstr_or(e, "cause", ""),
-                gdr_jstr_or(e, "ended", ""));
+        /* the cause and its words come from the nodes' documents: escaped */
+        fprintf(f, "%s", n > 1 ? "; " : " ");
+        gdr_esc_md_cell(f, gdr_jstr_or(e, "start_time", ""));
+        fprintf(f, " (");
+        gdr_esc_md_cell(f, gdr_jstr_or(e, "class", ""));
+        fprintf(f, " ");
+        gdr_esc_md_cell(f, gdr_jstr_or(e, "cause", ""));
+        fprintf(f, ", ");
+        gdr_esc_md_cell(f, gdr_jstr_or(e, "ended", ""));
+        fprintf(f, ")");
     }
     if (n > 4)
         fprintf(f, "; ...");
