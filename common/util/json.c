@@ -94,6 +94,18 @@ double gdr_jnum_or(const cJSON *o, const char *key, double dflt)
     return cJSON_IsNumber(v) ? cJSON_GetNumberValue(v) : dflt;
 }
 
+const char *gdr_jitem_str_or(const cJSON *arr, int i, const char *dflt)
+{
+    const char *s = cJSON_GetStringValue(cJSON_IsArray(arr) ? cJSON_GetArrayItem(arr, i) : NULL);
+    return s ? s : dflt;
+}
+
+double gdr_jitem_num_or(const cJSON *arr, int i, double dflt)
+{
+    const cJSON *v = cJSON_IsArray(arr) ? cJSON_GetArrayItem(arr, i) : NULL;
+    return cJSON_IsNumber(v) ? cJSON_GetNumberValue(v) : dflt;
+}
+
 const char *gdr_jstr(const cJSON *o, const char *key)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));

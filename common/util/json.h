@@ -26,6 +26,9 @@ const char *gdr_jstr_or(const cJSON *o, const char *key, const char *dflt);
 double gdr_jnum_or(const cJSON *o, const char *key, double dflt);
 const char *gdr_jstr(const cJSON *o, const char *key);
 double gdr_jnum(const cJSON *o, const char *key);
+/* The same for an array's item i (a pair of names, a [from, to] span). */
+const char *gdr_jitem_str_or(const cJSON *arr, int i, const char *dflt);
+double gdr_jitem_num_or(const cJSON *arr, int i, double dflt);
 
 /* Add an unsigned integer exactly: values below 10^15 are JSON numbers
  * (cJSON prints only 15 significant digits when they read back within

@@ -288,6 +288,25 @@ static void test_other_getters(void **state)
     cJSON_Delete(o);
 }
 
+/* An array's items, leniently: a wrong type, a short array or no array at
+ * all gives the default (a hostile suspects.json must not crash a report). */
+static void test_item_getters(void **state)
+{
+    (void)state;
+    cJSON *o = obj_from("{\"a\": [\"n1\", 2.5, null], \"s\": \"x\"}");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "a");
+    assert_string_equal(gdr_jitem_str_or(a, 0, "?"), "n1");
+    assert_string_equal(gdr_jitem_str_or(a, 1, "?"), "?");
+    assert_string_equal(gdr_jitem_str_or(a, 7, "?"), "?");
+    assert_near(gdr_jitem_num_or(a, 1, -1), 2.5, 0);
+    assert_near(gdr_jitem_num_or(a, 0, -1), -1, 0);
+    assert_near(gdr_jitem_num_or(a, 2, -1), -1, 0);
+    assert_string_equal(gdr_jitem_str_or(cJSON_GetObjectItemCaseSensitive(o, "s"), 0, "?"), "?");
+    assert_string_equal(gdr_jitem_str_or(NULL, 0, "?"), "?");
+    assert_near(gdr_jitem_num_or(NULL, 0, -1), -1, 0);
+    cJSON_Delete(o);
+}
+
 /* NAN (a value not known) is written as null, which JSON has; a number stays one. */
 static void test_add_number_or_null(void **state)
 {
@@ -308,6 +327,7 @@ int main(void)
         dir_test(test_write_over_directory),  dir_test(test_read_rejects),
         gdr_unit_test(test_u64_bounds),       gdr_unit_test(test_add_u64),
         gdr_unit_test(test_other_getters),    gdr_unit_test(test_add_number_or_null),
+        gdr_unit_test(test_item_getters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

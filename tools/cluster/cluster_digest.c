@@ -373,8 +373,7 @@ static void soak_section(FILE *f, const cJSON *doc)
         if (shown++ == SOAK_LINKS_SHOWN)
             break;
         n = cJSON_GetObjectItemCaseSensitive(x, "nodes");
-        fprintf(f, "| %s - %s", cJSON_GetStringValue(cJSON_GetArrayItem(n, 0)),
-                cJSON_GetStringValue(cJSON_GetArrayItem(n, 1)));
+        fprintf(f, "| %s - %s", gdr_jitem_str_or(n, 0, "?"), gdr_jitem_str_or(n, 1, "?"));
         const char *node = gdr_jstr(x, "node");
         fprintf(f, " | %.0f | %s%s%s | %.0f | %.0f |", gdr_jnum_or(x, "rail", 0),
                 gdr_jstr_or(x, "verdict", ""), node ? ": node " : "", node ? node : "",

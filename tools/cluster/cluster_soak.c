@@ -7,6 +7,7 @@
 #include "error.h"
 #include "json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,13 @@ cJSON *gdr_soak_findings(const struct gdr_plan *p, const char *dir)
     struct gdr_soak_link *ls = calloc(a.n + 1, sizeof(*ls));
     for (size_t k = 0; ls && k < a.n; k++)
         ls[k] = a.v[k].l;
-    size_t nflap = ls ? gdr_soak_judge(p->nnodes, ls, a.n, flapping) : 0;
+    size_t nflap = ls ? gdr_soak_judge(p->nnodes, ls, a.n, flapping) : SIZE_MAX;
+    if (nflap == SIZE_MAX) { /* a judgment half made is no judgment */
+        free(ls);
+        free(flapping);
+        acc_free(&a);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory judging the soak's links"), NULL;
+    }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "duration_s", p->soak_s);
     cJSON_AddNumberToObject(o, "rotate_s", p->rotate_s);
@@ -223,7 +230,7 @@ cJSON *gdr_soak_findings(const struct gdr_plan *p, const char *dir)
     cJSON_AddNumberToObject(o, "runs_without_soak", (double)a.unread);
     struct gdr_soak_counts c = {0, 0, nflap};
     cJSON *links = cJSON_CreateArray(), *nodes = cJSON_CreateArray();
-    for (size_t k = 0; ls && k < a.n; k++) {
+    for (size_t k = 0; k < a.n; k++) {
         a.v[k].l.node = ls[k].node;
         c.flapping_links += ls[k].noutages && ls[k].node < 0;
         c.dipping_links += !ls[k].noutages;

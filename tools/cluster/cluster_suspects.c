@@ -7,6 +7,7 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -740,13 +741,14 @@ size_t gdr_soak_judge(size_t nnodes, struct gdr_soak_link *links, size_t n, bool
     /* per node, the first partner of a flapping link: a second, different
      * one makes the node the suspect */
     long *first = malloc((nnodes + 1) * sizeof(*first));
+    if (!first)
+        return SIZE_MAX;
     size_t nodes = 0;
     for (size_t i = 0; i < nnodes; i++) {
         flapping[i] = false;
-        if (first)
-            first[i] = -1;
+        first[i] = -1;
     }
-    for (size_t k = 0; first && k < n; k++) {
+    for (size_t k = 0; k < n; k++) {
         if (!links[k].noutages)
             continue;
         size_t end[2] = {links[k].a, links[k].b};

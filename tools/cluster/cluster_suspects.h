@@ -146,7 +146,8 @@ struct gdr_soak_link {
  * link with an outage flapped; a node whose links flapped with two or more
  * distinct partners is a flapping node (flapping[i], nnodes of them), and
  * its links are put down to it (link.node), as a link suspect needs both
- * its nodes clear. Returns how many nodes flapped. */
+ * its nodes clear. Returns how many nodes flapped; SIZE_MAX when out of
+ * memory (nothing judged). */
 size_t gdr_soak_judge(size_t nnodes, struct gdr_soak_link *links, size_t n, bool *flapping);
 
 #endif

@@ -298,8 +298,8 @@ static void link_segments(FILE *d, const cJSON *link, size_t row, const char *ki
     const cJSON *e;
     if (!kind) {
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(link, "spans"))
-            fprintf(d, "%.9g %zu\n%.9g %zu\n\n", cJSON_GetArrayItem(e, 0)->valuedouble * xs, row,
-                    cJSON_GetArrayItem(e, 1)->valuedouble * xs, row);
+            fprintf(d, "%.9g %zu\n%.9g %zu\n\n", gdr_jitem_num_or(e, 0, NAN) * xs, row,
+                    gdr_jitem_num_or(e, 1, NAN) * xs, row);
         return;
     }
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(link, "events")) {
@@ -331,9 +331,8 @@ static void cluster_timeline(struct gdr_buf *b, struct gdr_figset *fs, const cJS
                 break;
             link_segments(d, l, ++row, kinds[k], xs);
             const cJSON *nd = cJSON_GetObjectItemCaseSensitive(l, "nodes");
-            snprintf(names[row - 1], sizeof(names[0]), "%s-%s r%.0f",
-                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 0)),
-                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 1)), gdr_jnum_or(l, "rail", 0));
+            snprintf(names[row - 1], sizeof(names[0]), "%s-%s r%.0f", gdr_jitem_str_or(nd, 0, "?"),
+                     gdr_jitem_str_or(nd, 1, "?"), gdr_jnum_or(l, "rail", 0));
             ynames[row - 1] = names[row - 1];
         }
         if (d)
@@ -395,7 +394,7 @@ int gdr_report_cluster_soak(struct gdr_buf *b, struct gdr_figset *fs, const cJSO
                      gdr_jnum_or(x, "outages", 0));
         const cJSON *pn;
         cJSON_ArrayForEach(pn, cJSON_GetObjectItemCaseSensitive(x, "partners"))
-            gdr_buf_escf(b, " %s", cJSON_GetStringValue(pn));
+            gdr_buf_escf(b, " %s", cJSON_IsString(pn) ? pn->valuestring : "?");
         gdr_buf_puts(b, "</p>\n");
     }
     const cJSON *links = cJSON_GetObjectItemCaseSensitive(k, "links");
@@ -417,11 +416,10 @@ int gdr_report_cluster_soak(struct gdr_buf *b, struct gdr_figset *fs, const cJSO
             break;
         const cJSON *nd = cJSON_GetObjectItemCaseSensitive(x, "nodes"), *e;
         const char *node = gdr_jstr(x, "node");
-        gdr_buf_escf(b,
-                     "<tr class=\"flag\"><td>%s - %s</td><td class=\"n\">%.0f</td><td>%s%s%s</td>",
-                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 0)),
-                     cJSON_GetStringValue(cJSON_GetArrayItem(nd, 1)), gdr_jnum_or(x, "rail", 0),
-                     gdr_jstr_or(x, "verdict", ""), node ? ": node " : "", node ? node : "");
+        gdr_buf_escf(
+            b, "<tr class=\"flag\"><td>%s - %s</td><td class=\"n\">%.0f</td><td>%s%s%s</td>",
+            gdr_jitem_str_or(nd, 0, "?"), gdr_jitem_str_or(nd, 1, "?"), gdr_jnum_or(x, "rail", 0),
+            gdr_jstr_or(x, "verdict", ""), node ? ": node " : "", node ? node : "");
         gdr_buf_printf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>",
                        gdr_jnum_or(x, "outages", 0), gdr_jnum_or(x, "dips", 0));
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(x, "events"))
