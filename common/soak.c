@@ -41,6 +41,7 @@ struct gdr_soak {
     size_t n, cap;
     struct gdr_soak_point *points;
     bool by_signal; /* ended by SIGTERM or SIGINT */
+    bool by_outage; /* ended by an outage it did not come through */
     long nfindings;
     struct gdr_soak_finding findings[MAX_FINDINGS];
     size_t noutages; /* all of them; the first MAX_OUTAGES are kept */
@@ -315,6 +316,8 @@ int gdr_soak_outage_end(struct gdr_session *s, const char *ended)
 {
     struct gdr_soak *k = s->soak;
     struct gdr_soak_outage *o = current_outage(k);
+    if (k && strcmp(ended, "reconnected"))
+        k->by_outage = true;
     if (!o || o->ended)
         return 0;
     o->ended = ended;
@@ -411,8 +414,10 @@ size_t gdr_soak_finish(struct gdr_session *s)
     bool lat = latency(s);
     fprintf(stderr, "%s: soak: %zu intervals in %.0f s (%s), median %.4g %s; %ld finding%s\n",
             s->test->binary, k->n, k->elapsed_s,
-            k->by_signal ? "ended by a signal" : "its duration", lat ? median * 1e6 : median * 1e-6,
-            lat ? "us" : "MB/s", total, total == 1 ? "" : "s");
+            k->by_signal   ? "ended by a signal"
+            : k->by_outage ? "ended by an outage"
+                           : "its duration",
+            lat ? median * 1e6 : median * 1e-6, lat ? "us" : "MB/s", total, total == 1 ? "" : "s");
     for (size_t i = 0; i < kept_outages(k); i++) {
         char text[512], when[32];
         outage_text(&k->outages[i], text, sizeof(text));
@@ -478,7 +483,11 @@ cJSON *gdr_soak_json(const struct gdr_session *s)
         cJSON_AddNullToObject(o, "json_lines");
     gdr_json_add_u64(o, "intervals", k ? k->n : 0);
     cJSON_AddNumberToObject(o, "elapsed_s", k ? k->elapsed_s : 0);
-    cJSON_AddStringToObject(o, "ended", k && k->by_signal ? "signal" : "duration");
+    cJSON_AddStringToObject(o, "ended",
+                            !k             ? "duration"
+                            : k->by_signal ? "signal"
+                            : k->by_outage ? "outage"
+                                           : "duration");
     if (k && k->by_signal && gdr_soak_signal_ns >= k->start_ns)
         cJSON_AddNumberToObject(o, "signal_s", (double)(gdr_soak_signal_ns - k->start_ns) * 1e-9);
     else

@@ -151,8 +151,10 @@ static int wait_port(const struct outage *o)
     }
 }
 
-/* Steps 2 and 3: a port that goes again before the new QPs exist (a link
- * that flaps twice) is waited for again. */
+/* Steps 2 and 3: a renewal that fails (the port gone again before the new
+ * QPs exist: a link that flaps twice; a device still busy with the flap)
+ * is tried again, the port waited for first, until the deadline, which
+ * then names the renewal's error. */
 static int port_and_qps(const struct outage *o)
 {
     struct gdr_verbs *v = &o->s->verbs;
@@ -161,9 +163,13 @@ static int port_and_qps(const struct outage *o)
             return -1;
         if (gdr_verbs_renew_qps(v) == 0)
             return 0;
-        if (past(o) || port_back(v))
-            return -1; /* not the port: the error recorded says what */
+        if (past(o)) {
+            char what[320];
+            snprintf(what, sizeof(what), "the QPs were not rebuilt (%.256s)", gdr_error_message());
+            return too_late(o, what);
+        }
         forget_error(o->s);
+        usleep(PORT_POLL_US);
     }
 }
 

@@ -443,6 +443,7 @@ int gdr_verbs_create(struct gdr_verbs *v, unsigned num_qps, unsigned send_depth,
     v->send_depth = send_depth;
     v->inline_size = inline_size;
     v->qp_dv = dv;
+    v->qps_asked = num_qps;
     return create_qps(v, num_qps);
 }
 
@@ -459,8 +460,10 @@ int gdr_verbs_renew_qps(struct gdr_verbs *v)
     if (v->make_qp)
         return gdr_fail(GDR_EXIT_RUN, "%s: rdma_cm's QPs (-R) are not rebuilt after an outage",
                         v->dev_name);
-    unsigned n = v->num_qps;
-    for (unsigned i = n; i-- > 0;) {
+    /* What was asked, not what exists: a renewal that failed part way
+     * leaves fewer (or none), and the next one must make them all. */
+    unsigned n = v->qps_asked;
+    for (unsigned i = v->num_qps; i-- > 0;) {
         if (v->qp[i] && ibv_destroy_qp(v->qp[i]))
             return gdr_fail(GDR_EXIT_RUN, "%s: ibv_destroy_qp of QP %u failed: %s", v->dev_name,
                             v->qp[i]->qp_num, strerror(errno));

@@ -26,7 +26,8 @@ struct gdr_verbs {
      * arrivals (NULL when the device gave none: such a loop spins). */
     struct ibv_comp_channel *recv_channel;
     struct ibv_qp *qp[GDR_MAX_QPS];
-    unsigned num_qps;
+    unsigned num_qps;   /* those that exist now */
+    unsigned qps_asked; /* gdr_verbs_create's num_qps: an outage's renewal makes as many */
     struct ibv_device_attr dev_attr;
     struct ibv_port_attr port_attr;
     int port;

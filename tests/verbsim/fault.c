@@ -14,6 +14,10 @@
  *                                 posts none; an error completion hits the
  *                                 first request posted from then on)
  *   GDR_VERBSIM_FAULT_PORT=P      the port of a port error (default 1)
+ *   GDR_VERBSIM_RENEW_FAILS=N     once the fault has come, the next N calls of
+ *                                 ibv_create_qp fail (ENOMEM): a renewal of
+ *                                 the QPs that fails part way, as one can
+ *                                 when the port goes again (default 0)
  *   GDR_VERBSIM_RETRY_MS=R        a port error: how long requests wait for the
  *                                 link before they fail (default 500: rxe's
  *                                 7 retries of 67 ms)
@@ -76,6 +80,7 @@ static struct {
     bool is_event;
     int code;
     uint64_t at, after_ns, retry_ns, port;
+    uint64_t renew_fails; /* ibv_create_qp calls still to fail once it fired */
     uint64_t posts, first_ns;
     bool fired;
     uint64_t fired_at; /* the send request it came with (0: the timer) */
@@ -306,6 +311,13 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
         errno = ENOSYS;
         return NULL;
     }
+    if (f.fired && f.renew_fails) {
+        f.renew_fails--;
+        vs_log("fault: ibv_create_qp failed after the fault (ENOMEM; %llu more to fail)",
+               (unsigned long long)f.renew_fails);
+        errno = ENOMEM;
+        return NULL;
+    }
     struct ibv_qp *qp;
     WITH_KERNEL_FD(pd->context, qp = real(pd, attr));
     return qp;
@@ -375,6 +387,7 @@ static bool fault_init(void)
     f.at = f.after_ns ? 0 : vs_env_u64("GDR_VERBSIM_FAULT_AT", 1, 1, UINT64_MAX);
     f.retry_ns = vs_env_u64("GDR_VERBSIM_RETRY_MS", 500, 1, 3600000) * 1000000;
     f.port = vs_env_u64("GDR_VERBSIM_FAULT_PORT", 1, 1, 255);
+    f.renew_fails = vs_env_u64("GDR_VERBSIM_RENEW_FAILS", 0, 0, 1000);
     vs_log("fault: %s at %s %llu", f.name, f.at ? "send request" : "ms",
            (unsigned long long)(f.at ? f.at : f.after_ns / 1000000));
     return true;

@@ -47,6 +47,9 @@ static const char usage_text[] =
     "      documents, its failed runs) or a directory of result documents. The\n"
     "      testbed defaults to CLIENT:DEV-SERVER:DEV[+GPU] from the documents.\n"
     "      A soak's document is one night at its median over the intervals.\n"
+    "      A gdr-cluster directory (plan.json) is a night per link, each link its\n"
+    "      own testbed CLIENT:DEV-SERVER:DEV[+GPU] (--testbed NAME: NAME/CLIENT:DEV-\n"
+    "      SERVER:DEV); a cluster soak's links at their soaks' medians.\n"
     "      Ingesting a run again adds nothing.\n"
     "  check [--testbed T] [--run ID] [STATS] [--markdown FILE] [--junit FILE] [--json]\n"
     "      judge a run (default: the newest) series by series against the history:\n"
@@ -275,11 +278,20 @@ static int cmd_ingest(struct common *c, int argc, char **argv)
             hdb_close(h);
             return report_error();
         }
-        printf("gdr-history: %s: run %s on %s: %s, %zu points added, %zu already there, "
-               "%zu failed run%s%s\n",
-               argv[i], r.run_id, r.testbed, r.run_added ? "new run" : "run already there",
-               r.points_added, r.points_present, r.failures, r.failures == 1 ? "" : "s",
-               r.unfinished ? " (the sweep did not finish: no points taken)" : "");
+        if (r.links)
+            printf("gdr-history: %s: cluster run %s: %zu link%s (a testbed each), %zu new, "
+                   "%zu points added, %zu already there, %zu failed run%s%s\n",
+                   argv[i], r.run_id, r.links, r.links == 1 ? "" : "s", r.runs_added,
+                   r.points_added, r.points_present, r.failures, r.failures == 1 ? "" : "s",
+                   r.endless ? "; runs that never met their peer are not taken (the "
+                               "cluster's report has them)"
+                             : "");
+        else
+            printf("gdr-history: %s: run %s on %s: %s, %zu points added, %zu already there, "
+                   "%zu failed run%s%s\n",
+                   argv[i], r.run_id, r.testbed, r.run_added ? "new run" : "run already there",
+                   r.points_added, r.points_present, r.failures, r.failures == 1 ? "" : "s",
+                   r.unfinished ? " (the sweep did not finish: no points taken)" : "");
     }
     hdb_close(h);
     return GDR_EXIT_OK;

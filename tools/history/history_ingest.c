@@ -5,6 +5,7 @@
 #include "doc.h"
 #include "error.h"
 #include "json.h"
+#include "stats.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -289,13 +290,12 @@ static bool is_rxe(const char *dev)
 }
 
 /* "client-host:dev-server-host:dev", with the GPU when one end has one. */
-static void default_testbed(const struct run_in *r, char *out, size_t len)
+static void default_testbed(const struct gdr_doc *docs, size_t ndocs, char *out, size_t len)
 {
-    const struct gdr_doc *d = &r->docs[0];
+    const struct gdr_doc *d = &docs[0];
     const char *gpu = "";
-    for (size_t i = 0; i < r->ndocs && !gpu[0]; i++)
-        gpu = r->docs[i].client.cuda_name[0] ? r->docs[i].client.cuda_name
-                                             : r->docs[i].server.cuda_name;
+    for (size_t i = 0; i < ndocs && !gpu[0]; i++)
+        gpu = docs[i].client.cuda_name[0] ? docs[i].client.cuda_name : docs[i].server.cuda_name;
     /* A long name is cut; --testbed names a testbed exactly. */
     if (snprintf(out, len, "%s:%s-%s:%s%s%s", d->client.host, d->client.device, d->server.host,
                  d->server.device, gpu[0] ? "+" : "", gpu) >= (int)len)
@@ -358,16 +358,286 @@ static int write_doc(struct hdb *h, const struct gdr_doc *d, bool bidir, const c
     return hdb_commit(h);
 }
 
+/* The run row and its failures in one transaction, then each document's
+ * points in one more; res's counts add up over calls. */
+static int store_run(struct hdb *h, const struct run_in *r, const char *testbed, const char *source,
+                     struct hist_ingest_result *res)
+{
+    struct hdb_run run = {.testbed = testbed,
+                          .run_id = r->run_id,
+                          .date = r->date,
+                          .version = r->version,
+                          .mode = r->mode,
+                          .source = source,
+                          .planned = r->planned,
+                          .ok = r->ok,
+                          .failed = r->failed};
+    int64_t id;
+    bool added;
+    if (hdb_begin(h))
+        return -1;
+    if (hdb_add_run(h, &run, &id, &added))
+        goto rollback;
+    res->run_added = added;
+    res->runs_added += added;
+    for (size_t i = 0; i < r->nfailed; i++) {
+        if (hdb_add_failure(h, id, r->failed_runs[i].name, r->failed_runs[i].reason, &added))
+            goto rollback;
+        res->failures++;
+    }
+    if (hdb_commit(h))
+        return -1;
+    for (size_t i = 0; i < r->ndocs && !r->unfinished; i++)
+        if (write_doc(h, &r->docs[i], r->bidir[i], testbed, id, res))
+            return -1;
+    return 0;
+rollback:
+    hdb_rollback(h);
+    return -1;
+}
+
+/* ---- a cluster run (gdr-cluster's directory): a night per link ---- */
+
+/* One client document of a cluster run, as read by the first pass. */
+struct link_doc {
+    char link[2 * (256 + 64) + 4]; /* CLIENT:DEV-SERVER:DEV (gdr_end_info host, device) */
+    char gpu[128];                 /* an end's GPU name, "" for none */
+    char name[256];                /* the file's name in the directory */
+};
+
+static int by_link(const void *a, const void *b)
+{
+    const struct link_doc *x = a, *y = b;
+    int c = strcmp(x->link, y->link);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static bool is_cluster_dir(const char *dir, bool *soak)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/plan.json", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    fclose(f);
+    enum gdr_exit before = gdr_error_code();
+    cJSON *plan = gdr_json_read_file(path, MANIFEST_MAX_BYTES);
+    bool yes = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(plan, "plan_version"));
+    *soak = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(plan, "soak"));
+    cJSON_Delete(plan);
+    if (before == GDR_EXIT_OK)
+        gdr_error_clear(); /* not a plan: the directory is read as before */
+    return yes;
+}
+
+/* The first pass: every client document read and checked, its link noted;
+ * the documents themselves are read again one link at a time. A document
+ * without both ends (a run that failed before the ends met) names no link:
+ * counted, not stored (the cluster's own report has it). */
+static int cluster_links(const char *dir, struct link_doc **out, size_t *n, size_t *endless,
+                         char first[40])
+{
+    struct dirent **list;
+    int nl = scandir(dir, &list, client_doc, alphasort);
+    if (nl < 0)
+        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot read the directory", dir);
+    struct link_doc *v = calloc(nl > 0 ? (size_t)nl : 1, sizeof(*v));
+    int rc = v ? 0 : gdr_fail(GDR_EXIT_RUN, "out of memory");
+    *n = *endless = 0;
+    first[0] = '\0';
+    for (int i = 0; i < nl; i++) {
+        char path[2048];
+        struct gdr_doc d;
+        snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+        cJSON *root = rc ? NULL : gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
+        if (!rc && !root)
+            rc = gdr_fail(GDR_EXIT_USAGE, "%s: unreadable or not JSON", path);
+        if (root && !(rc = gdr_doc_from_json(root, path, &d))) {
+            if (d.start_time[0] && (!first[0] || strcmp(d.start_time, first) < 0))
+                snprintf(first, 40, "%s", d.start_time);
+            if (strcmp(d.role, "client"))
+                rc = gdr_fail(GDR_EXIT_USAGE, "%s: role '%s', not client", path, d.role);
+            else if (!d.has_client || !d.has_server)
+                (*endless)++;
+            else {
+                struct link_doc *l = &v[(*n)++];
+                snprintf(l->link, sizeof(l->link), "%s:%s-%s:%s", d.client.host, d.client.device,
+                         d.server.host, d.server.device);
+                snprintf(l->gpu, sizeof(l->gpu), "%s",
+                         d.client.cuda_name[0] ? d.client.cuda_name : d.server.cuda_name);
+                snprintf(l->name, sizeof(l->name), "%s", list[i]->d_name);
+            }
+            gdr_doc_free(&d);
+        }
+        cJSON_Delete(root);
+        free(list[i]);
+    }
+    free(list);
+    if (rc) {
+        free(v);
+        return -1;
+    }
+    if (*n == 0) {
+        free(v);
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: a cluster run without a client document that names both "
+                        "ends: nothing to take",
+                        dir);
+    }
+    qsort(v, *n, sizeof(*v), by_link);
+    *out = v;
+    return 0;
+}
+
+static bool same_series(const struct gdr_doc *a, bool abidir, const struct gdr_doc *b, bool bbidir)
+{
+    return abidir == bbidir && a->nrows == 1 && b->nrows == 1 &&
+           a->rows[0].size == b->rows[0].size && !strcmp(a->test, b->test) &&
+           !strcmp(a->metric, b->metric) && !strcmp(a->client.placement, b->client.placement) &&
+           !strcmp(a->client.registration, b->client.registration) &&
+           !strcmp(a->server.placement, b->server.placement) &&
+           !strcmp(a->server.registration, b->server.registration);
+}
+
+/* A link that soaked in several rounds of one cluster soak (the pairing
+ * rotated back to it) gives its night one point per series: the median of
+ * its soaks' medians, clean only where every one of them was. */
+static int merge_soaks(struct run_in *r)
+{
+    double *m = malloc((r->ndocs ? r->ndocs : 1) * sizeof(*m));
+    if (!m)
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    for (size_t i = 0; i < r->ndocs; i++) {
+        struct gdr_doc *a = &r->docs[i];
+        if (!a->soak.present || a->nrows != 1)
+            continue;
+        size_t n = 0;
+        if (!isnan(a->soak.median))
+            m[n++] = a->soak.median;
+        for (size_t j = i + 1; j < r->ndocs;) {
+            struct gdr_doc *b = &r->docs[j];
+            if (!b->soak.present || !same_series(a, r->bidir[i], b, r->bidir[j])) {
+                j++;
+                continue;
+            }
+            if (!isnan(b->soak.median))
+                m[n++] = b->soak.median;
+            a->soak.fabric |= b->soak.fabric;
+            int *ac = &a->rows[0].clean, bc = b->rows[0].clean;
+            *ac = *ac == 0 || bc == 0 ? 0 : *ac < 0 || bc < 0 ? -1 : 1;
+            gdr_doc_free(b);
+            r->ndocs--;
+            r->docs[j] = r->docs[r->ndocs];
+            r->bidir[j] = r->bidir[r->ndocs];
+        }
+        a->soak.median = gdr_median_inplace(m, n);
+    }
+    free(m);
+    return 0;
+}
+
+/* What every link's night of a cluster run shares. */
+struct cluster_run {
+    const char *dir, *label, *source, *mode;
+    char run_id[128];
+    char first[40]; /* the earliest start_time of its documents */
+};
+
+/* One link's documents (v[0..n)): its night, a run of the cluster's id. */
+static int store_link(struct hdb *h, const struct cluster_run *c, const struct link_doc *v,
+                      size_t n, struct hist_ingest_result *res)
+{
+    struct run_in r = {.planned = (long)n};
+    char testbed[sizeof(res->testbed)];
+    const char *gpu = "";
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char path[2048], name[256];
+        snprintf(path, sizeof(path), "%s/%s", c->dir, v[i].name);
+        snprintf(name, sizeof(name), "%.*s", (int)(strlen(v[i].name) - 12), v[i].name);
+        if (!gpu[0])
+            gpu = v[i].gpu;
+        rc = add_doc(&r, path);
+        struct gdr_doc *d = rc ? NULL : &r.docs[r.ndocs - 1];
+        if (d && strcmp(d->status, "complete")) {
+            rc = add_failed(&r, name, d->error[0] ? d->error : d->status);
+            gdr_doc_free(&r.docs[--r.ndocs]);
+        }
+    }
+    if (!rc) {
+        r.ok = (long)r.ndocs;
+        rc = merge_soaks(&r);
+    }
+    if (!rc) {
+        r.failed = (long)r.nfailed;
+        snprintf(r.run_id, sizeof(r.run_id), "%s", c->run_id);
+        snprintf(r.mode, sizeof(r.mode), "%s", c->mode);
+        for (size_t i = 0; i < r.ndocs; i++)
+            if (!r.date[0] || strcmp(r.docs[i].start_time, r.date) < 0)
+                snprintf(r.date, sizeof(r.date), "%s", r.docs[i].start_time);
+        if (r.ndocs)
+            snprintf(r.version, sizeof(r.version), "%s", r.docs[0].version);
+        if (!r.date[0]) /* every run of the link failed: its date is unknown */
+            snprintf(r.date, sizeof(r.date), "%s", c->first);
+        /* A long name is cut, as default_testbed cuts one. */
+        int len = c->label ? snprintf(testbed, sizeof(testbed), "%s/%s", c->label, v[0].link)
+                           : snprintf(testbed, sizeof(testbed), "%s%s%s", v[0].link,
+                                      gpu[0] ? "+" : "", gpu);
+        if (len < 0)
+            testbed[0] = '\0';
+        rc = store_run(h, &r, testbed, c->source, res);
+    }
+    run_free(&r);
+    return rc;
+}
+
+/* A cluster run: each link (client and server host and device) is its
+ * testbed's night, named as a two-node run between them would be, so a
+ * link's nights from cluster soaks and from its own nightlies are one
+ * series. label (--testbed) prefixes each link's name instead. */
+static int ingest_cluster(struct hdb *h, const char *dir, bool soak, const char *label,
+                          const char *source, struct hist_ingest_result *res)
+{
+    struct cluster_run c = {
+        .dir = dir, .label = label, .source = source, .mode = soak ? "cluster-soak" : "cluster"};
+    struct link_doc *v = NULL;
+    size_t n = 0;
+    if (cluster_links(dir, &v, &n, &res->endless, c.first))
+        return -1;
+    const char *base = strrchr(dir, '/');
+    base = base && base[1] ? base + 1 : dir;
+    snprintf(c.run_id, sizeof(c.run_id), "%s", base);
+    snprintf(res->run_id, sizeof(res->run_id), "%s", c.run_id);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t j = i;
+        while (j < n && !strcmp(v[j].link, v[i].link))
+            j++;
+        rc = store_link(h, &c, v + i, j - i, res);
+        res->links++;
+        i = j;
+    }
+    free(v);
+    return rc;
+}
+
 int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
                     struct hist_ingest_result *res)
 {
     memset(res, 0, sizeof(*res));
     struct run_in r = {0};
-    char *abs = NULL;
+    /* The directory's absolute path, so the dashboard can link its report. */
+    char *abs = realpath(dir, NULL);
+    const char *source = abs ? abs : dir;
     char manifest[2048];
     snprintf(manifest, sizeof(manifest), "%s/manifest.json", dir);
-    FILE *f = fopen(manifest, "r");
     int rc = -1;
+    bool soak;
+    if (is_cluster_dir(dir, &soak)) {
+        rc = ingest_cluster(h, dir, soak, testbed, source, res);
+        goto out;
+    }
+    FILE *f = fopen(manifest, "r");
     if (f) {
         fclose(f);
         if (read_manifest(dir, manifest, &r))
@@ -378,7 +648,7 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
     if (testbed)
         snprintf(res->testbed, sizeof(res->testbed), "%s", testbed);
     else if (r.ndocs)
-        default_testbed(&r, res->testbed, sizeof(res->testbed));
+        default_testbed(r.docs, r.ndocs, res->testbed, sizeof(res->testbed));
     else {
         gdr_fail(GDR_EXIT_USAGE,
                  "%s: no complete run to name the testbed after: give "
@@ -388,37 +658,7 @@ int hist_ingest_dir(struct hdb *h, const char *dir, const char *testbed,
     }
     snprintf(res->run_id, sizeof(res->run_id), "%s", r.run_id);
     res->unfinished = r.unfinished;
-    /* The directory's absolute path, so the dashboard can link its report. */
-    abs = realpath(dir, NULL);
-    struct hdb_run run = {.testbed = res->testbed,
-                          .run_id = r.run_id,
-                          .date = r.date,
-                          .version = r.version,
-                          .mode = r.mode,
-                          .source = abs ? abs : dir,
-                          .planned = r.planned,
-                          .ok = r.ok,
-                          .failed = r.failed};
-    int64_t id;
-    if (hdb_begin(h))
-        goto out;
-    if (hdb_add_run(h, &run, &id, &res->run_added))
-        goto rollback;
-    for (size_t i = 0; i < r.nfailed; i++) {
-        bool added;
-        if (hdb_add_failure(h, id, r.failed_runs[i].name, r.failed_runs[i].reason, &added))
-            goto rollback;
-        res->failures++;
-    }
-    if (hdb_commit(h))
-        goto out;
-    for (size_t i = 0; i < r.ndocs && !r.unfinished; i++)
-        if (write_doc(h, &r.docs[i], r.bidir[i], res->testbed, id, res))
-            goto out;
-    rc = 0;
-    goto out;
-rollback:
-    hdb_rollback(h);
+    rc = store_run(h, &r, res->testbed, source, res);
 out:
     free(abs);
     run_free(&r);

@@ -8,8 +8,10 @@
  * in one transaction and each document's points in one more. A sweep that
  * never finished (its manifest has no end: a nightly killed mid-sweep) is
  * recorded with every run failed, those it finished too, and gives no
- * points. Unique keys
- * make a second ingest of the same run add nothing. */
+ * points. A cluster run (gdr-cluster's directory: plan.json) is a night per
+ * link, each link (client and server host and device) its own testbed,
+ * named as a two-node run between them would be. Unique keys make a second
+ * ingest of the same run add nothing. */
 #ifndef GDR_TOOLS_HISTORY_INGEST_H
 #define GDR_TOOLS_HISTORY_INGEST_H
 
@@ -20,6 +22,10 @@ struct hist_ingest_result {
     bool run_added;
     bool unfinished; /* the sweep never finished: every run recorded failed, no points */
     size_t points_added, points_present, failures;
+    /* a cluster run (its plan.json): a night per link */
+    size_t links;      /* its links, each a testbed; 0: not a cluster run */
+    size_t runs_added; /* the links whose night is new */
+    size_t endless;    /* its client documents without both ends: no link, not taken */
 };
 
 /* testbed: a label, or NULL to name it after the documents' hosts, devices

@@ -259,6 +259,7 @@ int gdr_report_soak_section(struct gdr_buf *b, const struct gdr_rdir *r, const s
     gdr_buf_escf(b, "<dl class=\"facts\"><dt>status</dt><dd>%s, %s</dd>", d->status,
                  !strcmp(ended, "signal")     ? "ended by a signal"
                  : !strcmp(ended, "duration") ? "ran its duration"
+                 : !strcmp(ended, "outage")   ? "ended by an outage it did not come through"
                                               : ended);
     gdr_buf_printf(b,
                    "<dt>duration</dt><dd>%.0f s asked, %.1f s run, %.0f intervals of %.0f s</dd>"
