@@ -161,6 +161,8 @@ void gdr_context_size_end(struct gdr_session *s, uint64_t quiet_ns, struct gdr_s
     gdr_counters_watch_end(&s->ctx.nic, quiet_ns, &seen->nic);
     seen->gpu.pstate = -1;
     seen->gpu.replay_delta = -1;
+    seen->gpu.temperature_c = -1;
+    seen->gpu.ecc_uncorrected = -1;
     if (!s->ctx.gpu_bdf[0])
         return;
     /* The GPU's link as the loop ends: an idle GPU runs it slower. */
@@ -430,6 +432,8 @@ static cJSON *gpu_json(const struct gdr_size_seen *seen)
         cJSON_AddNullToObject(o, "throttle");
     }
     add_num_or_null(o, "pcie_replays", (double)g->replay_delta, g->replay_delta >= 0);
+    add_num_or_null(o, "temperature_c", g->temperature_c, g->temperature_c >= 0);
+    add_num_or_null(o, "ecc_uncorrected", (double)g->ecc_uncorrected, g->ecc_uncorrected >= 0);
     return o;
 }
 

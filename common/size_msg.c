@@ -108,6 +108,8 @@ static cJSON *seen_encode(const struct gdr_size_seen *s)
     cJSON_AddBoolToObject(gpu, "throttle_known", g->throttle_known);
     gdr_json_add_u64(gpu, "throttle", g->throttle);
     cJSON_AddNumberToObject(gpu, "replay_delta", (double)g->replay_delta);
+    cJSON_AddNumberToObject(gpu, "temperature_c", g->temperature_c);
+    cJSON_AddNumberToObject(gpu, "ecc_uncorrected", (double)g->ecc_uncorrected);
     return o;
 }
 
@@ -128,6 +130,23 @@ static int nic_timing_decode(const cJSON *nic, struct gdr_counter_deltas *d, con
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (!(t[i] >= 0 && t[i] <= GDR_MAX_SECONDS))
             return gdr_fail(GDR_EXIT_RUN, "%s: a counter snapshot's time out of range", what);
+    return 0;
+}
+
+/* The temperature and ECC count: -1 (unknown) from a peer built before
+ * it sent them. */
+static int gpu_health_decode(const cJSON *gpu, struct gdr_gpu_sample *g, const char *what)
+{
+    double t = -1, ecc = -1;
+    if ((cJSON_GetObjectItemCaseSensitive(gpu, "temperature_c") &&
+         gdr_json_double(gpu, "temperature_c", &t, what)) ||
+        (cJSON_GetObjectItemCaseSensitive(gpu, "ecc_uncorrected") &&
+         gdr_json_double(gpu, "ecc_uncorrected", &ecc, what)))
+        return -1;
+    if (t < -1 || t > 1000 || ecc < -1 || ecc > 1e15)
+        return gdr_fail(GDR_EXIT_RUN, "%s: a GPU figure out of range", what);
+    g->temperature_c = (int)t;
+    g->ecc_uncorrected = (long long)ecc;
     return 0;
 }
 
@@ -152,7 +171,7 @@ static int seen_decode(const cJSON *o, struct gdr_size_seen *s, const char *what
         gdr_json_u64(gpu, "pcie_width", 64, &u[4], what) ||
         gdr_json_bool(gpu, "throttle_known", &g->throttle_known, what) ||
         gdr_json_u64(gpu, "throttle", UINT64_MAX, &u[5], what) ||
-        gdr_json_double(gpu, "replay_delta", &replay, what))
+        gdr_json_double(gpu, "replay_delta", &replay, what) || gpu_health_decode(gpu, g, what))
         return -1;
     if (s->gpu_gts < 0 || s->gpu_gts > 1000 || pstate < -1 || pstate > 15 || replay < -1 ||
         replay > 4294967295.0)

@@ -118,13 +118,15 @@ static bool slowed(const struct gdr_gpu_sample *g)
     return g->available && g->throttle_known && (g->throttle & GDR_NVML_THROTTLE_SLOWDOWN);
 }
 
-/* A GPU end: NVML's throttle reasons as the interval ended. Temperature
- * and ECC counts are not sampled per interval by mem/nvml.c: null, and
- * not_read says so. */
+/* A GPU end as the interval ended (NVML): its throttle reasons, its
+ * temperature and its volatile uncorrected ECC errors so far; each null
+ * where NVML did not answer, and not_read names those. */
 static cJSON *gpu_json(const struct gdr_size_seen *seen)
 {
     const struct gdr_gpu_sample *g = &seen->gpu;
     cJSON *o = cJSON_CreateObject();
+    bool temp = g->available && g->temperature_c >= 0;
+    bool ecc = g->available && g->ecc_uncorrected >= 0;
     if (g->available && g->throttle_known) {
         char names[160];
         gdr_nvml_throttle_names(g->throttle, names, sizeof(names));
@@ -134,9 +136,18 @@ static cJSON *gpu_json(const struct gdr_size_seen *seen)
         cJSON_AddNullToObject(o, "throttle");
         cJSON_AddNullToObject(o, "slowdown");
     }
-    cJSON_AddNullToObject(o, "temperature_c");
-    cJSON_AddNullToObject(o, "ecc_uncorrected");
-    cJSON_AddStringToObject(o, "not_read", "temperature_c, ecc_uncorrected");
+    if (temp)
+        cJSON_AddNumberToObject(o, "temperature_c", g->temperature_c);
+    else
+        cJSON_AddNullToObject(o, "temperature_c");
+    if (ecc)
+        cJSON_AddNumberToObject(o, "ecc_uncorrected", (double)g->ecc_uncorrected);
+    else
+        cJSON_AddNullToObject(o, "ecc_uncorrected");
+    char not_read[64];
+    snprintf(not_read, sizeof(not_read), "%s%s%s", temp ? "" : "temperature_c",
+             !temp && !ecc ? ", " : "", ecc ? "" : "ecc_uncorrected");
+    cJSON_AddStringToObject(o, "not_read", not_read);
     return o;
 }
 

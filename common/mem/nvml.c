@@ -17,6 +17,7 @@ typedef void *nvml_device;
 #define NVML_CLOCK_MEM 2
 #define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
 #define NVML_VOLATILE_ECC 0
+#define NVML_TEMPERATURE_GPU 0
 
 struct gdr_nvml_api {
     nvml_return (*init)(void);
@@ -35,6 +36,7 @@ struct gdr_nvml_api {
     nvml_return (*ecc_errors)(nvml_device, int, int, unsigned long long *);
     nvml_return (*mig_mode)(nvml_device, unsigned *, unsigned *);
     nvml_return (*replays)(nvml_device, unsigned *);
+    nvml_return (*temperature)(nvml_device, int, unsigned *);
 };
 
 static struct gdr_nvml_api api;
@@ -90,6 +92,8 @@ void gdr_nvml_open(struct gdr_nvml *n, const char *libname, const char *bus_id,
         (nvml_return(*)(nvml_device, unsigned *, unsigned *))sym(n->lib, "nvmlDeviceGetMigMode");
     api.replays =
         (nvml_return(*)(nvml_device, unsigned *))sym(n->lib, "nvmlDeviceGetPcieReplayCounter");
+    api.temperature =
+        (nvml_return(*)(nvml_device, int, unsigned *))sym(n->lib, "nvmlDeviceGetTemperature");
     n->api = &api;
     if (!api.init || !api.shutdown || !api.by_bus_id) {
         snprintf(st->why, sizeof(st->why), "%s lacks nvmlInit_v2 or its device lookup", name);
@@ -138,11 +142,14 @@ void gdr_nvml_sample(struct gdr_nvml *n, struct gdr_gpu_sample *s)
     memset(s, 0, sizeof(*s));
     s->pstate = -1;
     s->replay_delta = -1;
+    s->temperature_c = -1;
+    s->ecc_uncorrected = -1;
     if (!n->dev)
         return;
     s->available = true;
     int a;
     unsigned u;
+    unsigned long long ull;
     if (api.pstate && api.pstate(n->dev, &a) == NVML_SUCCESS && a >= 0 && a <= 15)
         s->pstate = a; /* 32: NVML_PSTATE_UNKNOWN */
     if (api.clock && api.clock(n->dev, NVML_CLOCK_SM, &u) == NVML_SUCCESS)
@@ -154,6 +161,12 @@ void gdr_nvml_sample(struct gdr_nvml *n, struct gdr_gpu_sample *s)
     if (api.cur_width && api.cur_width(n->dev, &u) == NVML_SUCCESS)
         s->pcie_width = u;
     s->throttle_known = api.throttle && api.throttle(n->dev, &s->throttle) == NVML_SUCCESS;
+    if (api.temperature && api.temperature(n->dev, NVML_TEMPERATURE_GPU, &u) == NVML_SUCCESS)
+        s->temperature_c = (int)u;
+    /* NOT_SUPPORTED with ECC off: unknown, not 0. */
+    if (api.ecc_errors && api.ecc_errors(n->dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                         NVML_VOLATILE_ECC, &ull) == NVML_SUCCESS)
+        s->ecc_uncorrected = (long long)ull;
     /* The counter is 32 bits wide: a wrap is a smaller number. */
     if (n->replay_known && api.replays(n->dev, &u) == NVML_SUCCESS)
         s->replay_delta = (long long)(uint32_t)(u - n->replay_mark);

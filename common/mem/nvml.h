@@ -3,9 +3,10 @@
  *
  * Per GPU end: what does not change during a run (persistence mode, ECC
  * mode and volatile uncorrected errors, MIG mode, the PCIe maximum) once,
- * and per size, as its timed loop ends: P-state, SM and memory clocks,
- * the current PCIe generation and width, the clock-throttle reasons and
- * the PCIe replay counter's delta over the size. Where NVML is missing or
+ * and per size (a soak: per interval), as its timed loop ends: P-state, SM
+ * and memory clocks, the current PCIe generation and width, the
+ * clock-throttle reasons, the temperature, the volatile uncorrected ECC
+ * errors so far and the PCIe replay counter's delta over the size. Where NVML is missing or
  * a query fails the field is unknown and `why` says so; nothing fails a
  * run. NVML's types are declared here (its header is not needed). */
 #ifndef GDR_NVML_H
@@ -33,6 +34,8 @@ struct gdr_gpu_sample {
     bool throttle_known;
     unsigned long long throttle; /* NVML's clocks-throttle reason bits */
     long long replay_delta;      /* PCIe replays over the size; -1 unknown */
+    int temperature_c;           /* the GPU die's; -1 unknown */
+    long long ecc_uncorrected;   /* volatile uncorrected ECC errors so far; -1 unknown */
 };
 
 struct gdr_nvml {

@@ -15,6 +15,8 @@
  *   GDR_NVMLSIM_THROTTLE=MASK   clock-throttle reasons (hex; 0x8 hw slowdown)
  *   GDR_NVMLSIM_ECC=0|1         ECC mode (default 1)
  *   GDR_NVMLSIM_ECC_ERRORS=N    volatile uncorrected ECC errors (default 0)
+ *   GDR_NVMLSIM_ECC_RISE=N      ... and they grow N per query (default 0)
+ *   GDR_NVMLSIM_TEMP=C          the GPU's temperature, Celsius (default 45)
  *   GDR_NVMLSIM_MIG=0|1         MIG mode (default 0)
  *   GDR_NVMLSIM_PSTATE=N        P-state (default 0)
  *   GDR_NVMLSIM_PCIE=GEN,WIDTH  current link (default 4,16; max 4,16)
@@ -44,6 +46,7 @@ enum {
 struct sim_dev {
     unsigned magic, bus;
     unsigned replays;
+    unsigned long long ecc_risen; /* GDR_NVMLSIM_ECC_RISE's errors so far */
 };
 /* Each nvmlInit_v2 after a full shutdown hands out handles from a new
  * bank, and the old banks stay allocated (and reachable), so a handle
@@ -52,8 +55,8 @@ static struct sim_dev *banks[MAX_BANKS], *devs;
 static int nbanks, ndev, refs;
 static struct {
     int init_err, ecc, mig, pstate;
-    unsigned long long throttle, ecc_errors;
-    unsigned gen, width, replays_step;
+    unsigned long long throttle, ecc_errors, ecc_rise;
+    unsigned gen, width, replays_step, temp;
     char fail[64];
     FILE *log;
 } cfg;
@@ -108,6 +111,8 @@ int nvmlInit_v2(void)
     }
     cfg.ecc = (int)env_num("GDR_NVMLSIM_ECC", 1, 10);
     cfg.ecc_errors = (unsigned long long)env_num("GDR_NVMLSIM_ECC_ERRORS", 0, 10);
+    cfg.ecc_rise = (unsigned long long)env_num("GDR_NVMLSIM_ECC_RISE", 0, 10);
+    cfg.temp = (unsigned)env_num("GDR_NVMLSIM_TEMP", 45, 10);
     cfg.mig = (int)env_num("GDR_NVMLSIM_MIG", 0, 10);
     cfg.pstate = (int)env_num("GDR_NVMLSIM_PSTATE", 0, 10);
     cfg.throttle = (unsigned long long)env_num("GDR_NVMLSIM_THROTTLE", 0, 16);
@@ -268,8 +273,21 @@ QUERY(nvmlDeviceGetTotalEccErrors, dev, int type, int counter, unsigned long lon
         rc = NVML_ERROR_INVALID_ARGUMENT;
     if (!rc && !cfg.ecc)
         rc = NVML_ERROR_NOT_SUPPORTED;
+    if (!rc && type == 1)
+        dev->ecc_risen += cfg.ecc_rise;
     if (!rc)
-        *v = type == 1 ? cfg.ecc_errors : 0;
+        *v = type == 1 ? cfg.ecc_errors + dev->ecc_risen : 0;
+    return rc;
+}
+
+/* Only the GPU die's sensor (NVML_TEMPERATURE_GPU, 0) exists. */
+QUERY(nvmlDeviceGetTemperature, dev, int sensor, unsigned *v)
+{
+    int rc = enter(__func__, dev, 1);
+    if (!rc && (!v || sensor != 0))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (!rc)
+        *v = cfg.temp;
     return rc;
 }
 

@@ -1,5 +1,6 @@
 /* test_nvml.c - common/mem/nvml.c against the NVML double (nvmlsim.c):
- * a healthy GPU, a throttled one, ECC errors and ECC off, MIG on, PCIe
+ * a healthy GPU, a throttled one, ECC errors (rising during a run) and ECC
+ * off, the temperature (and its query failing), MIG on, PCIe
  * replays over a size, one failing query, NVML failing to start, an
  * unknown GPU, the library missing; and the double's strictness (calls
  * before nvmlInit_v2, a handle kept past nvmlShutdown). */
@@ -20,7 +21,7 @@
 static const char *const knobs[] = {
     "GDR_NVMLSIM_INIT",   "GDR_NVMLSIM_THROTTLE", "GDR_NVMLSIM_ECC",     "GDR_NVMLSIM_ECC_ERRORS",
     "GDR_NVMLSIM_MIG",    "GDR_NVMLSIM_PCIE",     "GDR_NVMLSIM_REPLAYS", "GDR_NVMLSIM_FAIL",
-    "GDR_NVMLSIM_PSTATE", "GDR_NVMLSIM_DEVICES"};
+    "GDR_NVMLSIM_PSTATE", "GDR_NVMLSIM_DEVICES",  "GDR_NVMLSIM_TEMP",    "GDR_NVMLSIM_ECC_RISE"};
 
 static int reset(void **state)
 {
@@ -63,6 +64,8 @@ static void test_healthy(void **state)
     assert_true(sm.throttle_known);
     assert_int_equal(sm.throttle, 0);
     assert_int_equal(sm.replay_delta, 0);
+    assert_int_equal(sm.temperature_c, 45);
+    assert_int_equal(sm.ecc_uncorrected, 0);
     /* CUDA's spelling of the bus id works as well */
     run(NVMLSIM, "00000000:3B:00.0");
     assert_true(st.available);
@@ -93,11 +96,31 @@ static void test_ecc(void **state)
     run(NVMLSIM, "0000:3b:00.0");
     assert_int_equal(st.ecc, 1);
     assert_int_equal(st.ecc_uncorrected, 3);
+    assert_int_equal(sm.ecc_uncorrected, 3);
+    /* errors that come during the run: the sample reads them as they are
+     * then (the open's query saw 3 + 2, the sample's 3 + 4) */
+    setenv("GDR_NVMLSIM_ECC_RISE", "2", 1);
+    run(NVMLSIM, "0000:3b:00.0");
+    assert_int_equal(st.ecc_uncorrected, 5);
+    assert_int_equal(sm.ecc_uncorrected, 7);
     /* ECC off: NVML has no count to give */
     setenv("GDR_NVMLSIM_ECC", "0", 1);
     run(NVMLSIM, "0000:3b:00.0");
     assert_int_equal(st.ecc, 0);
     assert_int_equal(st.ecc_uncorrected, -1);
+    assert_int_equal(sm.ecc_uncorrected, -1);
+}
+
+static void test_temperature(void **state)
+{
+    (void)state;
+    setenv("GDR_NVMLSIM_TEMP", "83", 1);
+    run(NVMLSIM, "0000:3b:00.0");
+    assert_int_equal(sm.temperature_c, 83);
+    setenv("GDR_NVMLSIM_FAIL", "nvmlDeviceGetTemperature", 1);
+    run(NVMLSIM, "0000:3b:00.0");
+    assert_true(sm.available);
+    assert_int_equal(sm.temperature_c, -1);
 }
 
 static void test_mig(void **state)
@@ -154,6 +177,8 @@ static void test_library_missing(void **state)
     assert_non_null(strstr(st.why, "libnvidia-ml.so.1"));
     assert_int_equal(sm.pstate, -1);
     assert_int_equal(sm.replay_delta, -1);
+    assert_int_equal(sm.temperature_c, -1);
+    assert_int_equal(sm.ecc_uncorrected, -1);
 }
 
 /* The double refuses what NVML refuses: a product that queried before
@@ -193,6 +218,7 @@ int main(void)
         cmocka_unit_test_setup(test_healthy, reset),
         cmocka_unit_test_setup(test_throttled, reset),
         cmocka_unit_test_setup(test_ecc, reset),
+        cmocka_unit_test_setup(test_temperature, reset),
         cmocka_unit_test_setup(test_mig, reset),
         cmocka_unit_test_setup(test_replays, reset),
         cmocka_unit_test_setup(test_one_query_fails, reset),

@@ -41,7 +41,9 @@ static void fill(void)
                                           .pcie_gen = 4,
                                           .throttle_known = true,
                                           .throttle = 0x48,
-                                          .replay_delta = 7};
+                                          .replay_delta = 7,
+                                          .temperature_c = 71,
+                                          .ecc_uncorrected = 2};
 }
 
 static void test_round_trip(void **state)
@@ -65,6 +67,33 @@ static void test_round_trip(void **state)
     assert_int_equal(out.seen.gpu.pstate, 2);
     assert_int_equal(out.seen.gpu.throttle, 0x48);
     assert_int_equal(out.seen.gpu.replay_delta, 7);
+    assert_int_equal(out.seen.gpu.temperature_c, 71);
+    assert_int_equal(out.seen.gpu.ecc_uncorrected, 2);
+}
+
+/* The GPU's temperature and ECC count: a peer built before them sends
+ * neither (unknown, -1), a hostile one is refused. */
+static void test_gpu_health(void **state)
+{
+    (void)state;
+    fill();
+    cJSON *msg = gdr_size_result_encode(&in);
+    cJSON *gpu = cJSON_GetObjectItem(cJSON_GetObjectItem(msg, "seen"), "gpu");
+    cJSON_DeleteItemFromObject(gpu, "temperature_c");
+    cJSON_DeleteItemFromObject(gpu, "ecc_uncorrected");
+    assert_int_equal(gdr_size_result_decode(msg, &out, "SIZE_RESULT from test"), 0);
+    assert_int_equal(out.seen.gpu.temperature_c, -1);
+    assert_int_equal(out.seen.gpu.ecc_uncorrected, -1);
+    assert_int_equal(out.seen.gpu.replay_delta, 7);
+    cJSON_AddNumberToObject(gpu, "temperature_c", -40);
+    assert_int_equal(gdr_size_result_decode(msg, &out, "SIZE_RESULT from test"), -1);
+    assert_error(GDR_EXIT_RUN, "a GPU figure out of range");
+    gdr_error_clear();
+    cJSON_ReplaceItemInObject(gpu, "temperature_c", cJSON_CreateString("hot"));
+    assert_int_equal(gdr_size_result_decode(msg, &out, "SIZE_RESULT from test"), -1);
+    assert_error(GDR_EXIT_RUN, "temperature_c");
+    gdr_error_clear();
+    cJSON_Delete(msg);
 }
 
 static void test_bad_fields(void **state)
@@ -126,6 +155,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         gdr_unit_test(test_round_trip),
+        gdr_unit_test(test_gpu_health),
         gdr_unit_test(test_bad_fields),
         gdr_unit_test(test_snapshot_times),
     };
