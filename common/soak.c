@@ -40,8 +40,9 @@ struct gdr_soak {
     double elapsed_s;  /* at the end of the last interval */
     size_t n, cap;
     struct gdr_soak_point *points;
-    bool by_signal; /* ended by SIGTERM or SIGINT */
-    bool by_outage; /* ended by an outage it did not come through */
+    bool by_signal;        /* ended by SIGTERM or SIGINT */
+    bool by_outage;        /* ended by an outage it did not come through */
+    long long ecc_seen[2]; /* each end's (client, server) last ECC count; -1 none yet */
     long nfindings;
     struct gdr_soak_finding findings[MAX_FINDINGS];
     size_t noutages; /* all of them; the first MAX_OUTAGES are kept */
@@ -59,6 +60,7 @@ int gdr_soak_begin(struct gdr_session *s)
     if (!k)
         return gdr_fail(GDR_EXIT_RUN, "out of memory");
     s->soak = k;
+    k->ecc_seen[0] = k->ecc_seen[1] = -1;
     if (s->cfg->json_lines_path && !(k->lines = fopen(s->cfg->json_lines_path, "w")))
         return gdr_fail(GDR_EXIT_RUN, "--json-lines %s: %s", s->cfg->json_lines_path,
                         strerror(errno));
@@ -99,6 +101,20 @@ static void classify(const struct gdr_counter_deltas *d, uint64_t out[GDR_SOAK_C
         if (c >= 0)
             out[c] += d->d[i].delta;
     }
+}
+
+/* A GPU end's new uncorrected ECC errors since its last interval. The
+ * count is the driver's since it loaded: the first interval's is the
+ * baseline (errors within the first interval are not told from older
+ * ones), and an interval without one keeps the last. */
+static uint64_t ecc_rise(long long *seen, const struct gdr_gpu_sample *g)
+{
+    if (!g->available || g->ecc_uncorrected < 0)
+        return 0;
+    uint64_t d =
+        *seen >= 0 && g->ecc_uncorrected > *seen ? (uint64_t)(g->ecc_uncorrected - *seen) : 0;
+    *seen = g->ecc_uncorrected;
+    return d;
 }
 
 static cJSON *counters_json(const struct gdr_counter_deltas *d)
@@ -243,6 +259,8 @@ int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row)
     for (int i = 0; i < GDR_SOAK_COUNTERS; i++)
         p->counters[i] = c[i] + v[i];
     p->throttled = slowed(&row->seen_client.gpu) || slowed(&row->seen_server.gpu);
+    p->ecc = ecc_rise(&k->ecc_seen[0], &row->seen_client.gpu) +
+             ecc_rise(&k->ecc_seen[1], &row->seen_server.gpu);
     int rc = 0;
     if (k->lines) {
         cJSON *line = line_json(s, row, p, start_s);
@@ -466,9 +484,10 @@ static cJSON *finding_json(const struct gdr_soak *k, const struct gdr_soak_findi
         cJSON_AddStringToObject(o, "counter", gdr_soak_counter_name(f->counter));
         gdr_json_add_u64(o, "total", f->total);
         break;
+    case GDR_FINDING_ECC: gdr_json_add_u64(o, "total", f->total); break;
     case GDR_FINDING_THROTTLE: break;
     }
-    if (f->kind == GDR_FINDING_COUNTER || f->kind == GDR_FINDING_THROTTLE) {
+    if (f->kind != GDR_FINDING_DIP && f->kind != GDR_FINDING_TREND) {
         gdr_json_add_u64(o, "intervals_count", f->nintervals);
         cJSON *list = cJSON_AddArrayToObject(o, "intervals");
         for (size_t i = 0; i < f->listed; i++)

@@ -19,7 +19,7 @@ const char *gdr_soak_counter_name(enum gdr_soak_counter c)
 
 const char *gdr_soak_finding_kind_name(enum gdr_soak_finding_kind k)
 {
-    static const char *const names[] = {"dip", "trend", "counter", "throttle"};
+    static const char *const names[] = {"dip", "trend", "counter", "throttle", "ecc"};
     return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
@@ -185,30 +185,37 @@ static void find_trend(const struct gdr_soak_series *s, double median, struct gd
     add(out, max, n, &f);
 }
 
+/* The intervals in which what f counts (a NIC counter class, or the GPU
+ * ends' ECC errors) rose: one finding, with the sum. */
+static void find_rise(const struct gdr_soak_series *s, struct gdr_soak_finding f,
+                      struct gdr_soak_finding *out, size_t max, long *n)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        uint64_t d = f.kind == GDR_FINDING_ECC ? s->p[i].ecc : s->p[i].counters[f.counter];
+        if (!d)
+            continue;
+        if (!f.nintervals)
+            f.first = i;
+        f.last = i;
+        f.total += d;
+        list_interval(&f, i);
+    }
+    if (!f.nintervals)
+        return;
+    f.start_s = start_of(s, f.first);
+    f.end_s = s->p[f.last].t_s;
+    add(out, max, n, &f);
+}
+
 /* Congestion is recorded in every line but is no finding: a loaded
  * link is marked, as a row stays clean with congestion (counters.h). */
 static void find_counters(const struct gdr_soak_series *s, struct gdr_soak_finding *out, size_t max,
                           long *n)
 {
-    for (int c = 0; c < GDR_SOAK_COUNTERS; c++) {
-        if (c == GDR_SOAK_CONGESTION)
-            continue;
-        struct gdr_soak_finding f = {.kind = GDR_FINDING_COUNTER, .counter = c};
-        for (size_t i = 0; i < s->n; i++) {
-            if (!s->p[i].counters[c])
-                continue;
-            if (!f.nintervals)
-                f.first = i;
-            f.last = i;
-            f.total += s->p[i].counters[c];
-            list_interval(&f, i);
-        }
-        if (!f.nintervals)
-            continue;
-        f.start_s = start_of(s, f.first);
-        f.end_s = s->p[f.last].t_s;
-        add(out, max, n, &f);
-    }
+    for (int c = 0; c < GDR_SOAK_COUNTERS; c++)
+        if (c != GDR_SOAK_CONGESTION)
+            find_rise(s, (struct gdr_soak_finding){.kind = GDR_FINDING_COUNTER, .counter = c}, out,
+                      max, n);
 }
 
 static void find_throttle(const struct gdr_soak_series *s, struct gdr_soak_finding *out, size_t max,
@@ -242,6 +249,7 @@ long gdr_soak_findings(const struct gdr_soak_series *s, struct gdr_soak_finding 
     find_trend(s, median, out, max, &n);
     find_counters(s, out, max, &n);
     find_throttle(s, out, max, &n);
+    find_rise(s, (struct gdr_soak_finding){.kind = GDR_FINDING_ECC}, out, max, &n);
     return n;
 }
 
@@ -291,6 +299,13 @@ void gdr_soak_finding_text(const struct gdr_soak_finding *f, bool latency, char 
     case GDR_FINDING_THROTTLE:
         snprintf(buf, len, "throttle: a GPU end reported a slowdown in %s (%.0f-%.0f s)", span,
                  f->start_s, f->end_s);
+        return;
+    case GDR_FINDING_ECC:
+        snprintf(buf, len,
+                 "ecc: the GPU ends' uncorrected ECC errors rose by %llu in %zu interval%s "
+                 "(%.0f-%.0f s): %s",
+                 (unsigned long long)f->total, f->nintervals, f->nintervals == 1 ? "" : "s",
+                 f->start_s, f->end_s, list_text(f, span, sizeof(span)));
         return;
     }
     snprintf(buf, len, "?");

@@ -1,7 +1,8 @@
 /* soak_findings.h - what a soak found, judged from its interval stream
  * alone: dips (an interval well below the soak's own median), a trend
  * (bandwidth falling or latency rising across the soak, by a robust
- * slope), NIC counters that rose and GPU throttling. Pure: the harness
+ * slope), NIC counters that rose, GPU throttling and GPU uncorrected ECC
+ * errors that rose. Pure: the harness
  * feeds it one point per interval and renders what it returns; the unit
  * test feeds it synthetic streams. */
 #ifndef GDR_SOAK_FINDINGS_H
@@ -32,6 +33,7 @@ struct gdr_soak_point {
     double value;   /* bytes/s (bandwidth) or seconds (latency: the median) */
     uint64_t counters[GDR_SOAK_COUNTERS]; /* both ends' deltas, summed */
     bool throttled;                       /* a GPU end reported a slowdown reason */
+    uint64_t ecc; /* the GPU ends' new uncorrected ECC errors over the interval */
 };
 
 #define GDR_SOAK_DIP_PCT_DEFAULT 90.0
@@ -47,8 +49,9 @@ enum gdr_soak_finding_kind {
     GDR_FINDING_TREND,
     GDR_FINDING_COUNTER,
     GDR_FINDING_THROTTLE,
+    GDR_FINDING_ECC,
 };
-/* "dip", "trend", "counter", "throttle" */
+/* "dip", "trend", "counter", "throttle", "ecc" */
 const char *gdr_soak_finding_kind_name(enum gdr_soak_finding_kind k);
 
 #define GDR_SOAK_LISTED_INTERVALS 16
@@ -63,8 +66,8 @@ struct gdr_soak_finding {
     double pct;                    /* dip: the worst as % of the median; trend: the
                             change as % of the median */
     enum gdr_soak_counter counter; /* counter findings */
-    uint64_t total;                /* counter: the sum of its deltas */
-    size_t nintervals;             /* counter, throttle: intervals it was seen in */
+    uint64_t total;                /* counter, ecc: the sum of its deltas */
+    size_t nintervals;             /* counter, throttle, ecc: intervals it was seen in */
     size_t listed;                 /* of which these, the first ones: */
     size_t intervals[GDR_SOAK_LISTED_INTERVALS];
 };

@@ -1,7 +1,7 @@
 /* test_soak_findings.c - the soak's findings on synthetic interval
- * streams: a planted dip, a slow trend, a rising counter and throttling
- * are each found where they were planted, and a clean stream with normal
- * noise gives none. */
+ * streams: a planted dip, a slow trend, a rising counter, throttling and
+ * GPU ECC errors that rose are each found where they were planted, and a
+ * clean stream with normal noise gives none. */
 #include "config.h"
 
 #include "unit.h"
@@ -195,6 +195,31 @@ static void test_throttling(void **state)
     assert_int_equal(f[0].nintervals, 4);
 }
 
+/* GPU uncorrected ECC errors that rose: one finding with their sum and
+ * intervals, beside nothing else. */
+static void test_ecc_rising(void **state)
+{
+    (void)state;
+    struct gdr_soak_point p[N];
+    struct gdr_soak_finding f[16];
+    stream(p, N, BW, 0.01, 23);
+    p[12].ecc = 1;
+    p[50].ecc = 2;
+    long n = findings(p, N, false, f);
+    assert_int_equal(n, 1);
+    assert_int_equal(f[0].kind, GDR_FINDING_ECC);
+    assert_int_equal(f[0].total, 3);
+    assert_int_equal(f[0].nintervals, 2);
+    assert_int_equal(f[0].first, 12);
+    assert_int_equal(f[0].last, 50);
+    assert_string_equal(gdr_soak_finding_kind_name(f[0].kind), "ecc");
+    char text[256];
+    gdr_soak_finding_text(&f[0], false, text, sizeof(text));
+    assert_non_null(strstr(text,
+                           "ecc: the GPU ends' uncorrected ECC errors rose by 3 in 2 intervals "
+                           "(120-510 s): intervals 12, 50"));
+}
+
 static void test_long_soak_is_blocked(void **state)
 {
     (void)state;
@@ -221,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_clean_noisy_stream), cmocka_unit_test(test_planted_dip),
         cmocka_unit_test(test_slow_trend),         cmocka_unit_test(test_rising_counter),
         cmocka_unit_test(test_throttling),         cmocka_unit_test(test_long_soak_is_blocked),
+        cmocka_unit_test(test_ecc_rising),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
