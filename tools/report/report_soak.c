@@ -206,8 +206,8 @@ static void timeline_figure(struct gdr_buf *b, struct gdr_figset *fs, const stru
 static void findings_table(struct gdr_buf *b, const cJSON *findings)
 {
     if (!cJSON_GetArraySize(findings)) {
-        gdr_buf_puts(b, "<p>No finding: no outage, dip, trend, rising counter or "
-                        "throttling.</p>\n");
+        gdr_buf_puts(b, "<p>No finding: no outage, dip, trend, rising counter, "
+                        "throttling or rising GPU ECC errors.</p>\n");
         return;
     }
     gdr_buf_puts(b, "<div class=\"tbl\"><table data-kind=\"soak-findings\"><thead><tr>"
