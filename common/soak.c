@@ -36,7 +36,8 @@ struct gdr_soak_outage {
 struct gdr_soak {
     FILE *lines;       /* --json-lines; NULL without */
     uint64_t start_ns; /* monotonic, as the soak began */
-    time_t start_wall; /* the same moment, UTC */
+    double start_wall; /* the same moment, UTC seconds (to the ns: a finding's
+                        * time is rounded down once, not twice) */
     double elapsed_s;  /* at the end of the last interval */
     size_t n, cap;
     struct gdr_soak_point *points;
@@ -65,7 +66,9 @@ int gdr_soak_begin(struct gdr_session *s)
         return gdr_fail(GDR_EXIT_RUN, "--json-lines %s: %s", s->cfg->json_lines_path,
                         strerror(errno));
     k->start_ns = gdr_now_ns();
-    k->start_wall = time(NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    k->start_wall = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
     gdr_soak_graceful = !s->is_server;
     return 0;
 }
@@ -274,7 +277,7 @@ int gdr_soak_interval(struct gdr_session *s, const struct gdr_size_result *row)
 /* "2026-12-02T19:40:12Z", the soak's start plus at_s */
 static void utc_at(const struct gdr_soak *k, double at_s, char *buf, size_t len)
 {
-    time_t t = k->start_wall + (time_t)at_s;
+    time_t t = (time_t)floor(k->start_wall + at_s);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
