@@ -6,9 +6,9 @@
  * and per size (a soak: per interval), as its timed loop ends: P-state, SM
  * and memory clocks, the current PCIe generation and width, the
  * clock-throttle reasons, the temperature, the volatile uncorrected ECC
- * errors so far and the PCIe replay counter's delta over the size. Where NVML is missing or
- * a query fails the field is unknown and `why` says so; nothing fails a
- * run. NVML's types are declared here (its header is not needed). */
+ * errors so far and the PCIe replay counter's delta over the size. Where
+ * NVML is missing or a query fails the field is unknown and `why` says
+ * so; nothing fails a run. NVML's types are declared here (its header is not needed). */
 #ifndef GDR_NVML_H
 #define GDR_NVML_H
 
