@@ -289,17 +289,39 @@ static bool is_rxe(const char *dev)
     return !strncmp(dev, "rxe", 3);
 }
 
-/* "client-host:dev-server-host:dev", with the GPU when one end has one. */
+/* CLIENT:DEV-SERVER:DEV, a link's name: "client-host:dev-server-host:dev". */
+#define LINK_NAME_MAX (2 * (sizeof(((struct gdr_end_info *)0)->host) + 64) + 4)
+static void link_name(const struct gdr_doc *d, char *out, size_t len)
+{
+    snprintf(out, len, "%s:%s-%s:%s", d->client.host, d->client.device, d->server.host,
+             d->server.device);
+}
+
+/* A testbed's name: the link's, with the GPU when one end has one, or
+ * under a label (a cluster run's --testbed). A long name is cut. */
+static void testbed_name(const char *link, const char *gpu, const char *label, char *out,
+                         size_t len)
+{
+    int n = label ? snprintf(out, len, "%s/%s", label, link)
+                  : snprintf(out, len, "%s%s%s", link, gpu[0] ? "+" : "", gpu);
+    if (n < 0)
+        out[0] = '\0';
+}
+
+static const char *gpu_of(const struct gdr_doc *d)
+{
+    return d->client.cuda_name[0] ? d->client.cuda_name : d->server.cuda_name;
+}
+
+/* The documents' testbed; --testbed names a testbed exactly instead. */
 static void default_testbed(const struct gdr_doc *docs, size_t ndocs, char *out, size_t len)
 {
-    const struct gdr_doc *d = &docs[0];
     const char *gpu = "";
     for (size_t i = 0; i < ndocs && !gpu[0]; i++)
-        gpu = docs[i].client.cuda_name[0] ? docs[i].client.cuda_name : docs[i].server.cuda_name;
-    /* A long name is cut; --testbed names a testbed exactly. */
-    if (snprintf(out, len, "%s:%s-%s:%s%s%s", d->client.host, d->client.device, d->server.host,
-                 d->server.device, gpu[0] ? "+" : "", gpu) >= (int)len)
-        out[len - 1] = '\0';
+        gpu = gpu_of(&docs[i]);
+    char link[LINK_NAME_MAX];
+    link_name(&docs[0], link, sizeof(link));
+    testbed_name(link, gpu, NULL, out, len);
 }
 
 /* A soak is one night: its value the median over its intervals (its one
@@ -400,9 +422,9 @@ rollback:
 
 /* One client document of a cluster run, as read by the first pass. */
 struct link_doc {
-    char link[2 * (256 + 64) + 4]; /* CLIENT:DEV-SERVER:DEV (gdr_end_info host, device) */
-    char gpu[128];                 /* an end's GPU name, "" for none */
-    char name[256];                /* the file's name in the directory */
+    char link[LINK_NAME_MAX]; /* link_name: the testbed, less the GPU */
+    char gpu[128];            /* an end's GPU name, "" for none */
+    char name[256];           /* the file's name in the directory */
 };
 
 static int by_link(const void *a, const void *b)
@@ -461,10 +483,8 @@ static int cluster_links(const char *dir, struct link_doc **out, size_t *n, size
                 (*endless)++;
             else {
                 struct link_doc *l = &v[(*n)++];
-                snprintf(l->link, sizeof(l->link), "%s:%s-%s:%s", d.client.host, d.client.device,
-                         d.server.host, d.server.device);
-                snprintf(l->gpu, sizeof(l->gpu), "%s",
-                         d.client.cuda_name[0] ? d.client.cuda_name : d.server.cuda_name);
+                link_name(&d, l->link, sizeof(l->link));
+                snprintf(l->gpu, sizeof(l->gpu), "%s", gpu_of(&d));
                 snprintf(l->name, sizeof(l->name), "%s", list[i]->d_name);
             }
             gdr_doc_free(&d);
@@ -579,12 +599,7 @@ static int store_link(struct hdb *h, const struct cluster_run *c, const struct l
             snprintf(r.version, sizeof(r.version), "%s", r.docs[0].version);
         if (!r.date[0]) /* every run of the link failed: its date is unknown */
             snprintf(r.date, sizeof(r.date), "%s", c->first);
-        /* A long name is cut, as default_testbed cuts one. */
-        int len = c->label ? snprintf(testbed, sizeof(testbed), "%s/%s", c->label, v[0].link)
-                           : snprintf(testbed, sizeof(testbed), "%s%s%s", v[0].link,
-                                      gpu[0] ? "+" : "", gpu);
-        if (len < 0)
-            testbed[0] = '\0';
+        testbed_name(v[0].link, gpu, c->label, testbed, sizeof(testbed));
         rc = store_run(h, &r, testbed, c->source, res);
     }
     run_free(&r);
