@@ -324,12 +324,24 @@ static struct gdr_soak_outage *current_outage(struct gdr_soak *k)
     return k->noutages && i < MAX_OUTAGES ? &k->outages[i] : NULL;
 }
 
+/* When this end first saw the outage: now, or earlier when a fatal event
+ * was read and kept (during an interval's exchange of results, where it
+ * ends nothing: protocol.c) before the failure that acts on it. */
+static double outage_seen_s(const struct gdr_session *s)
+{
+    const struct gdr_soak *k = s->soak;
+    uint64_t at = s->verbs.fatal_at_ns, now = gdr_now_ns();
+    if (!s->verbs.fatal_event[0] || !at || at > now)
+        return since_start(k);
+    return at > k->start_ns ? (double)(at - k->start_ns) * 1e-9 : 0;
+}
+
 int gdr_soak_outage_begin(struct gdr_session *s, const struct gdr_error_class *c,
                           const char *message, bool heard)
 {
     struct gdr_soak *k = s->soak;
     struct gdr_soak_outage o = {
-        .start_s = since_start(k), .cls = *c, .heard = heard, .interval = k->n};
+        .start_s = outage_seen_s(s), .cls = *c, .heard = heard, .interval = k->n};
     snprintf(o.message, sizeof(o.message), "%s", message);
     k->noutages++;
     struct gdr_soak_outage *kept = current_outage(k);

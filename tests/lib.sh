@@ -30,10 +30,15 @@ lab() {
 }
 
 # A scratch directory, removed on exit, shareable with the lab. Under /var/tmp
-# because the lab gives the guest a fresh /tmp.
+# because the lab gives the guest a fresh /tmp. GDR_TEST_KEEP=1 keeps it
+# (named on stderr) to read what a failed test left.
 scratch() {
     scratch_dir=$(mktemp -d /var/tmp/gdr-test.XXXXXX) || fail "mktemp"
-    trap 'rm -rf "$scratch_dir"' EXIT
+    if [ -n "${GDR_TEST_KEEP:-}" ]; then
+        echo "scratch kept: $scratch_dir" >&2
+    else
+        trap 'rm -rf "$scratch_dir"' EXIT
+    fi
 }
 
 # Check a result document: schema, every size present, consistent numbers.

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "events.h"
+#include "clock.h"
 #include "error.h"
 
 #include <errno.h>
@@ -155,6 +156,7 @@ static void drain(struct gdr_verbs *v)
         if (fatal && !v->fatal_event[0]) {
             snprintf(v->fatal_event, sizeof(v->fatal_event), "%s", gdr_event_name(e.event_type));
             describe(v, &e, v->fatal_where, sizeof(v->fatal_where));
+            v->fatal_at_ns = gdr_now_ns();
         } else if (!fatal) {
             v->events_passed++;
         }
@@ -191,4 +193,5 @@ void gdr_events_forget(struct gdr_verbs *v)
 {
     drain(v);
     v->fatal_event[0] = v->fatal_where[0] = '\0';
+    v->fatal_at_ns = 0;
 }

@@ -34,7 +34,9 @@ int gdr_events_check(struct gdr_verbs *v, uint64_t iteration);
 
 /* The fatal event seen so far, reading what is pending and waiting up to
  * wait_ms for one (a failed completion can come just before the event
- * that explains it); "" when there is none. Records nothing. */
+ * that explains it); "" when there is none. Records no error: the event
+ * is kept, with when it was read (v->fatal_at_ns), for the next
+ * gdr_events_check. */
 const char *gdr_events_fatal(struct gdr_verbs *v, int wait_ms);
 
 /* After an outage, once the port is back and the QPs are new: read and

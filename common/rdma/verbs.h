@@ -53,9 +53,11 @@ struct gdr_verbs {
     const char *scatter_to_cqe; /* what was done about mlx5's scatter-to-CQE */
     bool ctx_borrowed;          /* rdma_cm owns ctx: do not close it */
     /* Asynchronous events (events.c): watched once the fd is non-blocking;
-     * the first fatal one and what it was about; how many let pass. */
+     * the first fatal one, what it was about and when it was read
+     * (gdr_now_ns; 0: none); how many let pass. */
     bool events_watched;
     char fatal_event[32], fatal_where[80];
+    uint64_t fatal_at_ns;
     unsigned events_passed;
     /* The NIC flush's loopback QP and CQ (flush.c), NULL until its first
      * read: the benchmark's own, so their errors end the run too. */

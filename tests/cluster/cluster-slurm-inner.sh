@@ -65,6 +65,10 @@ ip link set eth0 up
 wait $soak_pid
 echo $? >"$out/soak.rc"
 echo $(( $(date +%s) - start )) >"$out/soak.seconds"
+# This node's Slurm logs as they were after the soak, for a failure's
+# message (a job step that Slurm ended during the flap).
+cp /run/gdr-slurm/slurmctld.log "$out/soak-slurm.ctld.log" 2>/dev/null
+cp /run/gdr-slurm/slurmd.log "$out/soak-slurm.node1.log" 2>/dev/null
 
 # Small: every job step takes seconds in the emulated VMs, so one direction,
 # one size and host memory (one run: the agents above ran the GPU ends over

@@ -1,0 +1,154 @@
+/* test_soak_outage.c - when a soak's outage starts: at the failure that
+ * ends an interval, or earlier, when a fatal device event was read and
+ * kept before it (during the last interval's exchange of results, where
+ * it ends nothing: a link that goes down then stalls that exchange too,
+ * and the outage read seconds late and short). Judged against the
+ * soak's own clock, bracketed by reads of the same clock: no wall-clock
+ * bound. */
+#include "config.h"
+
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "error.h"
+#include "options.h"
+#include "session.h"
+#include "soak.h"
+
+static const struct gdr_test write_bw = {.name = "write_bw", .binary = "gdr_write_bw"};
+
+struct rig {
+    struct gdr_config cfg;
+    struct gdr_session s;
+    char dir[64], lines[96];
+    uint64_t begun_after, begun_before; /* the soak's start lies between */
+};
+
+static void rig_start(struct rig *r)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->dir, sizeof(r->dir), "/tmp/gdr-soak-outage.XXXXXX");
+    assert_non_null(mkdtemp(r->dir));
+    snprintf(r->lines, sizeof(r->lines), "%s/lines.jsonl", r->dir);
+    r->cfg.soak_s = 60;
+    r->cfg.interval_s = 10;
+    r->cfg.reconnect_timeout_s = 30;
+    r->cfg.ib_port = 1;
+    r->cfg.json_lines_path = r->lines;
+    r->s.cfg = &r->cfg;
+    r->s.test = &write_bw;
+    snprintf(r->s.verbs.dev_name, sizeof(r->s.verbs.dev_name), "nosuchdev0");
+    r->begun_after = gdr_now_ns();
+    assert_int_equal(gdr_soak_begin(&r->s), 0);
+    r->begun_before = gdr_now_ns();
+}
+
+static void rig_stop(struct rig *r)
+{
+    gdr_soak_release(&r->s);
+    unlink(r->lines);
+    rmdir(r->dir);
+}
+
+static double secs(uint64_t later, uint64_t earlier)
+{
+    return later > earlier ? (double)(later - earlier) * 1e-9 : 0;
+}
+
+/* The outage's start_s in the last "down" line of the JSON lines. */
+static double down_line_start(const struct rig *r)
+{
+    FILE *f = fopen(r->lines, "r");
+    assert_non_null(f);
+    char line[8192];
+    double start = -1;
+    while (fgets(line, sizeof(line), f)) {
+        const char *p = strstr(line, "\"start_s\":");
+        if (strstr(line, "\"state\":\"down\"") && p)
+            start = strtod(p + strlen("\"start_s\":"), NULL);
+    }
+    fclose(f);
+    return start;
+}
+
+static struct gdr_error_class event_class(void)
+{
+    struct gdr_error_class c;
+    gdr_error_class_init(&c, GDR_KIND_EVENT);
+    snprintf(c.event, sizeof(c.event), "IBV_EVENT_PORT_ERR");
+    return c;
+}
+
+/* A port error read during the exchange, acted on 20 ms later: the outage
+ * starts when it was read, in the outage's line too, and lasts from then. */
+static void test_kept_event_starts_the_outage(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_start(&r);
+    usleep(20000);
+    snprintf(r.s.verbs.fatal_event, sizeof(r.s.verbs.fatal_event), "IBV_EVENT_PORT_ERR");
+    r.s.verbs.fatal_at_ns = gdr_now_ns();
+    usleep(20000);
+    struct gdr_error_class c = event_class();
+    uint64_t acted = gdr_now_ns();
+    assert_int_equal(gdr_soak_outage_begin(&r.s, &c, "asynchronous event", false), 0);
+    double start = gdr_soak_outage_start(&r.s);
+    assert_true(start >= secs(r.s.verbs.fatal_at_ns, r.begun_before));
+    assert_true(start <= secs(r.s.verbs.fatal_at_ns, r.begun_after));
+    assert_true(start < secs(acted, r.begun_before)); /* not when it was acted on */
+    assert_true(down_line_start(&r) == start);
+    assert_int_equal(gdr_soak_outage_end(&r.s, "reconnected"), 0);
+    rig_stop(&r);
+}
+
+/* No event kept (a failed completion, a stall): the outage starts as it
+ * is begun. */
+static void test_failure_starts_the_outage(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_start(&r);
+    usleep(20000);
+    struct gdr_error_class c;
+    gdr_error_class_init(&c, GDR_KIND_COMPLETION);
+    uint64_t before = gdr_now_ns();
+    assert_int_equal(gdr_soak_outage_begin(&r.s, &c, "IBV_WC_RETRY_EXC_ERR", false), 0);
+    uint64_t after = gdr_now_ns();
+    double start = gdr_soak_outage_start(&r.s);
+    assert_true(start >= secs(before, r.begun_before));
+    assert_true(start <= secs(after, r.begun_after));
+    rig_stop(&r);
+}
+
+/* A kept event from before the soak began (read at its setup) starts the
+ * outage at 0, never before the soak. */
+static void test_event_before_the_soak(void **state)
+{
+    (void)state;
+    struct rig r;
+    uint64_t early = gdr_now_ns();
+    usleep(5000);
+    rig_start(&r);
+    snprintf(r.s.verbs.fatal_event, sizeof(r.s.verbs.fatal_event), "IBV_EVENT_QP_FATAL");
+    r.s.verbs.fatal_at_ns = early;
+    struct gdr_error_class c = event_class();
+    assert_int_equal(gdr_soak_outage_begin(&r.s, &c, "asynchronous event", false), 0);
+    assert_true(gdr_soak_outage_start(&r.s) == 0);
+    rig_stop(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kept_event_starts_the_outage),
+        cmocka_unit_test(test_failure_starts_the_outage),
+        cmocka_unit_test(test_event_before_the_soak),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
