@@ -286,10 +286,15 @@ static void utc_at(const struct gdr_soak *k, double at_s, char *buf, size_t len)
 /* ---- outages ---- */
 
 /* What failed, in one word: the completion's status, else the event,
- * else the kind. */
+ * else the kind. A flush is what a QP in error does to every request,
+ * never why: the event that put it there names it where one was read
+ * (which of the two a loop sees first is a race, on mlx5 as in the lab). */
 static const char *cause_of(const struct gdr_soak_outage *o)
 {
-    return o->cls.wc_status[0] ? o->cls.wc_status : o->cls.event[0] ? o->cls.event : o->cls.kind;
+    const struct gdr_error_class *c = &o->cls;
+    if (c->event[0] && (!c->wc_status[0] || !strcmp(c->wc_status, "IBV_WC_WR_FLUSH_ERR")))
+        return c->event;
+    return c->wc_status[0] ? c->wc_status : c->kind;
 }
 
 static int outage_line(struct gdr_session *s, const struct gdr_soak_outage *o, size_t index)

@@ -1,4 +1,5 @@
-/* test_soak_outage.c - when a soak's outage starts: at the failure that
+/* test_soak_outage.c - when a soak's outage starts (and what it names as
+ * its cause): at the failure that
  * ends an interval, or earlier, when a fatal device event was read and
  * kept before it (during the last interval's exchange of results, where
  * it ends nothing: a link that goes down then stalls that exchange too,
@@ -146,12 +147,60 @@ static void test_event_before_the_soak(void **state)
     rig_stop(&r);
 }
 
+/* The "cause" of the outage's last line. */
+static void line_cause(const struct rig *r, char *out, size_t len)
+{
+    FILE *f = fopen(r->lines, "r");
+    assert_non_null(f);
+    char line[8192];
+    out[0] = '\0';
+    while (fgets(line, sizeof(line), f)) {
+        const char *p = strstr(line, "\"cause\":\"");
+        if (!p)
+            continue;
+        p += strlen("\"cause\":\"");
+        size_t n = strcspn(p, "\"");
+        snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
+    }
+    fclose(f);
+}
+
+/* A flushed request is never the cause: the QP fatal event that flushed it
+ * is (the loop read the flush first). A completion's own error stays the
+ * cause beside a port event. */
+static void test_cause_is_not_a_flush(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *wc, *event, *cause;
+    } cases[] = {
+        {"IBV_WC_WR_FLUSH_ERR", "IBV_EVENT_QP_FATAL", "IBV_EVENT_QP_FATAL"},
+        {"IBV_WC_RETRY_EXC_ERR", "IBV_EVENT_PORT_ERR", "IBV_WC_RETRY_EXC_ERR"},
+        {"IBV_WC_WR_FLUSH_ERR", "", "IBV_WC_WR_FLUSH_ERR"},
+        {"", "IBV_EVENT_PORT_ERR", "IBV_EVENT_PORT_ERR"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct rig r;
+        rig_start(&r);
+        struct gdr_error_class c;
+        gdr_error_class_init(&c, cases[i].wc[0] ? GDR_KIND_COMPLETION : GDR_KIND_EVENT);
+        snprintf(c.wc_status, sizeof(c.wc_status), "%s", cases[i].wc);
+        snprintf(c.event, sizeof(c.event), "%s", cases[i].event);
+        assert_int_equal(gdr_soak_outage_begin(&r.s, &c, "failed", false), 0);
+        char cause[64];
+        line_cause(&r, cause, sizeof(cause));
+        assert_string_equal(cause, cases[i].cause);
+        rig_stop(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kept_event_starts_the_outage),
         cmocka_unit_test(test_failure_starts_the_outage),
         cmocka_unit_test(test_event_before_the_soak),
+        cmocka_unit_test(test_cause_is_not_a_flush),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
