@@ -3,6 +3,7 @@
 
 #include "soak.h"
 #include "error.h"
+#include "events.h"
 #include "json.h"
 #include "output.h"
 #include "pairing.h"
@@ -292,7 +293,8 @@ static void utc_at(const struct gdr_soak *k, double at_s, char *buf, size_t len)
 static const char *cause_of(const struct gdr_soak_outage *o)
 {
     const struct gdr_error_class *c = &o->cls;
-    if (c->event[0] && (!c->wc_status[0] || !strcmp(c->wc_status, "IBV_WC_WR_FLUSH_ERR")))
+    bool flush = !strcmp(c->wc_status, gdr_wc_status_name(IBV_WC_WR_FLUSH_ERR));
+    if (c->event[0] && (!c->wc_status[0] || flush))
         return c->event;
     return c->wc_status[0] ? c->wc_status : c->kind;
 }
@@ -335,8 +337,8 @@ static struct gdr_soak_outage *current_outage(struct gdr_soak *k)
 static double outage_seen_s(const struct gdr_session *s)
 {
     const struct gdr_soak *k = s->soak;
-    uint64_t at = s->verbs.fatal_at_ns, now = gdr_now_ns();
-    if (!s->verbs.fatal_event[0] || !at || at > now)
+    uint64_t at = s->verbs.fatal_at_ns; /* set and cleared with fatal_event */
+    if (!at)
         return since_start(k);
     return at > k->start_ns ? (double)(at - k->start_ns) * 1e-9 : 0;
 }

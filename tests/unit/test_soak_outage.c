@@ -62,20 +62,32 @@ static double secs(uint64_t later, uint64_t earlier)
     return later > earlier ? (double)(later - earlier) * 1e-9 : 0;
 }
 
-/* The outage's start_s in the last "down" line of the JSON lines. */
-static double down_line_start(const struct rig *r)
+/* KEY's value in the last line of the JSON lines that has it (and `also`,
+ * when given): NULL when none does. line holds that line. */
+static const char *last_value(const struct rig *r, const char *key, const char *also, char *line,
+                              size_t len)
 {
     FILE *f = fopen(r->lines, "r");
     assert_non_null(f);
-    char line[8192];
-    double start = -1;
-    while (fgets(line, sizeof(line), f)) {
-        const char *p = strstr(line, "\"start_s\":");
-        if (strstr(line, "\"state\":\"down\"") && p)
-            start = strtod(p + strlen("\"start_s\":"), NULL);
+    char buf[8192];
+    const char *at = NULL;
+    while (fgets(buf, sizeof(buf), f)) {
+        const char *p = strstr(buf, key);
+        if (p && (!also || strstr(buf, also))) {
+            snprintf(line, len, "%s", buf);
+            at = line + (p - buf) + strlen(key);
+        }
     }
     fclose(f);
-    return start;
+    return at;
+}
+
+/* The outage's start_s in the last "down" line. */
+static double down_line_start(const struct rig *r)
+{
+    char line[8192];
+    const char *v = last_value(r, "\"start_s\":", "\"state\":\"down\"", line, sizeof(line));
+    return v ? strtod(v, NULL) : -1;
 }
 
 static struct gdr_error_class event_class(void)
@@ -150,19 +162,10 @@ static void test_event_before_the_soak(void **state)
 /* The "cause" of the outage's last line. */
 static void line_cause(const struct rig *r, char *out, size_t len)
 {
-    FILE *f = fopen(r->lines, "r");
-    assert_non_null(f);
     char line[8192];
-    out[0] = '\0';
-    while (fgets(line, sizeof(line), f)) {
-        const char *p = strstr(line, "\"cause\":\"");
-        if (!p)
-            continue;
-        p += strlen("\"cause\":\"");
-        size_t n = strcspn(p, "\"");
-        snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
-    }
-    fclose(f);
+    const char *v = last_value(r, "\"cause\":\"", NULL, line, sizeof(line));
+    size_t n = v ? strcspn(v, "\"") : 0;
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), v ? v : "");
 }
 
 /* A flushed request is never the cause: the QP fatal event that flushed it
