@@ -119,6 +119,15 @@ static void add(struct gdr_soak_finding *out, size_t max, long *n, const struct 
     (*n)++;
 }
 
+/* Interval i (> 0) follows interval i - 1 with no outage between them.
+ * An outage ends a dip or a throttled stretch: it is a finding of its
+ * own, and a stretch across it would claim the outage's time, and join a
+ * slow interval before the link went down to a slowdown after it. */
+static bool follows(const struct gdr_soak_series *s, size_t i)
+{
+    return s->p[i].start_s <= s->p[i - 1].t_s;
+}
+
 /* A dip: below dip_pct % of the median (bandwidth), or a latency above
  * the median by as much (median / (dip_pct / 100)). */
 static bool is_dip(const struct gdr_soak_series *s, double v, double median)
@@ -137,7 +146,8 @@ static void find_dips(const struct gdr_soak_series *s, double median, struct gdr
         }
         struct gdr_soak_finding f = {.kind = GDR_FINDING_DIP, .first = i, .reference = median};
         f.value = s->p[i].value;
-        for (; i < s->n && is_dip(s, s->p[i].value, median); i++) {
+        for (; i < s->n && is_dip(s, s->p[i].value, median) && (i == f.first || follows(s, i));
+             i++) {
             double v = s->p[i].value;
             if (s->latency ? v > f.value : v < f.value)
                 f.value = v;
@@ -227,7 +237,7 @@ static void find_throttle(const struct gdr_soak_series *s, struct gdr_soak_findi
             continue;
         }
         struct gdr_soak_finding f = {.kind = GDR_FINDING_THROTTLE, .first = i};
-        for (; i < s->n && s->p[i].throttled; i++) {
+        for (; i < s->n && s->p[i].throttled && (i == f.first || follows(s, i)); i++) {
             list_interval(&f, i);
             f.last = i;
         }

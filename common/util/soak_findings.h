@@ -88,8 +88,9 @@ double gdr_soak_median(const struct gdr_soak_series *s);
 double gdr_soak_slope(const struct gdr_soak_series *s);
 
 /* Every finding, in this order: dips (consecutive intervals below the
- * line are one dip), the trend, the counters that rose (by class), the
- * throttling (consecutive intervals are one). Returns how many there are;
+ * line are one dip; an outage between two ends it), the trend, the
+ * counters that rose (by class), the throttling (consecutive intervals
+ * are one, as for dips). Returns how many there are;
  * at most max are written. -1 out of memory. */
 long gdr_soak_findings(const struct gdr_soak_series *s, struct gdr_soak_finding *out, size_t max);
 

@@ -99,6 +99,19 @@ static void test_planted_dip(void **state)
     assert_near(f[0].start_s, 230, 1e-9);
     assert_near(f[0].end_s, 250, 1e-9);
 
+    /* slow on both sides of that outage (interval 19 as the link went
+     * down, 20-21 after it): two dips, neither spanning the outage's
+     * 30 s (a soak in the lab joined them: "intervals 2-4 (9-45 s)") */
+    p[19].value = 0.8 * BW;
+    assert_int_equal(findings(p, N, false, f), 2);
+    assert_int_equal(f[0].first, 19);
+    assert_int_equal(f[0].last, 19);
+    assert_near(f[0].end_s, 200, 1e-9);
+    assert_int_equal(f[1].first, 20);
+    assert_int_equal(f[1].last, 21);
+    assert_near(f[1].start_s, 230, 1e-9);
+    assert_near(f[1].value, 0.6 * BW, 1);
+
     /* latency: a rise is the dip */
     stream(p, N, 5e-6, 0.01, 7);
     p[40].value = 8e-6;
@@ -193,6 +206,17 @@ static void test_throttling(void **state)
     assert_int_equal(f[0].first, 40);
     assert_int_equal(f[0].last, 43);
     assert_int_equal(f[0].nintervals, 4);
+
+    /* an outage before interval 42: two throttled stretches */
+    for (size_t i = 42; i < N; i++) {
+        p[i].start_s += 30;
+        p[i].t_s += 30;
+    }
+    n = findings(p, N, false, f);
+    assert_int_equal(n, 2);
+    assert_int_equal(f[0].last, 41);
+    assert_int_equal(f[1].first, 42);
+    assert_int_equal(f[1].last, 43);
 }
 
 /* GPU uncorrected ECC errors that rose: one finding with their sum and
