@@ -56,31 +56,6 @@ static void test_utf8_invalid_replaced(void **state)
                 FFFD "A"); /* continuation missing */
 }
 
-static void test_fmt_size(void **state)
-{
-    (void)state;
-    static const struct {
-        uint64_t b;
-        const char *want;
-    } cases[] = {
-        {0, "0 B"},
-        {1, "1 B"},
-        {1023, "1023 B"},
-        {1024, "1 KiB"},
-        {1536, "1536 B"},
-        {65536, "64 KiB"},
-        {1048576, "1 MiB"},
-        {1073741824, "1 GiB"},
-        {1099511627776ull, "1024 GiB"}, /* GiB is the largest unit */
-        {UINT64_MAX, "18446744073709551615 B"},
-    };
-    char buf[64];
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        gdr_fmt_size(cases[i].b, buf, sizeof(buf));
-        assert_string_equal(buf, cases[i].want);
-    }
-}
-
 static void test_fmt_ratio(void **state)
 {
     (void)state;
@@ -127,8 +102,9 @@ static void test_fmt_brief(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        gdr_unit_test(test_utf8_valid_kept), gdr_unit_test(test_utf8_invalid_replaced),
-        gdr_unit_test(test_fmt_size),        gdr_unit_test(test_fmt_ratio),
+        gdr_unit_test(test_utf8_valid_kept),
+        gdr_unit_test(test_utf8_invalid_replaced),
+        gdr_unit_test(test_fmt_ratio),
         gdr_unit_test(test_fmt_brief),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include "cluster_digest.h"
 #include "error.h"
 #include "escape.h"
+#include "figure.h"
 #include "json.h"
 
 #include <stdlib.h>
@@ -316,9 +317,11 @@ static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_digest_input 
             earlier = !strcmp(gdr_jstr_or(e, "test", ""), tn) && gdr_jnum_or(e, "size", 0) == size;
         char path[4096];
         snprintf(path, sizeof(path), "%s/panel-%s-%llu.png", in->figures_dir, tn, size);
+        char sz[32];
+        gdr_fmt_size(size, sz, sizeof(sz));
         if (!earlier && !access(path, F_OK))
-            fprintf(f, "\n![rails of %s, %llu B](%s/panel-%s-%llu.png)\n", tn, size,
-                    in->figures_rel, tn, size);
+            fprintf(f, "\n![rails of %s, %s](%s/panel-%s-%llu.png)\n", tn, sz, in->figures_rel, tn,
+                    size);
     }
 }
 
@@ -487,8 +490,10 @@ void gdr_cluster_digest(FILE *f, const struct gdr_plan *p, const cJSON *doc,
         const char *tn = gdr_jstr_or(m, "test", "");
         unsigned long long size = (unsigned long long)gdr_jnum_or(m, "size", 0);
         int rail = (int)gdr_jnum_or(m, "rail", 0);
+        char sz[32];
+        gdr_fmt_size(size, sz, sizeof(sz));
         snprintf(base, sizeof(base), "%s-%llu-r%d", tn, size, rail);
-        fprintf(f, "\n## %s, %llu B, rail %d\n\n", tn, size, rail);
+        fprintf(f, "\n## %s, %s, rail %d\n\n", tn, sz, rail);
         for (int h = 0; in->figures_dir && h < 2; h++) {
             snprintf(path, sizeof(path), "%s/%s-%s.png", in->figures_dir, h ? "hist" : "heat",
                      base);

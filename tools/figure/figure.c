@@ -94,6 +94,17 @@ void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len)
         snprintf(buf, len, "-");
 }
 
+void gdr_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
+}
+
 void gdr_y_range(enum gdr_ykind kind, double lo, double hi, double ref, double frac, double *out_lo,
                  double *out_hi)
 {
@@ -217,17 +228,6 @@ static void line_style(FILE *gp, const struct gdr_fig_line *l)
         fprintf(gp, " pt %d ps 1.1", l->hollow ? 6 : 7);
 }
 
-static void size_label(double b, char *out, size_t len)
-{
-    static const char *const u[] = {"B", "KiB", "MiB", "GiB"};
-    int k = 0;
-    while (k < 3 && b >= 1024) {
-        b /= 1024;
-        k++;
-    }
-    snprintf(out, len, "%g %s", b, u[k]);
-}
-
 /* At most 8 labels, every k-th size, none closer than gap (a fraction of
  * the axis). */
 static void size_tics(FILE *gp, const double *s, size_t n, double gap)
@@ -242,7 +242,7 @@ static void size_tics(FILE *gp, const double *s, size_t n, double gap)
         if (!first && log(s[i] / last) < gap * log(hi / lo))
             continue;
         char lab[32];
-        size_label(s[i], lab, sizeof(lab));
+        gdr_fmt_size((uint64_t)s[i], lab, sizeof(lab));
         fprintf(gp, "%s\"%s\" %.17g", first ? "" : ", ", lab, s[i]);
         first = false;
         last = s[i];

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -77,6 +78,11 @@ struct gdr_unit gdr_unit_lat(double max_s);
 void gdr_fmt_num(double v, char *buf, size_t len);
 /* "12.3 GB/s": v (SI) in u by gdr_fmt_num; "-" when not finite. */
 void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len);
+/* A message size as a person reads it, in every output (axes, titles,
+ * tables, headings): 65536 -> "64 KiB", 1536 -> "1536 B", the largest
+ * binary unit (up to GiB) that divides it exactly. Identifiers (file
+ * names, JUnit test names) keep the byte count. */
+void gdr_fmt_size(uint64_t bytes, char *buf, size_t len);
 
 /* ---- honest y axes ---- */
 enum gdr_ykind {

@@ -406,10 +406,12 @@ void hist_check_junit(FILE *f, const struct check_result *r)
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
         const struct hdb_key *k = &row->s->key;
-        char p[48], g[40], name[256], msg[1024], nt[512];
+        char p[48], g[40], name[256], msg[1024], nt[512], val[48], base[48];
         struct gdr_unit u = hist_unit(r->t, k);
         pair(k, p, sizeof(p));
         reg(k, g, sizeof(g));
+        /* the JUnit name identifies the series in a CI's test history:
+         * the byte count, as every night before (no display size) */
         snprintf(name, sizeof(name), "%s %s %s %llu B %s", k->test, p, g,
                  (unsigned long long)k->size, k->metric);
         fprintf(f, "    <testcase classname=\"gdrbench.");
@@ -418,29 +420,29 @@ void hist_check_junit(FILE *f, const struct check_result *r)
         gdr_esc_xml(f, name);
         fprintf(f, "\" time=\"0\"");
         notes(row, nt, sizeof(nt));
+        gdr_fmt_unit(u, row->value, val, sizeof(val));
+        gdr_fmt_unit(u, row->center, base, sizeof(base));
         if (row->missing) {
             fprintf(f, ">\n      <skipped message=\"missing series: no point in this run\"/>\n"
                        "    </testcase>\n");
         } else if (row->verdict == HV_SUSPECT) {
             /* Not judged, and not hidden: CI reporters show skipped cases. */
-            snprintf(msg, sizeof(msg), "suspect: %.4g %s; %s", row->value * u.scale, u.name, nt);
+            snprintf(msg, sizeof(msg), "suspect: %s; %s", val, nt);
             fprintf(f, ">\n      <skipped message=\"");
             gdr_esc_xml(f, msg);
             fprintf(f, "\"/>\n    </testcase>\n");
         } else if (row->verdict == HV_REGRESSION) {
             snprintf(msg, sizeof(msg),
-                     "regression: %.4g %s against a baseline of %.4g %s "
-                     "(%+.1f%%, robust z %+.1f)%s%s",
-                     row->value * u.scale, u.name, row->center * u.scale, u.name, change_pct(row),
-                     z_shown(row), nt[0] ? "; " : "", nt);
+                     "regression: %s against a baseline of %s (%+.1f%%, robust z %+.1f)%s%s", val,
+                     base, change_pct(row), z_shown(row), nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <failure type=\"regression\" message=\"");
             gdr_esc_xml(f, msg);
             fprintf(f, "\">");
             gdr_esc_xml(f, msg);
             fprintf(f, "</failure>\n    </testcase>\n");
         } else {
-            snprintf(msg, sizeof(msg), "%s: %.4g %s%s%s", hist_verdict_name(row->verdict),
-                     row->value * u.scale, u.name, nt[0] ? "; " : "", nt);
+            snprintf(msg, sizeof(msg), "%s: %s%s%s", hist_verdict_name(row->verdict), val,
+                     nt[0] ? "; " : "", nt);
             fprintf(f, ">\n      <system-out>");
             gdr_esc_xml(f, msg);
             fprintf(f, "</system-out>\n    </testcase>\n");

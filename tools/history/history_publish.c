@@ -5,6 +5,7 @@
 #include "history_check.h"
 #include "atomic_file.h"
 #include "error.h"
+#include "figure.h"
 #include "json.h"
 
 #include "html.h"
@@ -243,8 +244,10 @@ static void series_hash(const struct hdb_testbed *t, const struct hdb_series *s,
 
 static void describe(const struct hdb_key *k, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %s-%s %s/%s%s, %llu B, %s", k->test, k->cplace, k->splace, k->creg,
-             k->sreg, k->bidir ? " bidirectional" : "", (unsigned long long)k->size, k->metric);
+    char sz[32];
+    gdr_fmt_size(k->size, sz, sizeof(sz));
+    snprintf(buf, len, "%s %s-%s %s/%s%s, %s, %s", k->test, k->cplace, k->splace, k->creg, k->sreg,
+             k->bidir ? " bidirectional" : "", sz, k->metric);
 }
 
 /* The pages written, each waiting for the publish's one gnuplot run. */
@@ -342,9 +345,10 @@ static int series_page(const struct page_ctx *p, const char *path)
         const struct hist_point *h = &v->pts[i];
         double c = h->center, w = fmax(so->z_min * h->sigma, so->rel_min * fabs(c));
         double y = pt->value * u.scale;
-        char tip[256];
+        char tip[320], val[48];
+        gdr_fmt_unit(u, pt->value, val, sizeof(val));
         point_href(p->o, run, p->pagedir, href[i], sizeof(href[i]));
-        snprintf(tip, sizeof(tip), "%s %s: %.4g %s (%s%s%s)", run->date, run->run_id, y, u.name,
+        snprintf(tip, sizeof(tip), "%s %s: %s (%s%s%s)", run->date, run->run_id, val,
                  hist_verdict_name(h->verdict),
                  pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
                  pt->simulated ? ", simulated" : "");
@@ -438,9 +442,12 @@ static int series_page(const struct page_ctx *p, const char *path)
     const struct check_row *row = p->row;
     gdr_buf_puts(&b, "<section id=\"trend\"><h2>Trend</h2>\n<p>Latest: ");
     gdr_buf_escf(&b, "<span class=\"badge v-%s\">%s</span>", verdict_class(p->verdict), p->verdict);
-    if (row && !isnan(row->value))
-        gdr_buf_escf(&b, " %.4g %s against a baseline of %.4g %s", row->value * u.scale, u.name,
-                     row->center * u.scale, u.name);
+    if (row && !isnan(row->value)) {
+        char val[48], base[48];
+        gdr_fmt_unit(u, row->value, val, sizeof(val));
+        gdr_fmt_unit(u, row->center, base, sizeof(base));
+        gdr_buf_escf(&b, " %s against a baseline of %s", val, base);
+    }
     if (row && row->center > 0 && !isnan(row->value))
         gdr_buf_printf(&b, " (%+.1f %%)", (row->value - row->center) / row->center * 100);
     if (row && !isnan(row->pct_of_limit))

@@ -232,9 +232,10 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         }
         if (isnan(ref))
             ref = hist_median(views[j].v, views[j].n);
-        char ylabel[96];
-        snprintf(ylabel, sizeof(ylabel), "%llu B: %s [%s]", (unsigned long long)s->key.size,
-                 bw ? "bandwidth" : "median latency", u.name);
+        char ylabel[96], sz[32];
+        gdr_fmt_size(s->key.size, sz, sizeof(sz));
+        snprintf(ylabel, sizeof(ylabel), "%s: %s [%s]", sz, bw ? "bandwidth" : "median latency",
+                 u.name);
         struct gdr_fig_line lines[5];
         hist_trend_lines(lines, file, (int)j, "measured", false);
         struct gdr_fig_chart c = {.title = "",

@@ -455,12 +455,12 @@ static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJS
     for (size_t i = 0; i < d->nstats; i++) {
         const struct gdr_mstats *st = &d->stats[i];
         const struct gdr_matrix *m = &s->m[st->matrix];
-        char tn[64], title[256], ref[48];
+        char tn[64], title[256], ref[48], sz[32];
         gdr_test_mode_name(&m->test, tn, sizeof(tn));
+        gdr_fmt_size(m->size, sz, sizeof(sz));
         double r = m->latency && st->reference > 0 ? 1 / st->reference : st->reference;
         gdr_findings_fmt(doc, m->latency, r, ref, sizeof(ref));
-        snprintf(title, sizeof(title), "%s, %llu B, rail %d", tn, (unsigned long long)m->size,
-                 m->rail);
+        snprintf(title, sizeof(title), "%s, %s, rail %d", tn, sz, m->rail);
         gdr_buf_escf(b, "<figure><h3>%s</h3>", title);
         heatmap(b, fs, doc, s, st->matrix, r, st, o, title);
         gdr_buf_escf(b,
@@ -514,12 +514,13 @@ static void rail_panel(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *do
                     all[na++] = s->m[rails[r]].cells[c].value;
         double med = na ? gdr_median_inplace(all, na) : 0;
         free(all);
-        char tn[64];
+        char tn[64], sz[32];
         gdr_test_mode_name(&m->test, tn, sizeof(tn));
+        gdr_fmt_size(m->size, sz, sizeof(sz));
         gdr_buf_escf(b,
-                     "<h3>%s, %llu B: every rail against the median of all rails</h3>"
+                     "<h3>%s, %s: every rail against the median of all rails</h3>"
                      "<div class=\"grid\">",
-                     tn, (unsigned long long)m->size);
+                     tn, sz);
         for (size_t r = 0; r < nr; r++) {
             char title[160];
             snprintf(title, sizeof(title), "%s rail %d", tn, s->m[rails[r]].rail);

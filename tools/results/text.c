@@ -67,17 +67,6 @@ char *gdr_utf8_clean(const char *s)
     return out;
 }
 
-void gdr_fmt_size(uint64_t bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
-    int u = 0;
-    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
-}
-
 void gdr_fmt_brief(const struct gdr_row *rows, size_t n, bool latency, char *buf, size_t len)
 {
     if (n == 0 || len == 0) {

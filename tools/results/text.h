@@ -1,6 +1,6 @@
 /* text.h - small text helpers of gdr-json's writers: UTF-8 repair for
- * strings that came from the shell, sizes, ratios and a document's result
- * in one line (its units: figure.h). Pure functions (unit-tested in
+ * strings that came from the shell, ratios and a document's result in one
+ * line (its units and sizes: figure.h). Pure functions (unit-tested in
  * tests/unit/test_text.c). */
 #ifndef GDR_TOOLS_TEXT_H
 #define GDR_TOOLS_TEXT_H
@@ -16,10 +16,6 @@
  * points above U+10FFFF, truncated sequences) replaced by U+FFFD. NULL
  * when out of memory. */
 char *gdr_utf8_clean(const char *s);
-
-/* 65536 -> "64 KiB", 1536 -> "1536 B": the largest binary unit (up to GiB)
- * that divides the size exactly. */
-void gdr_fmt_size(uint64_t bytes, char *buf, size_t len);
 
 /* a / b with two decimals ("1.07"), or "n/a" when b is not above 0. */
 void gdr_fmt_ratio(double a, double b, char *buf, size_t len);
