@@ -49,6 +49,7 @@ struct gdr_soak {
     struct gdr_soak_finding findings[MAX_FINDINGS];
     size_t noutages; /* all of them; the first MAX_OUTAGES are kept */
     struct gdr_soak_outage outages[MAX_OUTAGES];
+    bool outage_open; /* one is under way, kept or not */
 };
 
 static bool latency(const struct gdr_session *s)
@@ -351,6 +352,7 @@ int gdr_soak_outage_begin(struct gdr_session *s, const struct gdr_error_class *c
         .start_s = outage_seen_s(s), .cls = *c, .heard = heard, .interval = k->n};
     snprintf(o.message, sizeof(o.message), "%s", message);
     k->noutages++;
+    k->outage_open = true;
     struct gdr_soak_outage *kept = current_outage(k);
     if (kept)
         *kept = o;
@@ -369,12 +371,17 @@ int gdr_soak_outage_end(struct gdr_session *s, const char *ended)
     struct gdr_soak_outage *o = current_outage(k);
     if (k && strcmp(ended, "reconnected"))
         k->by_outage = true;
-    if (!o || o->ended)
+    if (!k || !k->outage_open)
+        return 0;
+    k->outage_open = false;
+    /* The next interval starts once the outage is over, whether the
+     * outage is one of those kept or not: the gap between the two
+     * intervals is what ends a dip (soak_findings.c). */
+    k->elapsed_s = since_start(k);
+    if (!o)
         return 0;
     o->ended = ended;
-    o->end_s = since_start(k);
-    /* The next interval starts once the outage is over. */
-    k->elapsed_s = o->end_s;
+    o->end_s = k->elapsed_s;
     if (!strcmp(ended, "reconnected"))
         fprintf(stderr,
                 "%s: soak: outage over after %.1f s: QPs rebuilt on both ends, interval %zu "

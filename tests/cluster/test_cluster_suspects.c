@@ -459,6 +459,41 @@ static void test_sparse_4096(void **state)
     gdr_plan_free(&p);
 }
 
+/* The heatmap's ratio column is its cell's value over the reference to
+ * six digits, a far slow node's too: at four decimals a node at 2.4 % of
+ * the reference read 0.0241 for 0.02405 (0.2 % off; cluster-lab failed
+ * on it). */
+static void test_heat_ratio_digits(void **state)
+{
+    (void)state;
+    start(3);
+    struct gdr_matrix *m = fill(&HH, 0);
+    scale_node(m, 2, 0.02405);
+    const double ref = GOOD;
+    char dir[] = "/tmp/test-heat.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(gdr_matrix_write_heat(&set, &ref, dir), 0);
+    char path[256], line[256];
+    snprintf(path, sizeof(path), "%s/heat-write_bw.H-H.na-1048576-r0.dat", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = 0;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned x, y;
+        double ratio, value;
+        if (sscanf(line, "%u %u %lf %lf", &x, &y, &ratio, &value) != 4 || isnan(ratio))
+            continue;
+        n++;
+        if (fabs(ratio * ref - value) > 1e-5 * value)
+            fail_msg("cell %u %u: ratio %g, value %g, reference %g", x, y, ratio, value, ref);
+    }
+    fclose(f);
+    assert_int_equal(n, 6);
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Over GDR_HEAT_FULL_MAX nodes the heatmap is drawn in blocks, each its
  * worst pair, and the worst nodes' own cells come at full resolution. */
 static void test_heat_blocks(void **state)
@@ -606,6 +641,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_confirm_bad_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contention_clears, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_4096, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heat_ratio_digits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heat_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_unit, setup, teardown),
         cmocka_unit_test(test_soak_judge),

@@ -10,6 +10,7 @@
 
 #include "unit.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,52 @@ static void test_cause_is_not_a_flush(void **state)
     }
 }
 
+/* Past the outages kept (64), an outage still ends where it ends: the
+ * interval after it starts then, so a slow interval on each side is a dip
+ * of its own, not one across the outage (soak_findings.c). With the
+ * 65th's end not moving the interval's start, the two were one dip. */
+static void test_unkept_outage_splits_a_dip(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_start(&r);
+    r.cfg.dip_pct = 90;
+    struct gdr_error_class c;
+    gdr_error_class_init(&c, GDR_KIND_COMPLETION);
+    struct gdr_size_result row;
+    memset(&row, 0, sizeof(row));
+    for (int i = 0; i < 64; i++) {
+        assert_int_equal(gdr_soak_outage_begin(&r.s, &c, "IBV_WC_RETRY_EXC_ERR", false), 0);
+        assert_int_equal(gdr_soak_outage_end(&r.s, "reconnected"), 0);
+    }
+    const double bw[] = {1e9, 1e9, 1e9, 1e9, 0.5e9, -1, 0.5e9, 1e9, 1e9, 1e9, 1e9};
+    for (size_t i = 0; i < sizeof(bw) / sizeof(bw[0]); i++) {
+        usleep(2000);
+        if (bw[i] < 0) { /* the 65th outage, not kept */
+            assert_int_equal(gdr_soak_outage_begin(&r.s, &c, "IBV_WC_RETRY_EXC_ERR", false), 0);
+            usleep(2000);
+            assert_int_equal(gdr_soak_outage_end(&r.s, "reconnected"), 0);
+            continue;
+        }
+        row.m.bw_avg = bw[i];
+        assert_int_equal(gdr_soak_interval(&r.s, &row), 0);
+    }
+    gdr_soak_finish(&r.s);
+    cJSON *j = gdr_soak_json(&r.s);
+    const cJSON *f, *all = cJSON_GetObjectItem(j, "findings");
+    int dips = 0;
+    cJSON_ArrayForEach(f, all) {
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), "dip")) {
+            dips++;
+            assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "first_interval")),
+                             cJSON_GetNumberValue(cJSON_GetObjectItem(f, "last_interval")));
+        }
+    }
+    assert_int_equal(dips, 2);
+    cJSON_Delete(j);
+    rig_stop(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_failure_starts_the_outage),
         cmocka_unit_test(test_event_before_the_soak),
         cmocka_unit_test(test_cause_is_not_a_flush),
+        cmocka_unit_test(test_unkept_outage_splits_a_dip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
