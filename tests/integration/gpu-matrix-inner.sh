@@ -167,7 +167,11 @@ lap_end stuckcopy
 
 # A staged destination that stops mid-run (SIGSTOP: its socket stays open):
 # the source's watchdog fires after --timeout and names the last credit it
-# saw and the groups it sent.
+# saw and the groups it sent. Stopped once the run is under way (rxe has
+# sent 2000 packets more; 30 s at most), not after a fixed 5 s: under load
+# the stop once landed before the staged source began, with no credits or
+# groups to name.
+sent_pkts() { cat "/sys/class/infiniband/$dev/ports/1/hw_counters/sent_pkts" 2>/dev/null || echo 0; }
 stall_t0=$(date +%s)
 lap_start
 port=$((port + 1))
@@ -178,7 +182,10 @@ spid=$!
 # shellcheck disable=SC2086
 envx $sim "$bench/gdr_write_bw" -p $port $stall "$addr" >"$out/stall.client.out" 2>&1 &
 cpid=$!
-sleep 5
+p0=$(sent_pkts) k=0
+while [ $(($(sent_pkts) - p0)) -lt 2000 ] && [ $k -lt 300 ] && kill -0 $cpid 2>/dev/null; do
+    sleep 0.1; k=$((k + 1))
+done
 kill -STOP $spid
 wait $cpid
 echo $? >"$out/stall.client.rc"
