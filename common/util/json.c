@@ -94,6 +94,12 @@ double gdr_jnum_or(const cJSON *o, const char *key, double dflt)
     return cJSON_IsNumber(v) ? cJSON_GetNumberValue(v) : dflt;
 }
 
+uint64_t gdr_jcount(const cJSON *o, const char *key)
+{
+    double v = gdr_jnum_or(o, key, 0);
+    return v >= 0 && v < 9.2e18 ? (uint64_t)v : 0;
+}
+
 const char *gdr_jitem_str_or(const cJSON *arr, int i, const char *dflt)
 {
     const char *s = cJSON_GetStringValue(cJSON_IsArray(arr) ? cJSON_GetArrayItem(arr, i) : NULL);

@@ -26,6 +26,9 @@ const char *gdr_jstr_or(const cJSON *o, const char *key, const char *dflt);
 double gdr_jnum_or(const cJSON *o, const char *key, double dflt);
 const char *gdr_jstr(const cJSON *o, const char *key);
 double gdr_jnum(const cJSON *o, const char *key);
+/* A count (a message size in bytes): 0 when missing, negative or past
+ * 2^63, so a hostile document cannot make the cast undefined. */
+uint64_t gdr_jcount(const cJSON *o, const char *key);
 /* The same for an array's item i (a pair of names, a [from, to] span). */
 const char *gdr_jitem_str_or(const cJSON *arr, int i, const char *dflt);
 double gdr_jitem_num_or(const cJSON *arr, int i, double dflt);

@@ -553,6 +553,71 @@ static void test_heat_blocks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static bool low_below_07(const void *ctx, const struct gdr_cell *c)
+{
+    return c->state == GDR_CELL_OK && c->value < *(const double *)ctx * 0.7;
+}
+
+/* The one heatmap grid (the figures' data and the cluster page): a cell
+ * holds its worst measured pair, failed and low when any pair is,
+ * unreachable only where nothing ran and a node was left out. */
+static void test_heat_grid(void **state)
+{
+    (void)state;
+    for (int blocked = 0; blocked < 2; blocked++) {
+        /* blocked: 3 nodes a block side (GDR_HEAT_FULL_MAX 64 < 130) */
+        size_t n = blocked ? 130 : 4, b = blocked ? 3 : 1;
+        for (size_t i = 0; i < n; i++)
+            snprintf(big[i], sizeof(big[i]), "n%zu", i + 1);
+        assert_int_equal(gdr_matrix_set_init(&set, n, (const char(*)[GDR_NODE_NAME_LEN])big), 0);
+        struct gdr_matrix *m = gdr_matrix_get(&set, &HH, 0, 1 << 20, false);
+        /* nodes 0..2 measure each other; 1 -> 2 at half speed; 0 -> 1
+         * failed; node 3 was left out and ran nothing */
+        for (size_t a = 0; a < 3; a++)
+            for (size_t c = 0; c < 3; c++)
+                if (a != c) {
+                    struct gdr_cell *x = gdr_matrix_put(m, a, c);
+                    x->state = a == 0 && c == 1 ? GDR_CELL_FAILED : GDR_CELL_OK;
+                    x->value = a == 1 && c == 2 ? GOOD / 2 : GOOD;
+                }
+        set.left_out[3] = true;
+        if (blocked) { /* node 4, in node 3's block, measured node 0 */
+            struct gdr_cell *x = gdr_matrix_put(m, 4, 0);
+            x->state = GDR_CELL_OK;
+            x->value = GOOD;
+        }
+        assert_int_equal(gdr_matrix_finish(m), 0);
+        const double ref = GOOD;
+        struct gdr_heat_grid g;
+        assert_int_equal(gdr_heat_grid(&set, m, ref, low_below_07, &ref, &g), 0);
+        assert_int_equal(g.block, b);
+        assert_int_equal(g.side, (n + b - 1) / b);
+        const struct gdr_heat_cell *c12 = &g.cell[(1 / b) * g.side + 2 / b];
+        assert_true(fabs(c12->ratio - 0.5) < 1e-9 && c12->value == GOOD / 2 && c12->low);
+        const struct gdr_heat_cell *c01 = &g.cell[(0 / b) * g.side + 1 / b];
+        assert_true(c01->failed);
+        /* full: the failed pair alone, nothing measured; blocked: its
+         * block's worst measured pair is the slow one */
+        assert_true(blocked ? c01->ratio == 0.5 : isnan(c01->ratio));
+        const struct gdr_heat_cell *c03 = &g.cell[(0 / b) * g.side + 3 / b];
+        const struct gdr_heat_cell *c30 = &g.cell[(3 / b) * g.side + 0 / b];
+        /* node 3 ran nothing: its cells are unreachable, not "not run";
+         * blocked, a block where node 4 ran shows that pair instead */
+        assert_true(c03->unreachable && isnan(c03->ratio));
+        assert_true(blocked ? !c30->unreachable && c30->ratio == 1 : c30->unreachable);
+        size_t unreachable = 0;
+        for (size_t i = 0; i < g.side * g.side; i++)
+            unreachable += g.cell[i].unreachable;
+        /* full: row and column of node 3, not its diagonal (a node with
+         * itself); blocked: block 1's row and column less the one where
+         * node 4 ran */
+        assert_false(!blocked && g.cell[3 * g.side + 3].unreachable);
+        assert_int_equal(unreachable, blocked ? 2 * g.side - 2 : 6);
+        gdr_heat_grid_free(&g);
+        gdr_matrix_set_free(&set);
+    }
+}
+
 /* One bandwidth unit a run, from its largest reference (figure.h): a
  * 100 Gb/s fabric reads GB/s, the lab's few MB/s read MB/s, in
  * suspects.json's "units" and in every number of report.md. */
@@ -643,6 +708,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sparse_4096, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heat_ratio_digits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heat_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heat_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_unit, setup, teardown),
         cmocka_unit_test(test_soak_judge),
     };

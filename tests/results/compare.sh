@@ -9,8 +9,8 @@ lat=$fixtures/read_lat-client.json
 mkdir -p "$tmp/base" "$tmp/run"
 cp "$wbw" "$lat" "$fixtures/send_bw-client.json" "$fixtures/send_bw-server.json" "$tmp/base/"
 
-# Sizes that a test's table marks REGRESSION, space-separated.
-regressed() { awk -v t="$1" '$1 == t && $NF == "REGRESSION" { printf "%s%s", s, $5; s = " " }' "$tmp/out"; }
+# Sizes that a test's table marks REGRESSION ("8 KiB": two fields), comma-separated.
+regressed() { awk -v t="$1" '$1 == t && $NF == "REGRESSION" { printf "%s%s %s", s, $5, $6; s = ", " }' "$tmp/out"; }
 
 expect_rc 0 "identical runs are clean" sh "$cmp" "$tmp/base" "$tmp/base"
 grep -q "clean: 0 regressions" "$tmp/out" && pass "summary says clean" || fail "no clean summary"
@@ -18,35 +18,35 @@ grep -q "clean: 0 regressions" "$tmp/out" && pass "summary says clean" || fail "
 cp "$tmp/base"/*.json "$tmp/run/"
 scale "$wbw" bw_avg_bytes_per_s 0.8 8192 65536 > "$tmp/run/write_bw-client.json"
 expect_rc 1 "20% bandwidth drop is a regression" sh "$cmp" "$tmp/base" "$tmp/run"
-[ "$(regressed write_bw)" = "8192 65536" ] && pass "names exactly 8192 65536" ||
-    fail "regressed sizes '$(regressed write_bw)', want '8192 65536'"
-grep -q "regression: write_bw host-host host/host sizes 8192 65536" "$tmp/out" &&
+[ "$(regressed write_bw)" = "8 KiB, 64 KiB" ] && pass "names exactly 8 KiB, 64 KiB" ||
+    fail "regressed sizes '$(regressed write_bw)', want '8 KiB, 64 KiB'"
+grep -q "regression: write_bw host-host host/host sizes 8 KiB, 64 KiB" "$tmp/out" &&
     pass "summary names the sizes" || fail "summary lacks the sizes"
 [ -z "$(regressed send_bw)$(regressed read_lat)" ] && pass "other tests untouched" || fail "other tests flagged"
 
 scale "$wbw" bw_avg_bytes_per_s 0.8 128 > "$tmp/run/write_bw-client.json"
 expect_rc 1 "a lone 20% drop (over twice the tolerance) is a regression" sh "$cmp" "$tmp/base" "$tmp/run"
-[ "$(regressed write_bw)" = "128" ] && pass "names exactly 128" || fail "regressed '$(regressed write_bw)'"
+[ "$(regressed write_bw)" = "128 B" ] && pass "names exactly 128 B" || fail "regressed '$(regressed write_bw)'"
 
 scale "$wbw" bw_avg_bytes_per_s 0.97 all > "$tmp/run/write_bw-client.json"
 expect_rc 0 "3% drop everywhere is within tolerance" sh "$cmp" "$tmp/base" "$tmp/run"
 
 scale "$wbw" bw_avg_bytes_per_s 0.93 1024 > "$tmp/run/write_bw-client.json"
 expect_rc 0 "a lone 7% drop is noise" sh "$cmp" "$tmp/base" "$tmp/run"
-awk '$1 == "write_bw" && $5 == 1024 && $NF == "noise"' "$tmp/out" | grep -q . &&
+awk '$1 == "write_bw" && $5 " " $6 == "1 KiB" && $NF == "noise"' "$tmp/out" | grep -q . &&
     pass "1024 reported as noise" || fail "1024 not reported as noise"
 
 scale "$wbw" bw_avg_bytes_per_s 0.93 1024 8192 > "$tmp/run/write_bw-client.json"
 expect_rc 1 "7% drop at two neighbouring sizes is a regression" sh "$cmp" "$tmp/base" "$tmp/run"
-[ "$(regressed write_bw)" = "1024 8192" ] && pass "names 1024 8192" || fail "regressed '$(regressed write_bw)'"
+[ "$(regressed write_bw)" = "1 KiB, 8 KiB" ] && pass "names 1 KiB, 8 KiB" || fail "regressed '$(regressed write_bw)'"
 
 expect_rc 0 "--bw-tol 10 accepts the same 7% drop" sh "$cmp" --bw-tol 10 "$tmp/base" "$tmp/run"
 cp "$wbw" "$tmp/run/"
 
 scale "$lat" median 1.3 1024 > "$tmp/run/read_lat-client.json"
 expect_rc 1 "30% latency increase is a regression" sh "$cmp" --markdown "$tmp/report.md" "$tmp/base" "$tmp/run"
-[ "$(regressed read_lat)" = "1024" ] && pass "names latency size 1024" || fail "regressed '$(regressed read_lat)'"
-grep -q '| read_lat | host-host | n/a | host/host | 1024 | median_ms | .* | \*\*REGRESSION\*\* |' "$tmp/report.md" &&
+[ "$(regressed read_lat)" = "1 KiB" ] && pass "names latency size 1 KiB" || fail "regressed '$(regressed read_lat)'"
+grep -q '| read_lat | host-host | n/a | host/host | 1 KiB | median_ms | .* | \*\*REGRESSION\*\* |' "$tmp/report.md" &&
     pass "markdown table written" || fail "markdown table lacks the row"
 # One unit a quantity, from the largest value (the 2 ms median of 64 KiB).
 [ "$(grep -o '| median_[^ ]* |\|| bw_avg_[^ ]* |' "$tmp/report.md" | sort -u | tr -d '\n')" = '| bw_avg_MB/s || median_ms |' ] &&
@@ -91,9 +91,9 @@ context "$wbw" 0.8 80 false 8192 > "$tmp/run/write_bw-client.json"
 context "$wbw" 1 80 true > "$tmp/ctx-run.json"
 expect_rc 1 "a 20% drop everywhere, one size not clean" sh "$cmp" "$tmp/ctx-base.json" \
     "$tmp/run/write_bw-client.json"
-awk '$1 == "write_bw" && $5 == 8192 && $NF == "suspect"' "$tmp/out" | grep -q . &&
+awk '$1 == "write_bw" && $5 " " $6 == "8 KiB" && $NF == "suspect"' "$tmp/out" | grep -q . &&
     pass "a row whose NIC counted errors is suspect, not judged" || fail "8192 not suspect"
-grep -q "suspect: write_bw host-host host/host sizes 8192 (a NIC counted errors" "$tmp/out" &&
+grep -q "suspect: write_bw host-host host/host sizes 8 KiB (a NIC counted errors" "$tmp/out" &&
     pass "summary names the suspect size" || fail "summary lacks the suspect size"
 context "$wbw" 0.8 80 false > "$tmp/run/write_bw-client.json"
 expect_rc 0 "every size suspect: nothing judged as a regression" sh "$cmp" \
@@ -101,7 +101,7 @@ expect_rc 0 "every size suspect: nothing judged as a regression" sh "$cmp" \
 context "$wbw" 1 80 false 1024 > "$tmp/run/write_bw-client.json"
 expect_rc 0 "a baseline row not clean makes the size suspect too" sh "$cmp" \
     "$tmp/run/write_bw-client.json" "$tmp/ctx-run.json"
-grep -q "suspect: write_bw host-host host/host sizes 1024 " "$tmp/out" && pass "baseline suspect" ||
+grep -q "suspect: write_bw host-host host/host sizes 1 KiB " "$tmp/out" && pass "baseline suspect" ||
     fail "baseline's unclean row not flagged"
 # By % of limit: another testbed twice as fast reaching the same share is
 # no change; the same testbed at 60 % of the limit instead of 80 % is.

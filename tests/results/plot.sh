@@ -80,7 +80,7 @@ grep -q "using 1:(\$3\*[0-9e+]*):(\$3\*[0-9e+]*):(\$5\*[0-9e+]*) with yerrorline
     fail "latency plot"
 grep -q "hosts node1 .*RDMA rxe0 .*2026-11-29 .*gdrbench 0.1.0" "$tmp/p/plots.gp" &&
     pass "caption names hosts, devices, date, version" || fail "caption"
-grep -q "soft-RoCE under emulation — ratios only" "$tmp/p/plots.gp" && pass "caption: soft-RoCE" || fail "no soft-RoCE caption"
+grep -q "soft-RoCE (rxe) device, here under emulation: read ratios" "$tmp/p/plots.gp" && pass "caption: soft-RoCE" || fail "no soft-RoCE caption"
 ! grep -q "simulated" "$tmp/p/plots.gp" && pass "no simulated caption for host rows" || fail "simulated caption on host rows"
 [ "$(grep -c '^series' "$tmp/p/index.tsv")" -eq 6 ] && pass "client and server documents of a run make one series" ||
     fail "want 6 series"
@@ -135,7 +135,7 @@ mkdir -p "$tmp/sim" "$tmp/man"
 sed 's/"placement":\t"cuda",/"placement":\t"cuda",\n\t\t\t"cuda_name":\t"cudasim GPU 0",/' "$tmp/gdr/on.json" > "$tmp/sim/on.json"
 grep -q cudasim "$tmp/sim/on.json" && pass "fixture with cuda_name" || fail "sed did not add cuda_name"
 expect_rc 0 "plots of cudasim rows" sh "$plot" -o "$tmp/s" "$tmp/sim" "$fixtures"
-grep -q "GPU rows: CUDA driver test double (simulated) — not performance" "$tmp/s/plots.gp" &&
+grep -q "GPU rows ran on the CUDA driver test double (simulated)" "$tmp/s/plots.gp" &&
     grep -q "GPU cudasim GPU 0" "$tmp/s/plots.gp" && pass "caption: cudasim rows are simulated" || fail "no simulated caption (cuda_name)"
 [ "$(awk -F'\t' '$1 == "series" && $5 == "cuda-cuda" { print $15 }' "$tmp/s/index.tsv")" = simulated ] &&
     [ "$(awk -F'\t' '$1 == "series" && $3 == "read_lat" { print $15 }' "$tmp/s/index.tsv")" = real ] &&
@@ -147,7 +147,7 @@ printf '{"manifest_version": "gdrbench.sweep/1", "runs": [\n%s,\n%s]}\n' \
     '{"name": "w.H-H.na", "simulated": false, "files": {"client": "w.H-H.na.client.json", "server": "w.H-H.na.server.json"}}' \
     > "$tmp/man/manifest.json"
 expect_rc 0 "plots of a sweep directory with its manifest" sh "$plot" -o "$tmp/m" "$tmp/man"
-grep -q "GPU rows: CUDA driver test double (simulated) — not performance" "$tmp/m/plots.gp" &&
+grep -q "GPU rows ran on the CUDA driver test double (simulated)" "$tmp/m/plots.gp" &&
     pass "caption: the manifest's simulated flag" || fail "no simulated caption (manifest)"
 [ "$(awk -F'\t' '$1 == "series" { print $5 ":" $15 }' "$tmp/m/index.tsv" | sort | tr '\n' ' ')" = "cuda-cuda:simulated host-host:real " ] &&
     pass "manifest: simulated per run, manifest.json not read as a result" || fail "manifest index: $(cat "$tmp/m/index.tsv")"

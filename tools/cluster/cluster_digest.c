@@ -311,7 +311,7 @@ static void rail_panels(FILE *f, const cJSON *ms, const struct gdr_digest_input 
     const cJSON *m, *e;
     cJSON_ArrayForEach(m, ms) {
         const char *tn = gdr_jstr_or(m, "test", "");
-        unsigned long long size = (unsigned long long)gdr_jnum_or(m, "size", 0);
+        unsigned long long size = gdr_jcount(m, "size");
         bool earlier = false;
         for (e = ms->child; e != m && !earlier; e = e->next)
             earlier = !strcmp(gdr_jstr_or(e, "test", ""), tn) && gdr_jnum_or(e, "size", 0) == size;
@@ -456,8 +456,9 @@ void gdr_cluster_digest(FILE *f, const struct gdr_plan *p, const cJSON *doc,
         "|------|------|------|-----|-----|-----|-----|-----|-----|\n");
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(doc, "matrices"), *m;
     cJSON_ArrayForEach(m, ms) {
-        fprintf(f, "| %s | %.0f | %.0f |", gdr_jstr_or(m, "test", ""), gdr_jnum_or(m, "rail", 0),
-                gdr_jnum_or(m, "size", 0));
+        char sz[32];
+        gdr_fmt_size(gdr_jcount(m, "size"), sz, sizeof(sz));
+        fprintf(f, "| %s | %.0f | %s |", gdr_jstr_or(m, "test", ""), gdr_jnum_or(m, "rail", 0), sz);
         show(f, doc, m, gdr_jnum(m, "median"));
         show(f, doc, m, gdr_jnum(m, "reference"));
         show(f, doc, m, gdr_jnum(m, "threshold"));
@@ -488,7 +489,7 @@ void gdr_cluster_digest(FILE *f, const struct gdr_plan *p, const cJSON *doc,
     cJSON_ArrayForEach(m, ms) {
         char base[160], path[4096];
         const char *tn = gdr_jstr_or(m, "test", "");
-        unsigned long long size = (unsigned long long)gdr_jnum_or(m, "size", 0);
+        unsigned long long size = gdr_jcount(m, "size");
         int rail = (int)gdr_jnum_or(m, "rail", 0);
         char sz[32];
         gdr_fmt_size(size, sz, sizeof(sz));

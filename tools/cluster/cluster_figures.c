@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Matrix m's file name, an identifier with the byte count: TEST-SIZE-rR
+ * (rail false: TEST-SIZE, every rail). */
 static void fig_name(const struct gdr_matrix *m, bool rail, char *buf, size_t len)
 {
     char tn[64];
@@ -19,6 +21,18 @@ static void fig_name(const struct gdr_matrix *m, bool rail, char *buf, size_t le
         snprintf(buf, len, "%s-%llu-r%d", tn, (unsigned long long)m->size, m->rail);
     else
         snprintf(buf, len, "%s-%llu", tn, (unsigned long long)m->size);
+}
+
+/* Its title as a person reads it: "TEST, 1 MiB, rail R". */
+static void fig_title(const struct gdr_matrix *m, bool rail, char *buf, size_t len)
+{
+    char tn[64], sz[32];
+    gdr_test_mode_name(&m->test, tn, sizeof(tn));
+    gdr_fmt_size(m->size, sz, sizeof(sz));
+    if (rail)
+        snprintf(buf, len, "%s, %s, rail %d", tn, sz, m->rail);
+    else
+        snprintf(buf, len, "%s, %s", tn, sz);
 }
 
 /* dir/KIND-NAME.dat when it holds something, else "" (relative to dir). */
@@ -47,12 +61,13 @@ static int matrix_script(const struct gdr_matrix_set *s, const struct gdr_matrix
     if (!gp)
         return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write", path);
     size_t b = gdr_heat_block(s->n), side = (s->n + b - 1) / b;
-    char title[512], what[96];
+    char title[512], what[96], human[128];
+    fig_title(m, true, human, sizeof(human));
     if (b > 1)
         snprintf(what, sizeof(what), "blocks of %zu x %zu nodes, each its worst pair", b, b);
     else
         snprintf(what, sizeof(what), "each pair");
-    snprintf(title, sizeof(title), "%s: %s against the reference (1 = reference, as judged)", name,
+    snprintf(title, sizeof(title), "%s: %s against the reference (1 = reference, as judged)", human,
              what);
     gdr_fig_preamble(gp);
     char out[192];
@@ -78,7 +93,7 @@ static int matrix_script(const struct gdr_matrix_set *s, const struct gdr_matrix
     char col[64], xl[96];
     snprintf(col, sizeof(col), "($1*%.9g)", u.scale);
     snprintf(xl, sizeof(xl), "%s (%s)", m->latency ? "median latency" : "bandwidth", u.name);
-    snprintf(title, sizeof(title), "%s: pairs", name);
+    snprintf(title, sizeof(title), "%s: pairs", human);
     gdr_fig_histogram(gp, values, col, title, xl);
     /* The worst nodes at full resolution: each of their pairs. */
     char top[192], tnames[192];
@@ -98,7 +113,7 @@ static int matrix_script(const struct gdr_matrix_set *s, const struct gdr_matrix
         snprintf(out, sizeof(out), "top-%s", name);
         gdr_fig_output(gp, true, out, 1000, 500);
         snprintf(title, sizeof(title), "%s: the worst nodes' pairs, each against the reference",
-                 name);
+                 human);
         struct gdr_fig_heat t = {.title = title,
                                  .xlabel = "partner (node number)",
                                  .ylabel = "",
@@ -116,25 +131,18 @@ static int matrix_script(const struct gdr_matrix_set *s, const struct gdr_matrix
 }
 
 /* panel-TEST-SIZE.gp: the rails of one test and size side by side, every
- * cell against the median of all rails together (values-TEST-SIZE.dat). */
+ * cell against the median of all rails together. */
 static int panel_script(const struct gdr_matrix_set *s, const size_t *rails, size_t nr,
                         const char *dir, const char *gp_name)
 {
-    const struct gdr_matrix *m0 = &s->m[rails[0]];
-    char ts[128], path[4096], name[128], buf[192];
+    const struct gdr_matrix *m0 = &s->m[rails[0]], *rm[GDR_RAILS_MAX];
+    char ts[128], path[4096], name[128], buf[192], human[128];
     fig_name(m0, false, ts, sizeof(ts));
-    snprintf(path, sizeof(path), "%s/values-%s.dat", dir, ts);
-    FILE *all = fopen(path, "w");
-    if (!all)
-        return gdr_fail(GDR_EXIT_USAGE, "%s: cannot write", path);
+    fig_title(m0, false, human, sizeof(human));
     for (size_t r = 0; r < nr; r++)
-        for (size_t i = 0; i < s->m[rails[r]].ncells; i++)
-            if (s->m[rails[r]].cells[i].state == GDR_CELL_OK)
-                fprintf(all, "%.9g\n", s->m[rails[r]].cells[i].value);
-    long any = ftell(all);
-    if (fclose(all))
-        return gdr_fail(GDR_EXIT_USAGE, "%s: write error", path);
-    if (any <= 0)
+        rm[r] = &s->m[rails[r]];
+    double med = gdr_matrices_median(rm, nr);
+    if (med <= 0)
         return 1;
     snprintf(path, sizeof(path), "%s/%s", dir, gp_name);
     FILE *gp = fopen(path, "w");
@@ -145,12 +153,12 @@ static int panel_script(const struct gdr_matrix_set *s, const size_t *rails, siz
     gdr_fig_preamble(gp);
     snprintf(buf, sizeof(buf), "panel-%s", ts);
     gdr_fig_output(gp, true, buf, (unsigned)(cols * 360 + 80), (unsigned)(rows * 380 + 40));
-    fprintf(gp, "stats \"values-%s.dat\" using 1 nooutput\nM = STATS_median\n", ts);
+    fprintf(gp, "M = %.9g\n", med);
     fprintf(gp, "set multiplot layout %zu,%zu title ", rows, cols);
     snprintf(path, sizeof(path),
              "%s: every rail against the median of all rails (1 = median; black x = failed; dark "
              "grey = unreachable; light grey = not run)",
-             ts);
+             human);
     gdr_fig_str(gp, path);
     fputc('\n', gp);
     for (size_t r = 0; r < nr; r++) {
@@ -203,7 +211,7 @@ int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir,
             argv[n] = gps[n], n++;
         /* The first rail of a test and size gathers the others. */
         size_t nr = 0;
-        for (size_t j = 0; j < s->count && rc >= 0; j++)
+        for (size_t j = 0; j < s->count && rc >= 0 && nr < GDR_RAILS_MAX; j++)
             if (same_panel(&s->m[k], &s->m[j]))
                 rails[nr++] = j;
         if (rc < 0 || nr < 2 || rails[0] != k)

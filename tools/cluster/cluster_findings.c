@@ -333,9 +333,9 @@ void gdr_findings_verdict(cJSON *doc)
     reason(reasons, confirmed, "suspects confirmed by their retests");
     reason(reasons, unresolved, "suspects unresolved (no retest result)");
     reason(reasons, pending, "suspects not retested");
-    reason(reasons, (size_t)gdr_jnum_or(runs, "failed", 0), "runs failed");
-    reason(reasons, (size_t)gdr_jnum_or(runs, "missing", 0), "runs missing");
-    reason(reasons, (size_t)gdr_jnum_or(runs, "unreachable", 0), "nodes unreachable");
+    reason(reasons, (size_t)gdr_jcount(runs, "failed"), "runs failed");
+    reason(reasons, (size_t)gdr_jcount(runs, "missing"), "runs missing");
+    reason(reasons, (size_t)gdr_jcount(runs, "unreachable"), "nodes unreachable");
     struct gdr_soak_counts soak;
     gdr_soak_counts(doc, &soak);
     reason(reasons, soak.flapping_nodes,

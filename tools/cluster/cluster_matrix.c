@@ -766,15 +766,18 @@ int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir)
     return 0;
 }
 
-double gdr_matrix_median(const struct gdr_matrix *m)
+double gdr_matrices_median(const struct gdr_matrix *const *m, size_t n)
 {
-    double *v = calloc(m->ncells + 1, sizeof(double));
-    size_t k = 0;
+    size_t total = 0, k = 0;
+    for (size_t j = 0; j < n; j++)
+        total += m[j]->ncells;
+    double *v = calloc(total + 1, sizeof(double));
     if (!v)
         return 0;
-    for (size_t i = 0; i < m->ncells; i++)
-        if (m->cells[i].state == GDR_CELL_OK)
-            v[k++] = m->cells[i].value;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m[j]->ncells; i++)
+            if (m[j]->cells[i].state == GDR_CELL_OK)
+                v[k++] = m[j]->cells[i].value;
     double med = k == 0 ? 0 : gdr_median_inplace(v, k);
     free(v);
     return med;
@@ -797,50 +800,49 @@ static double ratio(const struct gdr_matrix *m, const struct gdr_cell *c, double
     return m->latency ? ref / c->value : c->value / ref;
 }
 
-/* Above GDR_HEAT_FULL_MAX nodes: blocks of b x b nodes, each its worst
- * ratio (NaN: none measured), a block with a failed cell in failed-. */
-static void heat_blocks(const struct gdr_matrix_set *s, const struct gdr_matrix *m, double ref,
-                        size_t b, FILE *h, FILE *x, FILE *u)
+void gdr_heat_grid_free(struct gdr_heat_grid *g)
 {
-    size_t nb = (s->n + b - 1) / b;
-    double *worst = calloc(nb * nb + 1, sizeof(double));
-    unsigned char *failed = calloc(nb * nb + 1, 1);
-    if (!worst || !failed) {
-        free(worst);
-        free(failed);
-        return;
+    free(g->cell);
+    g->cell = NULL;
+}
+
+int gdr_heat_grid(const struct gdr_matrix_set *s, const struct gdr_matrix *m, double ref,
+                  gdr_heat_low_fn low, const void *ctx, struct gdr_heat_grid *g)
+{
+    size_t b = gdr_heat_block(s->n), nb = (s->n + b - 1) / b;
+    *g = (struct gdr_heat_grid){
+        .block = b, .side = nb, .cell = calloc(nb * nb + 1, sizeof(*g->cell))};
+    bool *left = calloc(nb + 1, sizeof(bool)); /* a block with a node left out */
+    if (!g->cell || !left) {
+        free(left);
+        gdr_heat_grid_free(g);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
     }
     for (size_t i = 0; i < nb * nb; i++)
-        worst[i] = NAN;
+        g->cell[i].ratio = g->cell[i].value = NAN;
     for (size_t i = 0; i < m->ncells; i++) {
         const struct gdr_cell *c = &m->cells[i];
-        size_t k = (c->c / b) * nb + c->s / b;
-        if (c->state == GDR_CELL_FAILED)
-            failed[k] = 1;
+        struct gdr_heat_cell *h = &g->cell[(c->c / b) * nb + c->s / b];
+        h->failed |= c->state == GDR_CELL_FAILED;
+        h->low |= low && low(ctx, c);
         if (c->state == GDR_CELL_OK && ref > 0 && c->value > 0) {
             double r = ratio(m, c, ref);
-            if (isnan(worst[k]) || r < worst[k])
-                worst[k] = r;
+            if (isnan(h->ratio) || r < h->ratio) {
+                h->ratio = r;
+                h->value = c->value;
+            }
         }
     }
-    for (size_t bi = 0; bi < nb; bi++) {
-        for (size_t bj = 0; bj < nb; bj++) {
-            double w = worst[bi * nb + bj];
-            if (isnan(w))
-                fprintf(h, "%zu %zu NaN NaN\n", bj, bi);
-            else
-                fprintf(h, "%zu %zu %.6g %.9g\n", bj, bi, w, m->latency ? ref / w : w * ref);
-            if (failed[bi * nb + bj])
-                fprintf(x, "%zu %zu\n", bj, bi);
-        }
-        fputc('\n', h);
+    for (size_t i = 0; s->left_out && i < s->n; i++)
+        left[i / b] |= s->left_out[i];
+    for (size_t i = 0; i < nb * nb; i++) {
+        struct gdr_heat_cell *h = &g->cell[i];
+        size_t row = i / nb, col = i % nb;
+        h->unreachable =
+            (left[row] || left[col]) && isnan(h->ratio) && !h->failed && (b > 1 || row != col);
     }
-    for (size_t i = 0; i < s->n; i++)
-        if (s->left_out[i])
-            for (size_t bj = 0; bj < nb; bj++)
-                fprintf(u, "%zu %zu\n%zu %zu\n", bj, i / b, i / b, bj);
-    free(worst);
-    free(failed);
+    free(left);
+    return 0;
 }
 
 struct node_rank {
@@ -900,9 +902,12 @@ static int heat_top(const struct gdr_matrix_set *s, const struct gdr_matrix *m, 
 
 int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir)
 {
-    size_t b = gdr_heat_block(s->n) > 1 ? gdr_heat_block(s->n) : 0;
     for (size_t k = 0; k < s->count; k++) {
         const struct gdr_matrix *m = &s->m[k];
+        double med = reference && reference[k] > 0 ? reference[k] : gdr_matrices_median(&m, 1);
+        struct gdr_heat_grid g;
+        if (gdr_heat_grid(s, m, med, NULL, NULL, &g))
+            return -1;
         FILE *h = open_fig(dir, "heat", m), *x = open_fig(dir, "failed", m),
              *v = open_fig(dir, "values", m), *u = open_fig(dir, "unreachable", m),
              *meta = open_fig(dir, "layout", m);
@@ -911,40 +916,35 @@ int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *referenc
             for (int q = 0; q < 5; q++)
                 if (all[q])
                     fclose(all[q]);
+            gdr_heat_grid_free(&g);
             return -1;
         }
-        double med = reference && reference[k] > 0 ? reference[k] : gdr_matrix_median(m);
-        fprintf(meta, "blocks %zu size %zu nodes %zu\n", b ? (s->n + b - 1) / b : 0, b ? b : 1,
-                s->n);
+        fprintf(meta, "blocks %zu size %zu nodes %zu\n", g.block > 1 ? g.side : 0, g.block, s->n);
         for (size_t i = 0; i < m->ncells; i++)
             if (m->cells[i].state == GDR_CELL_OK)
                 fprintf(v, "%.9g\n", m->cells[i].value);
-        if (b) {
-            heat_blocks(s, m, med, b, h, x, u);
-        } else {
-            for (size_t i = 0; i < m->n; i++) {
-                for (size_t j = 0; j < m->n; j++) {
-                    const struct gdr_cell *c = gdr_cell_at(m, i, j);
-                    /* x y ratio-to-median value (the panels rescale the value);
-                     * the ratio to six digits: four decimals put a node at
-                     * 2 % of the reference 0.2 % off its own value */
-                    if (c->state == GDR_CELL_OK && med > 0 && c->value > 0)
-                        fprintf(h, "%zu %zu %.6g %.9g\n", j, i, ratio(m, c, med), c->value);
-                    else
-                        fprintf(h, "%zu %zu NaN NaN\n", j, i);
-                    if (c->state == GDR_CELL_FAILED)
-                        fprintf(x, "%zu %zu\n", j, i);
-                    if (i != j && c->state == GDR_CELL_NONE && s->left_out &&
-                        (s->left_out[i] || s->left_out[j]))
-                        fprintf(u, "%zu %zu\n", j, i);
-                }
-                fputc('\n', h);
+        for (size_t row = 0; row < g.side; row++) {
+            for (size_t col = 0; col < g.side; col++) {
+                const struct gdr_heat_cell *c = &g.cell[row * g.side + col];
+                /* x y ratio value (the rail panels rescale the value); the
+                 * ratio to six digits: four decimals put a node at 2 % of
+                 * the reference 0.2 % off its own value */
+                if (isnan(c->ratio))
+                    fprintf(h, "%zu %zu NaN NaN\n", col, row);
+                else
+                    fprintf(h, "%zu %zu %.6g %.9g\n", col, row, c->ratio, c->value);
+                if (c->failed)
+                    fprintf(x, "%zu %zu\n", col, row);
+                if (c->unreachable)
+                    fprintf(u, "%zu %zu\n", col, row);
             }
+            fputc('\n', h);
         }
+        gdr_heat_grid_free(&g);
         int bad = fclose(h) | fclose(x) | fclose(v) | fclose(u) | fclose(meta);
         if (bad)
             return gdr_fail(GDR_EXIT_USAGE, "%s: write failed", dir);
-        if (b && heat_top(s, m, med, dir))
+        if (gdr_heat_block(s->n) > 1 && heat_top(s, m, med, dir))
             return -1;
     }
     return 0;

@@ -138,26 +138,45 @@ void gdr_matrix_cell_line(FILE *f, const char *id, const struct gdr_run_result *
  * of server nodes, one row per client node; empty = not planned, FAILED. */
 int gdr_matrix_write_csvs(const struct gdr_matrix_set *s, const char *dir);
 
-/* For gnuplot, in dir, per matrix (NAME = <test>-<size>-r<rail>):
- * heat-NAME.dat "column row ratio value" for every cell, ratio = value /
- * reference (latency: reference / value, so low is bad either way), NaN
- * when not planned or failed; failed-NAME.dat "column row" of the failed
- * cells; values-NAME.dat the values (bytes/s or seconds) of the good cells;
- * unreachable-NAME.dat "column row" of the cells of nodes left out.
- * Above GDR_HEAT_FULL_MAX nodes a cell is a block of B x B nodes (B =
- * nodes / GDR_HEAT_FULL_MAX, rounded up) holding its worst ratio, so
- * that one slow link still shows; layout-NAME.dat says "blocks NB size B
- * nodes N" (NB = 0: every node a cell); top-NAME.dat lists the
- * GDR_HEAT_TOP worst nodes' (lowest median ratio) own cells at full
- * resolution, "partner rank ratio" (rank 0 the worst), topnames-NAME.txt
- * their names.
+/* One heatmap's grid, the rule of every heatmap (the figures' data and
+ * the cluster page): a cell is gdr_heat_block(nodes) nodes on a side; it
+ * holds the worst measured ratio to ref of its pairs (value / ref,
+ * latency ref / value: low is bad either way) and that pair's value; it
+ * is failed when any of its pairs failed, unreachable when none of its
+ * pairs ran and one of its nodes was left out, low when the detector
+ * called any of its pairs low (low: NULL, none). */
+struct gdr_heat_cell {
+    double ratio, value; /* NaN: no pair measured */
+    bool failed, unreachable, low;
+};
+struct gdr_heat_grid {
+    size_t block, side;
+    struct gdr_heat_cell *cell; /* side x side, a row per client block */
+};
+typedef bool (*gdr_heat_low_fn)(const void *ctx, const struct gdr_cell *c);
+/* 0, or -1 after gdr_fail (out of memory). */
+int gdr_heat_grid(const struct gdr_matrix_set *s, const struct gdr_matrix *m, double ref,
+                  gdr_heat_low_fn low, const void *ctx, struct gdr_heat_grid *g);
+void gdr_heat_grid_free(struct gdr_heat_grid *g);
+
+/* For gnuplot, in dir, per matrix (NAME = <test>-<size>-r<rail>), the
+ * grid above against reference[k]:
+ * heat-NAME.dat "column row ratio value" for every cell (NaN: none
+ * measured), a blank line after each row; failed-NAME.dat and
+ * unreachable-NAME.dat "column row" of those cells; values-NAME.dat the
+ * values (bytes/s or seconds) of the good pairs; layout-NAME.dat "blocks
+ * NB size B nodes N" (NB = 0: every node a cell). Blocked, top-NAME.dat
+ * lists the GDR_HEAT_TOP worst nodes' (lowest median ratio) own pairs at
+ * full resolution, "partner rank ratio" (rank 0 the worst), and
+ * topnames-NAME.txt their names.
  * reference[k] is matrix k's reference in its own unit (the detector's:
  * with few nodes the median would be one of a slow node's links); 0 or a
  * NULL array means the matrix's median. */
 #define GDR_HEAT_TOP 16
 int gdr_matrix_write_heat(const struct gdr_matrix_set *s, const double *reference, const char *dir);
 
-/* Median of the OK cells of m (0 when none). */
-double gdr_matrix_median(const struct gdr_matrix *m);
+/* Median of the good cells of the n matrices m (0 when none): one
+ * matrix's reference, or every rail's of a test and size together. */
+double gdr_matrices_median(const struct gdr_matrix *const *m, size_t n);
 
 #endif

@@ -255,7 +255,7 @@ void gdr_soak_counts(const cJSON *doc, struct gdr_soak_counts *c)
 {
     const cJSON *n =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "soak"), "counts");
-    c->flapping_links = (size_t)gdr_jnum_or(n, "flapping_links", 0);
-    c->dipping_links = (size_t)gdr_jnum_or(n, "dipping_links", 0);
-    c->flapping_nodes = (size_t)gdr_jnum_or(n, "flapping_nodes", 0);
+    c->flapping_links = (size_t)gdr_jcount(n, "flapping_links");
+    c->dipping_links = (size_t)gdr_jcount(n, "dipping_links");
+    c->flapping_nodes = (size_t)gdr_jcount(n, "flapping_nodes");
 }

@@ -680,7 +680,7 @@ int gdr_suspects_confirm(cJSON *doc, gdr_retest_lookup lookup, void *ctx,
         bool link = !strcmp(gdr_jstr_or(sp, "kind", ""), "link");
         double thr = gdr_jnum_or(sp, "threshold", 0),
                floor_frac = gdr_jnum_or(sp, "min_link_frac", 0);
-        uint64_t size = (uint64_t)gdr_jnum_or(sp, "size", 0);
+        uint64_t size = gdr_jcount(sp, "size");
         size_t found = 0, low = 0, ctl_low = 0, gdr_off = 0;
         cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(sp, "retest")) {

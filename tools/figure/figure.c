@@ -81,7 +81,7 @@ void gdr_fmt_num(double v, char *buf, size_t len)
     else if (a >= 1e7 || a < 1)
         snprintf(buf, len, "%.3g", v);
     else
-        snprintf(buf, len, "%.*f", a >= 1000 ? 0 : a >= 10 ? 1 : 2, v);
+        snprintf(buf, len, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : 2, v);
 }
 
 void gdr_fmt_unit(struct gdr_unit u, double v, char *buf, size_t len)
@@ -377,6 +377,15 @@ void gdr_fig_caption(FILE *gp, int line, const char *text, bool warn)
     if (warn)
         fprintf(gp, " tc rgb \"%s\"", GDR_C_WARN);
     fputc('\n', gp);
+}
+
+int gdr_fig_lab_warnings(FILE *gp, int line, bool simulated, bool soft_roce)
+{
+    if (simulated)
+        gdr_fig_caption(gp, line++, GDR_WARN_SIMULATED, true);
+    if (soft_roce)
+        gdr_fig_caption(gp, line++, GDR_WARN_SOFT_ROCE, true);
+    return line;
 }
 
 static void tics(FILE *gp, const char *axis, const char *const *names, size_t n)

@@ -36,6 +36,8 @@
 #define GDR_C_VERMILLION "#D55E00"
 #define GDR_C_PURPLE "#CC79A7"
 #define GDR_C_GREY "#777777"
+/* Behind the data: spans (a soak running), light. */
+#define GDR_C_BACKDROP "#c8c8c8"
 /* Heatmap cells that are no ratio: failed (crossed), a node that ran
  * nothing (unreachable), not planned. */
 #define GDR_C_FAILED "#1a1a1a"
@@ -184,6 +186,16 @@ void gdr_fig_key_panel(FILE *gp, const struct gdr_fig_line *lines, size_t n, uns
 
 /* Caption lines at the bottom of a figure (line 0 lowest); warn: dark red. */
 void gdr_fig_caption(FILE *gp, int line, const char *text, bool warn);
+
+/* The lab's two warnings, in every figure and page with such rows. */
+#define GDR_WARN_SIMULATED                                                                         \
+    "GPU rows ran on the CUDA driver test double (simulated): they check the code path, not "      \
+    "performance."
+#define GDR_WARN_SOFT_ROCE                                                                         \
+    "Every end is a soft-RoCE (rxe) device, here under emulation: read ratios and shapes only, "   \
+    "never absolute numbers."
+/* Those that hold as caption lines from line up (dark red); the next line. */
+int gdr_fig_lab_warnings(FILE *gp, int line, bool simulated, bool soft_roce);
 
 /* A heatmap over nodes (or blocks of nodes): cells "column row ratio"
  * (ratio_col may be an expression such as "($4/M)"), failed and

@@ -209,7 +209,7 @@ static void num(char *buf, size_t len, enum num_style style, double v)
     if (isnan(v))
         snprintf(buf, len, "-");
     else if (style == N_VALUE)
-        snprintf(buf, len, "%.4g", v);
+        gdr_fmt_num(v, buf, len);
     else if (style == N_PCT)
         snprintf(buf, len, "%+.1f%%", v);
     else
@@ -274,7 +274,8 @@ static void summary_line(FILE *f, const struct check_result *r, const char *lead
 
 /* One check row's cells, formatted the same for the text and markdown tables. */
 struct row_cells {
-    char pair[48], reg[40], metric[24], value[32], pct[32], base[32], change[32], z[32], notes[512];
+    char pair[48], reg[40], size[32], metric[24], value[32], pct[32], base[32], change[32], z[32];
+    char notes[512];
 };
 
 static void row_cells(const struct hdb_testbed *t, const struct check_row *row, struct row_cells *c)
@@ -283,6 +284,7 @@ static void row_cells(const struct hdb_testbed *t, const struct check_row *row, 
     struct gdr_unit u = hist_unit(t, k);
     pair(k, c->pair, sizeof(c->pair));
     reg(k, c->reg, sizeof(c->reg));
+    gdr_fmt_size(k->size, c->size, sizeof(c->size));
     snprintf(c->metric, sizeof(c->metric), "%s_%s", hist_higher_better(k) ? "bw" : "median",
              u.name);
     num(c->value, sizeof(c->value), N_VALUE, row->value * u.scale);
@@ -306,9 +308,8 @@ void hist_check_text(FILE *f, const struct check_result *r)
         const struct hdb_key *k = &row->s->key;
         struct row_cells c;
         row_cells(r->t, row, &c);
-        fprintf(f, "%-10s %-16s %-16s %10llu %-10s %12s %7s %12s %8s %7s  %-14s %s\n", k->test,
-                c.pair, c.reg, (unsigned long long)k->size, c.metric, c.value, c.pct, c.base,
-                c.change, c.z,
+        fprintf(f, "%-10s %-16s %-16s %10s %-10s %12s %7s %12s %8s %7s  %-14s %s\n", k->test,
+                c.pair, c.reg, c.size, c.metric, c.value, c.pct, c.base, c.change, c.z,
                 row->verdict == HV_REGRESSION && !row->missing ? "REGRESSION" : verdict_text(row),
                 c.notes);
     }
@@ -339,7 +340,7 @@ void hist_check_markdown(FILE *f, const struct check_result *r)
         if (!row->missing && (row->verdict == HV_OK || row->verdict == HV_NEW) && !row->has_step)
             continue;
         if (shown++ == 0)
-            fprintf(f, "| test | placement | registration | size [B] | metric | value | "
+            fprintf(f, "| test | placement | registration | size | metric | value | "
                        "%% of limit | baseline | change | z | verdict | notes |\n"
                        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
         const struct hdb_key *k = &row->s->key;
@@ -348,9 +349,9 @@ void hist_check_markdown(FILE *f, const struct check_result *r)
         const char *bold =
             (row->verdict == HV_REGRESSION || row->verdict == HV_SUSPECT) && !row->missing ? "**"
                                                                                            : "";
-        fprintf(f, "| %s | %s | %s | %llu | %s | %s | %s | %s | %s | %s | %s%s%s | ", k->test,
-                c.pair, c.reg, (unsigned long long)k->size, c.metric, c.value, c.pct, c.base,
-                c.change, c.z, bold, verdict_text(row), bold);
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s | ", k->test, c.pair,
+                c.reg, c.size, c.metric, c.value, c.pct, c.base, c.change, c.z, bold,
+                verdict_text(row), bold);
         gdr_esc_md_cell(f, c.notes);
         fprintf(f, " |\n");
     }

@@ -316,6 +316,30 @@ struct page_ctx {
     const char *verdict;
 };
 
+/* A point's tooltip on the dashboard: the night, its run, the value and
+ * verdict, and the link to that night's report. */
+struct tip_ctx {
+    const struct page_ctx *p;
+    struct gdr_unit u;
+    char (*href)[8192];
+};
+
+static size_t point_tip(void *ctx, size_t i)
+{
+    const struct tip_ctx *c = ctx;
+    const struct hdb_series *s = c->p->s;
+    const struct hdb_point *pt = &s->points[i];
+    const struct hdb_run_row *run = &c->p->t->runs[pt->run];
+    char tip[320], val[48];
+    gdr_fmt_unit(c->u, pt->value, val, sizeof(val));
+    point_href(c->p->o, run, c->p->pagedir, c->href[i], sizeof(c->href[i]));
+    snprintf(tip, sizeof(tip), "%s %s: %s (%s%s%s)", run->date, run->run_id, val,
+             hist_verdict_name(c->p->v->pts[i].verdict),
+             pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
+             pt->simulated ? ", simulated" : "");
+    return gdr_figset_tip(c->p->figs, tip, c->href[i]);
+}
+
 static int series_page(const struct page_ctx *p, const char *path)
 {
     const struct hdb_testbed *t = p->t;
@@ -326,65 +350,25 @@ static int series_page(const struct page_ctx *p, const char *path)
     const struct hist_opts *so = &p->o->stats;
     size_t n = v->n;
     char(*href)[8192] = calloc(n + 1, sizeof(*href));
-    struct gdr_fig_vline *vl = calloc(v->nsteps + t->nnotes + 1, sizeof(*vl));
-    char(*vlab)[64] = calloc(v->nsteps + 1, sizeof(*vlab));
     char *rows = NULL, *fails = NULL;
     size_t rlen = 0, flen = 0;
     FILE *d = open_memstream(&rows, &rlen), *fd = open_memstream(&fails, &flen);
     struct gdr_buf b = {0};
+    struct hist_panel pan = {0};
     int rc = 0;
-    if (!href || !vl || !vlab || !d || !fd) {
+    if (!href || !d || !fd) {
         rc = gdr_fail(GDR_EXIT_RUN, "out of memory");
         goto out;
     }
-    bool simulated = false, soft = n > 0, unclean = false;
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        const struct hdb_point *pt = &s->points[i];
-        const struct hdb_run_row *run = &t->runs[pt->run];
-        const struct hist_point *h = &v->pts[i];
-        double c = h->center, w = fmax(so->z_min * h->sigma, so->rel_min * fabs(c));
-        double y = pt->value * u.scale;
-        char tip[320], val[48];
-        gdr_fmt_unit(u, pt->value, val, sizeof(val));
-        point_href(p->o, run, p->pagedir, href[i], sizeof(href[i]));
-        snprintf(tip, sizeof(tip), "%s %s: %s (%s%s%s)", run->date, run->run_id, val,
-                 hist_verdict_name(h->verdict),
-                 pt->clean == 0 ? ", not clean: NIC errors or retransmissions" : "",
-                 pt->simulated ? ", simulated" : "");
-        /* trend's columns, and the tooltip */
-        fprintf(d, "%s %.6g %.6g %.6g %.6g %.6g %.6g %zu\n", run->date, y, c * u.scale,
-                (c - w) * u.scale, (c + w) * u.scale, h->outlier ? y : NAN,
-                pt->clean == 0 ? y : NAN, gdr_figset_tip(p->figs, tip, href[i]));
-        lo = fmin(lo, isnan(c) ? y : fmin(y, (c - w) * u.scale));
-        hi = fmax(hi, isnan(c) ? y : fmax(y, (c + w) * u.scale));
-        unclean |= pt->clean == 0;
-        simulated |= pt->simulated;
-        soft &= pt->soft_roce;
+    struct tip_ctx tc = {p, u, href};
+    if (hist_panel_build(&pan, d, t, v, so, u, true, point_tip, &tc)) {
+        rc = -1;
+        goto out;
     }
-    size_t nv = 0, nf = 0;
-    for (size_t i = 0; i < v->nsteps; i++) {
-        const struct hist_step *st = &v->steps[i];
-        snprintf(vlab[i], sizeof(vlab[i]), "step %+.1f%%",
-                 (st->after - st->before) / st->before * 100);
-        vl[nv++] = (struct gdr_fig_vline){t->runs[s->points[st->at].run].date, vlab[i],
-                                          GDR_C_VERMILLION, false};
-    }
-    for (size_t i = 0; i < t->nnotes; i++)
-        vl[nv++] = (struct gdr_fig_vline){t->notes[i].date, t->notes[i].text, "#555555", true};
-    double ref = n && !isnan(v->pts[n - 1].center) ? v->pts[n - 1].center * u.scale : NAN;
-    if (isnan(ref) && n) {
-        double *tmp = calloc(n, sizeof(double));
-        for (size_t i = 0; tmp && i < n; i++)
-            tmp[i] = s->points[i].value * u.scale;
-        ref = tmp ? hist_median(tmp, n) : NAN;
-        free(tmp);
-    }
-    double y_lo, y_hi;
-    gdr_y_range(GDR_Y_AROUND, lo, hi, ref, 0.10, &y_lo, &y_hi);
+    size_t nf = 0;
     for (size_t i = 0; i < t->nfailures; i++)
         if (!strcmp(t->failures[i].name, p->rname) && t->failures[i].run < t->nruns && ++nf)
-            fprintf(fd, "%s %.9g %zu\n", t->runs[t->failures[i].run].date, y_lo,
+            fprintf(fd, "%s %.9g %zu\n", t->runs[t->failures[i].run].date, pan.y_lo,
                     gdr_figset_tip(p->figs, "failed run", NULL));
     if (fclose(d) | fclose(fd)) {
         d = fd = NULL;
@@ -395,7 +379,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     struct gdr_fig_line lines[8];
     hist_trend_lines(lines, "$trend", -1, "measured (each point links to that night's report)",
                      true);
-    size_t nl = unclean ? 5 : 4;
+    size_t nl = pan.unclean ? 5 : 4;
     lines[nl++] = (struct gdr_fig_line){"$trend", -1,    "1:2", GDR_FIG_LINES, NULL, GDR_C_BLACK,
                                         false,    false, 1.2};
     if (nf)
@@ -406,23 +390,19 @@ static int series_page(const struct page_ctx *p, const char *path)
     describe(k, desc, sizeof(desc));
     snprintf(ylabel, sizeof(ylabel), "%s [%s]",
              hist_higher_better(k) ? "bandwidth" : "median latency", u.name);
-    struct tm t0 = {0}, t1 = {0};
-    bool hours = n && strptime(t->runs[s->points[0].run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
-                 strptime(t->runs[s->points[n - 1].run].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
-                 timegm(&t1) - timegm(&t0) < 3 * 86400;
     struct gdr_fig_chart c = {.title = "",
                               .xlabel = "night (UTC)",
                               .ylabel = ylabel,
                               .x = GDR_X_TIME,
-                              .x_hours = hours,
+                              .x_hours = pan.hours,
                               .y = GDR_Y_AROUND,
-                              .y_lo = y_lo,
-                              .y_hi = y_hi,
+                              .y_lo = pan.y_lo,
+                              .y_hi = pan.y_hi,
                               .hline = NAN,
                               .nlines = nl,
                               .lines = lines,
-                              .nvlines = nv,
-                              .vlines = vl,
+                              .nvlines = pan.nvlines,
+                              .vlines = pan.vlines,
                               .key_cols = 2};
     char title[700];
     snprintf(title, sizeof(title), "%s on %s", desc, t->name);
@@ -433,11 +413,7 @@ static int series_page(const struct page_ctx *p, const char *path)
     gdr_buf_puts(&b, "</p><h1>");
     gdr_buf_esc(&b, desc);
     gdr_buf_puts(&b, "</h1>\n");
-    if (simulated)
-        gdr_buf_puts(&b, "<p class=\"warn\">GPU rows: CUDA driver test double (simulated), not "
-                         "performance.</p>\n");
-    if (soft)
-        gdr_buf_puts(&b, "<p class=\"warn\">soft-RoCE under emulation: ratios only.</p>\n");
+    gdr_lab_warnings(&b, pan.simulated, pan.soft_roce);
     gdr_buf_puts(&b, "</header>\n");
     const struct check_row *row = p->row;
     gdr_buf_puts(&b, "<section id=\"trend\"><h2>Trend</h2>\n<p>Latest: ");
@@ -470,22 +446,10 @@ static int series_page(const struct page_ctx *p, const char *path)
         gdr_fig_block(gp, "fails", fails);
     gdr_fig_chart(gp, &c);
     gdr_buf_puts(&b, "</div>");
-    char cap[640];
-    snprintf(
-        cap, sizeof(cap),
-        "%zu nights. Band: the baseline (median of the last %zu good nights) \xc2\xb1 the "
-        "wider of %.1f noise sigmas and %.1f %%. Solid vermillion lines: steps (the night a change "
-        "started); grey dashed: annotations; ringed: outlier nights; crossed: not-clean nights "
-        "(left out of the baseline and the steps).",
-        n, so->window, so->z_min, so->rel_min * 100);
-    if (nf)
-        snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap),
-                 " Purple dots on the axis: a failed run that night.");
-    gdr_buf_escf(&b,
-                 "<figcaption>%s y: at least \xc2\xb1"
-                 "10 %% around the baseline (from zero "
-                 "when the data reach down there), so a small change looks small.</figcaption>",
-                 cap);
+    char band[512], marks[512];
+    hist_trend_caption(so, band, marks, sizeof(band));
+    gdr_buf_escf(&b, "<figcaption>%zu nights. %s %s%s</figcaption>", n, band, marks,
+                 nf ? " Purple dots on the axis: a failed run that night." : "");
     gdr_buf_puts(&b, "</figure>\n");
     gdr_buf_puts(&b, "</section>\n<section id=\"nights\"><h2>The last nights</h2>\n"
                      "<div class=\"tbl\"><table data-kind=\"nights\"><thead><tr><th>night</th>"
@@ -543,11 +507,10 @@ out:
     if (fd)
         fclose(fd);
     gdr_buf_free(&b);
+    hist_panel_free(&pan);
     free(rows);
     free(fails);
     free(href);
-    free(vl);
-    free(vlab);
     return rc;
 }
 
@@ -612,7 +575,7 @@ static size_t state_load(const char *outdir, struct pub_row **rows)
         copy_str(o, "verdict", r->verdict, sizeof(r->verdict));
         copy_str(o, "last", r->last, sizeof(r->last));
         copy_str(o, "unit", r->unit, sizeof(r->unit));
-        r->size = (unsigned long long)gdr_jnum_or(o, "size", NAN);
+        r->size = gdr_jcount(o, "size");
         r->value = gdr_jnum_or(o, "value", NAN);
         r->baseline = gdr_jnum_or(o, "baseline", NAN);
         r->change = gdr_jnum_or(o, "change", NAN);
@@ -706,17 +669,20 @@ static int write_index(const char *outdir, struct pub_row *rows, size_t n)
         }
         gdr_buf_puts(&b, "</p>\n<div class=\"tbl\"><table data-kind=\"series\"><thead><tr>"
                          "<th>verdict</th><th>test</th><th>placement</th><th>registration</th>"
-                         "<th class=\"n\">size [B]</th><th class=\"n\">latest</th><th class=\"n\">"
+                         "<th class=\"n\">size</th><th class=\"n\">latest</th><th class=\"n\">"
                          "baseline</th><th class=\"n\">change</th><th>last night</th></tr></thead>"
                          "<tbody>\n");
         for (size_t i = a; i < e; i++) {
             const struct pub_row *r = &rows[i];
+            char sz[32];
+            gdr_fmt_size(r->size, sz, sizeof(sz));
             gdr_buf_escf(&b,
                          "<tr%s><td><span class=\"badge v-%s\">%s</span></td><td><a "
-                         "href=\"%s\">%s</a></td><td>%s</td><td>%s</td><td class=\"n\">%llu</td>",
+                         "href=\"%s\">%s</a></td><td>%s</td><td>%s</td><td class=\"n\" "
+                         "data-si=\"%llu\">%s</td>",
                          !strcmp(r->verdict, "regression") ? " class=\"flag\"" : "",
                          verdict_class(r->verdict), r->verdict, r->page, r->test, r->pair, r->reg,
-                         r->size);
+                         r->size, sz);
             char val[32], bl[32];
             gdr_fmt_num(r->value, val, sizeof(val));
             gdr_fmt_num(r->baseline, bl, sizeof(bl));

@@ -64,11 +64,6 @@ static size_t pick(const struct hdb_testbed *t, size_t first, size_t last, const
     return n;
 }
 
-struct fig_facts {
-    bool simulated, soft_roce_only, unclean;
-    size_t first_run, last_run;
-};
-
 void hist_trend_lines(struct gdr_fig_line l[5], const char *data, int index, const char *measured,
                       bool tips)
 {
@@ -85,10 +80,97 @@ void hist_trend_lines(struct gdr_fig_line l[5], const char *data, int index, con
                                  false,
                                  false,
                                  1.2};
-    l[3] = (struct gdr_fig_line){data,  index, "1:6", GDR_FIG_RING, "outlier", "#c00000",
+    l[3] = (struct gdr_fig_line){data,  index, "1:6", GDR_FIG_RING, "outlier", GDR_C_VERMILLION,
                                  false, false, 0};
     l[4] = (struct gdr_fig_line){
         data, index, "1:7", GDR_FIG_CROSS, "not clean (left out)", GDR_C_BLACK, false, false, 0};
+}
+
+void hist_trend_caption(const struct hist_opts *o, char *band, char *marks, size_t len)
+{
+    snprintf(band, len,
+             "Band: the baseline (median of the last %zu good nights) \xc2\xb1 the wider of %.1f "
+             "noise sigmas and %.1f %%; y: at least \xc2\xb1"
+             "10 %% around the baseline, or from zero.",
+             o->window, o->z_min, o->rel_min * 100);
+    snprintf(marks, len,
+             "Vermillion lines: steps (where a change began); grey dashed: annotations; ringed: "
+             "outliers; crossed: not clean (left out of baseline and steps).");
+}
+
+void hist_panel_free(struct hist_panel *p)
+{
+    free(p->vlines);
+    free(p->steplab);
+    p->vlines = NULL;
+    p->steplab = NULL;
+}
+
+static bool less_than_3_days(const char *from, const char *to)
+{
+    struct tm t0 = {0}, t1 = {0};
+    return strptime(from, "%Y-%m-%dT%H:%M:%SZ", &t0) && strptime(to, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
+           timegm(&t1) - timegm(&t0) < 3 * 86400;
+}
+
+int hist_panel_build(struct hist_panel *p, FILE *rows, const struct hdb_testbed *t,
+                     const struct hist_view *v, const struct hist_opts *o, struct gdr_unit u,
+                     bool note_labels, hist_tip_fn tip, void *ctx)
+{
+    const struct hdb_series *s = v->s;
+    *p = (struct hist_panel){.soft_roce = v->n > 0, .first_run = SIZE_MAX};
+    p->vlines = calloc(t->nnotes + v->nsteps + 1, sizeof(*p->vlines));
+    p->steplab = calloc(v->nsteps + 1, sizeof(*p->steplab));
+    if (!p->vlines || !p->steplab) {
+        hist_panel_free(p);
+        return gdr_fail(GDR_EXIT_RUN, "out of memory");
+    }
+    /* Honest axis: at least +-10 % around the newest baseline, so two
+     * nights 1 % apart do not fill the panel as a cliff. */
+    double lo = INFINITY, hi = -INFINITY, ref = NAN;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct hdb_point *pt = &s->points[i];
+        const struct hist_point *h = &v->pts[i];
+        double c = h->center, w = fmax(o->z_min * h->sigma, o->rel_min * fabs(c));
+        fprintf(rows, "%s", t->runs[pt->run].date);
+        dat_num(rows, pt->value * u.scale);
+        dat_num(rows, c * u.scale);
+        dat_num(rows, (c - w) * u.scale);
+        dat_num(rows, (c + w) * u.scale);
+        dat_num(rows, h->outlier ? pt->value * u.scale : NAN);
+        dat_num(rows, pt->clean == 0 ? pt->value * u.scale : NAN);
+        if (tip)
+            fprintf(rows, " %zu", tip(ctx, i));
+        fputc('\n', rows);
+        lo = fmin(lo, pt->value);
+        hi = fmax(hi, pt->value);
+        if (!isnan(c)) {
+            lo = fmin(lo, c - w);
+            hi = fmax(hi, c + w);
+            ref = c;
+        }
+        p->unclean |= pt->clean == 0;
+        p->simulated |= pt->simulated;
+        p->soft_roce &= pt->soft_roce;
+        p->first_run = pt->run < p->first_run ? pt->run : p->first_run;
+        p->last_run = pt->run + 1 > p->last_run ? pt->run + 1 : p->last_run;
+    }
+    if (isnan(ref))
+        ref = hist_median(v->v, v->n);
+    gdr_y_range(GDR_Y_AROUND, lo * u.scale, hi * u.scale, ref * u.scale, 0.10, &p->y_lo, &p->y_hi);
+    /* Nights a day or more apart show the date; lab runs minutes apart the time. */
+    p->hours = v->n && less_than_3_days(t->runs[p->first_run].date, t->runs[p->last_run - 1].date);
+    for (size_t i = 0; i < v->nsteps; i++) {
+        const struct hist_step *st = &v->steps[i];
+        snprintf(p->steplab[i], sizeof(p->steplab[i]), "step %+.1f%%",
+                 (st->after - st->before) / st->before * 100);
+        p->vlines[p->nvlines++] = (struct gdr_fig_vline){t->runs[s->points[st->at].run].date,
+                                                         p->steplab[i], GDR_C_VERMILLION, false};
+    }
+    for (size_t i = 0; i < t->nnotes; i++)
+        p->vlines[p->nvlines++] = (struct gdr_fig_vline){
+            t->notes[i].date, note_labels ? t->notes[i].text : NULL, GDR_C_GREY, true};
+    return 0;
 }
 
 /* One figure: its data (NAME.dat, in the figure's unit) and its panels,
@@ -103,8 +185,8 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
              k->sreg, k->bidir ? "-bidir" : "");
     slug(raw, name, sizeof(name));
     snprintf(file, sizeof(file), "%s.dat", name);
-    struct fig_facts ff = {.soft_roce_only = true, .first_run = SIZE_MAX};
     struct hist_view views[HIST_TREND_MAX_SIZES];
+    struct hist_panel panels[HIST_TREND_MAX_SIZES];
     for (size_t j = 0; j < n; j++) {
         const struct hdb_series *s = &t->series[which[j]];
         if (hist_analyse(t, s, t->nruns - 1, o, &views[j])) {
@@ -113,15 +195,15 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
             return -1;
         }
     }
-    bool bw = hist_higher_better(k);
     /* The history's unit, as its check, CSV and dashboard write it. */
     struct gdr_unit u = hist_unit(t, k);
     snprintf(path, sizeof(path), "%s/%s", outdir, file);
     FILE *dat = fopen(path, "w");
     char *body = NULL;
-    size_t blen = 0;
+    size_t blen = 0, built = 0;
     FILE *b = open_memstream(&body, &blen);
     if (!dat || !b) {
+        int e = errno;
         if (dat)
             fclose(dat);
         if (b)
@@ -129,131 +211,70 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         free(body);
         for (size_t j = 0; j < n; j++)
             hist_view_free(&views[j]);
-        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
+        return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(e));
     }
-    for (size_t j = 0; j < n; j++) {
-        const struct hdb_series *s = &t->series[which[j]];
+    bool bad = false;
+    for (size_t j = 0; j < n && !bad; j++, built++) {
         fprintf(dat, "# %s %llu B (%s): date value baseline band_low band_high outlier not_clean\n",
-                name, (unsigned long long)s->key.size, u.name);
-        for (size_t i = 0; i < views[j].n; i++) {
-            const struct hdb_point *p = &s->points[i];
-            const struct hist_point *h = &views[j].pts[i];
-            double c = h->center, w = fmax(o->z_min * h->sigma, o->rel_min * fabs(c));
-            fprintf(dat, "%s", t->runs[p->run].date);
-            dat_num(dat, p->value * u.scale);
-            dat_num(dat, c * u.scale);
-            dat_num(dat, (c - w) * u.scale);
-            dat_num(dat, (c + w) * u.scale);
-            dat_num(dat, h->outlier ? p->value * u.scale : NAN);
-            dat_num(dat, p->clean == 0 ? p->value * u.scale : NAN);
-            fputc('\n', dat);
-            ff.unclean |= p->clean == 0;
-            ff.simulated |= p->simulated;
-            ff.soft_roce_only &= p->soft_roce;
-            if (p->run < ff.first_run)
-                ff.first_run = p->run;
-            if (p->run + 1 > ff.last_run)
-                ff.last_run = p->run + 1;
-        }
+                name, (unsigned long long)views[j].s->key.size, u.name);
+        bad = hist_panel_build(&panels[j], dat, t, &views[j], o, u, j == 0, NULL, NULL) != 0;
         fprintf(dat, "\n\n");
     }
-    bool bad = fclose(dat) != 0;
-
-    /* Nights a day or more apart show the date; lab runs minutes apart the time. */
-    struct tm t0 = {0}, t1 = {0};
-    bool hours = strptime(t->runs[ff.first_run].date, "%Y-%m-%dT%H:%M:%SZ", &t0) &&
-                 strptime(t->runs[ff.last_run - 1].date, "%Y-%m-%dT%H:%M:%SZ", &t1) &&
-                 timegm(&t1) - timegm(&t0) < 3 * 86400;
-    bool warn = ff.simulated || ff.soft_roce_only;
-    fprintf(b, "set multiplot layout %zu,1 margins 0.1, 0.97, 0.14, %.2f spacing 0, 0.08 title ", n,
-            warn ? 0.85 : 0.89);
-    char text[1024];
-    snprintf(text, sizeof(text), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
-             k->splace, k->creg, k->sreg, k->bidir ? " bidirectional" : "", k->metric, t->name);
-    gdr_fig_str(b, text);
-    fprintf(b, " font \",13\"\n");
-    /* Caption: runs, versions, method, and the lab's warnings. */
-    snprintf(text, sizeof(text),
-             "band: baseline (median of the last %zu good nights) +/- the wider of %.1f sigma "
-             "and %.1f%%; red: steps; grey dashed: annotations; circled: outlier nights; y: at "
-             "least +/-10%% around the baseline",
-             o->window, o->z_min, o->rel_min * 100);
-    gdr_fig_caption(b, 0, text, false);
-    snprintf(text, sizeof(text), "%zu runs %.10s .. %.10s, gdrbench %s .. %s",
-             ff.last_run - ff.first_run, t->runs[ff.first_run].date, t->runs[ff.last_run - 1].date,
-             t->runs[ff.first_run].version, t->runs[ff.last_run - 1].version);
-    gdr_fig_caption(b, 1, text, false);
-    int line = 2;
-    if (ff.simulated)
-        gdr_fig_caption(b, line++,
-                        "GPU rows: CUDA driver test double (simulated) — not performance", true);
-    if (ff.soft_roce_only)
-        gdr_fig_caption(b, line++, "soft-RoCE under emulation — ratios only", true);
-    fprintf(b,
-            "set key at screen 0.97, screen %.3f right top horizontal maxrows 1 noopaque "
-            "font \",9\"\n",
-            warn ? 0.905 : 0.945);
-    for (size_t j = 0; j < n; j++) {
-        const struct hdb_series *s = &t->series[which[j]];
-        size_t maxv = t->nnotes + views[j].nsteps + 1;
-        struct gdr_fig_vline *vl = calloc(maxv, sizeof(*vl));
-        char(*steplab)[32] = calloc(views[j].nsteps + 1, sizeof(*steplab));
-        if (!vl || !steplab) {
-            free(vl);
-            free(steplab);
-            bad = true;
-            break;
-        }
-        size_t nv = 0;
-        for (size_t i = 0; i < t->nnotes; i++)
-            vl[nv++] = (struct gdr_fig_vline){t->notes[i].date, j == 0 ? t->notes[i].text : NULL,
-                                              "#707070", true};
-        for (size_t i = 0; i < views[j].nsteps; i++) {
-            const struct hist_step *st = &views[j].steps[i];
-            snprintf(steplab[i], sizeof(steplab[i]), "step %+.1f%%",
-                     (st->after - st->before) / st->before * 100);
-            vl[nv++] = (struct gdr_fig_vline){t->runs[s->points[st->at].run].date, steplab[i],
-                                              "#c00000", false};
-        }
-        /* Honest axis: at least +-10 % around the newest baseline, so two
-         * nights 1 % apart do not fill the panel as a cliff. */
-        double lo = INFINITY, hi = -INFINITY, ref = NAN;
-        for (size_t i = 0; i < views[j].n; i++) {
-            const struct hist_point *h = &views[j].pts[i];
-            double v = s->points[i].value;
-            double w = fmax(o->z_min * h->sigma, o->rel_min * fabs(h->center));
-            lo = fmin(lo, v);
-            hi = fmax(hi, v);
-            if (!isnan(h->center)) {
-                lo = fmin(lo, h->center - w);
-                hi = fmax(hi, h->center + w);
-                ref = h->center;
-            }
-        }
-        if (isnan(ref))
-            ref = hist_median(views[j].v, views[j].n);
+    bad |= fclose(dat) != 0;
+    /* The figure's caption speaks for all its panels. */
+    struct hist_panel all = {.soft_roce = true, .first_run = SIZE_MAX};
+    for (size_t j = 0; j < built && !bad; j++) {
+        all.unclean |= panels[j].unclean;
+        all.simulated |= panels[j].simulated;
+        all.soft_roce &= panels[j].soft_roce;
+        all.first_run = panels[j].first_run < all.first_run ? panels[j].first_run : all.first_run;
+        all.last_run = panels[j].last_run > all.last_run ? panels[j].last_run : all.last_run;
+    }
+    bool warn = all.simulated || all.soft_roce;
+    char text[1024], marks[512];
+    if (!bad) {
+        fprintf(b,
+                "set multiplot layout %zu,1 margins 0.1, 0.97, 0.16, %.2f spacing 0, 0.08 title ",
+                n, warn ? 0.85 : 0.89);
+        snprintf(text, sizeof(text), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
+                 k->splace, k->creg, k->sreg, k->bidir ? " bidirectional" : "", k->metric, t->name);
+        gdr_fig_str(b, text);
+        fprintf(b, " font \",13\"\n");
+        /* Caption: what the marks mean, runs, versions, and the lab's warnings. */
+        hist_trend_caption(o, text, marks, sizeof(marks));
+        gdr_fig_caption(b, 0, marks, false);
+        gdr_fig_caption(b, 1, text, false);
+        snprintf(text, sizeof(text), "%zu runs %.10s .. %.10s, gdrbench %s .. %s",
+                 all.last_run - all.first_run, t->runs[all.first_run].date,
+                 t->runs[all.last_run - 1].date, t->runs[all.first_run].version,
+                 t->runs[all.last_run - 1].version);
+        gdr_fig_caption(b, 2, text, false);
+        gdr_fig_lab_warnings(b, 3, all.simulated, all.soft_roce);
+        fprintf(b,
+                "set key at screen 0.97, screen %.3f right top horizontal maxrows 1 noopaque "
+                "font \",9\"\n",
+                warn ? 0.905 : 0.945);
+    }
+    for (size_t j = 0; j < built && !bad; j++) {
         char ylabel[96], sz[32];
-        gdr_fmt_size(s->key.size, sz, sizeof(sz));
-        snprintf(ylabel, sizeof(ylabel), "%s: %s [%s]", sz, bw ? "bandwidth" : "median latency",
-                 u.name);
+        gdr_fmt_size(views[j].s->key.size, sz, sizeof(sz));
+        snprintf(ylabel, sizeof(ylabel), "%s: %s [%s]", sz,
+                 hist_higher_better(k) ? "bandwidth" : "median latency", u.name);
         struct gdr_fig_line lines[5];
         hist_trend_lines(lines, file, (int)j, "measured", false);
-        struct gdr_fig_chart c = {.title = "",
-                                  .xlabel = j + 1 == n ? "night (UTC)" : "",
-                                  .ylabel = ylabel,
-                                  .x = GDR_X_TIME,
-                                  .x_hours = hours,
-                                  .y = GDR_Y_AROUND,
-                                  .hline = NAN,
-                                  .nlines = ff.unclean ? 5 : 4,
-                                  .lines = lines,
-                                  .nvlines = nv,
-                                  .vlines = vl};
-        gdr_y_range(GDR_Y_AROUND, lo * u.scale, hi * u.scale, ref * u.scale, 0.10, &c.y_lo,
-                    &c.y_hi);
-        gdr_fig_chart(b, &c);
-        free(vl);
-        free(steplab);
+        gdr_fig_chart(b, &(struct gdr_fig_chart){.title = "",
+                                                 .xlabel = j + 1 == n ? "night (UTC)" : "",
+                                                 .ylabel = ylabel,
+                                                 .x = GDR_X_TIME,
+                                                 .x_hours = panels[j].hours,
+                                                 .y = GDR_Y_AROUND,
+                                                 .y_lo = panels[j].y_lo,
+                                                 .y_hi = panels[j].y_hi,
+                                                 .hline = NAN,
+                                                 .nlines = all.unclean ? 5 : 4,
+                                                 .lines = lines,
+                                                 .nvlines = panels[j].nvlines,
+                                                 .vlines = panels[j].vlines});
         /* The caption, warnings and key are drawn once, with the first panel. */
         if (j == 0)
             fprintf(b, "unset label\nunset key\n");
@@ -261,15 +282,18 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
     fprintf(b, "unset multiplot\nset key default\n");
     bad |= fclose(b) != 0;
     for (int png = 1; png >= 0 && !bad; png--) {
-        gdr_fig_output(gp, png, name, 960, (unsigned)(260 * n + 140));
+        gdr_fig_output(gp, png, name, 960, (unsigned)(260 * n + 160));
         fputs(body, gp);
     }
     free(body);
     if (!bad)
         fprintf(index, "%s\t%s\t%s-%s%s\t%s/%s\t%s.dat\n", name, k->test, k->cplace, k->splace,
                 k->bidir ? " bidir" : "", k->creg, k->sreg, name);
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = 0; j < n; j++) {
+        if (j < built)
+            hist_panel_free(&panels[j]);
         hist_view_free(&views[j]);
+    }
     return bad ? gdr_fail(GDR_EXIT_USAGE, "%s: write error", path) : 0;
 }
 

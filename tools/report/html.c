@@ -6,6 +6,7 @@
 #include "atomic_file.h"
 #include "error.h"
 #include "escape.h"
+#include "figure.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -252,4 +253,12 @@ int gdr_buf_write_atomic(struct gdr_buf *b, const char *path)
     if (b->oom)
         return gdr_fail(GDR_EXIT_RUN, "%s: out of memory while building the page", path);
     return gdr_atomic_write(path, b->s, len, GDR_EXIT_USAGE);
+}
+
+void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce)
+{
+    if (simulated)
+        gdr_buf_puts(b, "<p class=\"warn\">" GDR_WARN_SIMULATED "</p>\n");
+    if (soft_roce)
+        gdr_buf_puts(b, "<p class=\"warn\">" GDR_WARN_SOFT_ROCE "</p>\n");
 }

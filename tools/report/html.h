@@ -42,6 +42,8 @@ void gdr_section_end(struct gdr_buf *b);
 /* A badge: <span class="badge v-CLASS">text</span>; CLASS keeps letters only
  * (a verdict word), text is escaped. */
 void gdr_badge(struct gdr_buf *b, const char *cls, const char *text);
+/* The lab's warnings (figure.h's texts) that hold, each a <p class="warn">. */
+void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce);
 
 /* Write b to path atomically (common/util/atomic_file.h). Returns 0, or -1
  * after gdr_fail(GDR_EXIT_USAGE) naming the path; the temporary file is

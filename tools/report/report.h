@@ -98,7 +98,5 @@ const char *gdr_pair_short(const char *pair); /* "host-cuda" -> "H-D" */
 void gdr_series_label(const struct gdr_series *s, char *buf, size_t len);
 /* <td class="n" data-si="..."> with the shown number. */
 void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, const char *title);
-/* The soft-RoCE / simulated warnings for a set of documents. */
-void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce);
 
 #endif

@@ -156,10 +156,11 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
                 first = false;
             }
         }
-        char ref[48];
+        char ref[48], sz[32];
         gdr_findings_fmt(sj, lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
-        gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %.0f B</td>", gdr_jnum(s, "rail"),
-                     gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "?", gdr_jnum(s, "size"));
+        gdr_fmt_size(gdr_jcount(s, "size"), sz, sizeof(sz));
+        gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %s</td>", gdr_jnum(s, "rail"),
+                     gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "?", sz);
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "evidence");
         gdr_buf_printf(b, "<td>low against %.0f of %.0f partners (reference ",
                        gdr_jnum(ev, "low_partners"), gdr_jnum(ev, "partners"));
@@ -338,35 +339,43 @@ static const struct gdr_mstats *stats_of(const struct gdr_detection *d, size_t k
     return NULL;
 }
 
-/* Matrix k against ref, a block of nodes a cell (gdr_heat_block, the rule
- * of the figures too): a block holds its worst cell (a failed one, else
- * the lowest ratio) and is low when any of its cells is. */
+struct low_ctx {
+    const struct gdr_matrix *m;
+    const struct gdr_mstats *st;
+    const struct gdr_detect_opts *o;
+};
+
+static bool cell_low(const void *ctx, const struct gdr_cell *c)
+{
+    const struct low_ctx *l = ctx;
+    return gdr_cell_low(l->m, l->st, l->o, c);
+}
+
+/* Matrix k against ref, the grid of the figures too (gdr_heat_grid). */
 static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
                     const struct gdr_matrix_set *s, size_t k, double ref,
                     const struct gdr_mstats *st, const struct gdr_detect_opts *o, const char *title)
 {
     const struct gdr_matrix *m = &s->m[k];
-    size_t bs = gdr_heat_block(s->n), n = (s->n + bs - 1) / bs, nn = n * n;
-    enum { NONE, OK, FAILED } *state = calloc(nn + 1, sizeof(*state));
-    double *ratio = calloc(nn + 1, sizeof(*ratio)), *value = calloc(nn + 1, sizeof(*value));
-    bool *low = calloc(nn + 1, sizeof(*low));
+    struct low_ctx lc = {m, st, o};
+    struct gdr_heat_grid g;
+    if (gdr_heat_grid(s, m, ref, st ? cell_low : NULL, &lc, &g))
+        return;
+    size_t bs = g.block, n = g.side;
     const char **names = calloc(n + 1, sizeof(*names));
     char(*blocks)[2 * GDR_NODE_NAME_LEN + 8] = bs > 1 ? calloc(n + 1, sizeof(*blocks)) : NULL;
-    char base[32], cells[48], failed[48], lows[48], tips[48];
-    snprintf(base, sizeof(base), "heat%zu", fs->n);
-    snprintf(cells, sizeof(cells), "%s-cells.dat", base);
-    snprintf(failed, sizeof(failed), "%s-failed.dat", base);
-    snprintf(lows, sizeof(lows), "%s-low.dat", base);
-    snprintf(tips, sizeof(tips), "%s-tips.dat", base);
-    FILE *f[4] = {0};
-    const char *file[4] = {cells, failed, lows, tips};
-    for (int i = 0; i < 4; i++) {
-        char path[4200];
+    enum { CELLS, FAILED, UNREACHABLE, LOW, TIPS, NFILES };
+    static const char *const kind[NFILES] = {"cells", "failed", "unreachable", "low", "tips"};
+    char file[NFILES][48];
+    FILE *f[NFILES] = {0};
+    bool opened = true;
+    for (int i = 0; i < NFILES; i++) {
+        char path[4400];
+        snprintf(file[i], sizeof(file[i]), "heat%zu-%s.dat", fs->n, kind[i]);
         snprintf(path, sizeof(path), "%s/%s", fs->dir, file[i]);
-        f[i] = fopen(path, "w");
+        opened &= (f[i] = fopen(path, "w")) != NULL;
     }
-    if (state && ratio && value && low && names && (bs == 1 || blocks) && f[0] && f[1] && f[2] &&
-        f[3]) {
+    if (names && (bs == 1 || blocks) && opened) {
         for (size_t i = 0; i < n; i++) {
             size_t last = (i + 1) * bs < s->n ? (i + 1) * bs - 1 : s->n - 1;
             if (bs > 1)
@@ -374,44 +383,34 @@ static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
                          s->nodes[last]);
             names[i] = bs > 1 ? blocks[i] : s->nodes[i];
         }
-        for (size_t q = 0; q < m->ncells; q++) {
-            const struct gdr_cell *c = &m->cells[q];
-            size_t i = (c->c / bs) * n + c->s / bs;
-            low[i] |= st && gdr_cell_low(m, st, o, c);
-            if (c->state == GDR_CELL_FAILED) {
-                state[i] = FAILED;
-            } else if (c->state == GDR_CELL_OK && state[i] != FAILED) {
-                double r =
-                    ref > 0 && c->value > 0 ? (m->latency ? ref / c->value : c->value / ref) : NAN;
-                if (state[i] != OK || (!isnan(r) && (isnan(ratio[i]) || r < ratio[i]))) {
-                    ratio[i] = r;
-                    value[i] = c->value;
-                }
-                state[i] = OK;
-            }
-        }
-        for (size_t i = 0; i < nn; i++) {
+        for (size_t i = 0; i < n * n; i++) {
+            const struct gdr_heat_cell *c = &g.cell[i];
             size_t row = i / n, col = i % n;
             if (bs == 1 && row == col)
                 continue; /* a node with itself */
             char txt[32], tip[600];
-            gdr_findings_fmt(doc, m->latency, value[i], txt, sizeof(txt));
-            if (state[i] == OK) {
-                fprintf(f[0], "%zu %zu %.6g\n", col, row, isnan(ratio[i]) ? 1.0 : ratio[i]);
-                snprintf(tip, sizeof(tip), "%s \xe2\x86\x92 %s: %s (%.2f of the reference)%s",
-                         names[row], names[col], txt, ratio[i], low[i] ? ", low" : "");
+            gdr_findings_fmt(doc, m->latency, c->value, txt, sizeof(txt));
+            if (!isnan(c->ratio)) {
+                fprintf(f[CELLS], "%zu %zu %.6g\n", col, row, c->ratio);
+                snprintf(tip, sizeof(tip), "%s \xe2\x86\x92 %s: %s (%.2f of the reference)%s%s",
+                         names[row], names[col], txt, c->ratio, c->low ? ", low" : "",
+                         c->failed ? ", a run failed" : "");
             } else {
                 snprintf(tip, sizeof(tip), "%s \xe2\x86\x92 %s: %s", names[row], names[col],
-                         state[i] == FAILED ? "failed" : "not run");
+                         c->failed        ? "failed"
+                         : c->unreachable ? "unreachable"
+                                          : "not run");
             }
-            if (state[i] == FAILED)
-                fprintf(f[1], "%zu %zu\n", col, row);
-            if (low[i])
-                fprintf(f[2], "%zu %zu\n", col, row);
-            fprintf(f[3], "%zu %zu %zu\n", col, row, gdr_figset_tip(fs, tip, NULL));
+            if (c->failed)
+                fprintf(f[FAILED], "%zu %zu\n", col, row);
+            if (c->unreachable)
+                fprintf(f[UNREACHABLE], "%zu %zu\n", col, row);
+            if (c->low)
+                fprintf(f[LOW], "%zu %zu\n", col, row);
+            fprintf(f[TIPS], "%zu %zu %zu\n", col, row, gdr_figset_tip(fs, tip, NULL));
         }
         bool bad = false;
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < NFILES; i++) {
             bad |= fclose(f[i]) != 0;
             f[i] = NULL;
         }
@@ -421,11 +420,12 @@ static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
                                  .side = n,
                                  .nnames = n,
                                  .names = names,
-                                 .cells = cells,
+                                 .cells = file[CELLS],
                                  .ratio_col = "3",
-                                 .failed = failed,
-                                 .low = lows,
-                                 .tips = tips,
+                                 .failed = file[FAILED],
+                                 .unreachable = file[UNREACHABLE],
+                                 .low = file[LOW],
+                                 .tips = file[TIPS],
                                  .values = true,
                                  .key = true};
         gdr_buf_puts(b, "<div class=\"fig\">");
@@ -433,13 +433,10 @@ static void heatmap(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *doc,
             gdr_fig_heatmap(gdr_figset_add(fs, b, title, 720, 640), &h);
         gdr_buf_puts(b, "</div>\n");
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < NFILES; i++)
         if (f[i])
             fclose(f[i]);
-    free(state);
-    free(ratio);
-    free(value);
-    free(low);
+    gdr_heat_grid_free(&g);
     free(names);
     free(blocks);
 }
@@ -470,7 +467,8 @@ static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJS
         if (gdr_heat_block(s->n) > 1)
             gdr_buf_printf(b,
                            " Each square is a block of %zu \xc3\x97 %zu nodes holding its worst "
-                           "cell (a failed one first); the suspects above name the nodes.",
+                           "measured pair, crossed when one of its runs failed; the suspects "
+                           "above name the nodes.",
                            gdr_heat_block(s->n), gdr_heat_block(s->n));
         gdr_buf_puts(b, "</figcaption></figure>\n");
     }
@@ -503,17 +501,10 @@ static void rail_panel(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *do
             continue;
         any = true;
         /* Every cell against the median of all rails: a slow rail stands out. */
-        size_t total = 0;
+        const struct gdr_matrix *rm[GDR_RAILS_MAX];
         for (size_t r = 0; r < nr; r++)
-            total += s->m[rails[r]].ncells;
-        double *all = calloc(total + 1, sizeof(double));
-        size_t na = 0;
-        for (size_t r = 0; all && r < nr; r++)
-            for (size_t c = 0; c < s->m[rails[r]].ncells; c++)
-                if (s->m[rails[r]].cells[c].state == GDR_CELL_OK)
-                    all[na++] = s->m[rails[r]].cells[c].value;
-        double med = na ? gdr_median_inplace(all, na) : 0;
-        free(all);
+            rm[r] = &s->m[rails[r]];
+        double med = gdr_matrices_median(rm, nr);
         char tn[64], sz[32];
         gdr_test_mode_name(&m->test, tn, sizeof(tn));
         gdr_fmt_size(m->size, sz, sizeof(sz));
@@ -625,17 +616,18 @@ static void per_rail_section(struct gdr_buf *b, const cJSON *doc)
     const cJSON *m, *x;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "matrices")) {
         bool lat = !strcmp(gdr_jstr(m, "metric") ? gdr_jstr(m, "metric") : "", "latency");
-        char v[3][48];
+        char v[3][48], sz[32];
+        gdr_fmt_size(gdr_jcount(m, "size"), sz, sizeof(sz));
         static const char *const keys[] = {"median", "reference", "threshold"};
         for (int k = 0; k < 3; k++)
             gdr_findings_fmt(doc, lat, gdr_jnum(m, keys[k]), v[k], sizeof(v[k]));
         gdr_buf_escf(b,
-                     "<tr><td>%s</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
+                     "<tr><td>%s</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td>"
                      "<td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%.0f</td>"
                      "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>",
-                     gdr_jstr(m, "test") ? gdr_jstr(m, "test") : "?", gdr_jnum(m, "rail"),
-                     gdr_jnum(m, "size"), v[0], v[1], v[2], gdr_jnum(m, "cells"),
-                     gdr_jnum(m, "low_cells"), gdr_jnum(m, "failed_cells"));
+                     gdr_jstr(m, "test") ? gdr_jstr(m, "test") : "?", gdr_jnum(m, "rail"), sz, v[0],
+                     v[1], v[2], gdr_jnum(m, "cells"), gdr_jnum(m, "low_cells"),
+                     gdr_jnum(m, "failed_cells"));
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "worst_links")) {
             gdr_findings_fmt(doc, lat, gdr_jnum(x, "value"), v[0], sizeof(v[0]));
             bool failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "failed"));

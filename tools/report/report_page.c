@@ -46,16 +46,6 @@ void gdr_td_num(struct gdr_buf *b, double si, double scale, const char *mark, co
     gdr_buf_puts(b, "</td>");
 }
 
-void gdr_lab_warnings(struct gdr_buf *b, bool simulated, bool soft_roce)
-{
-    if (simulated)
-        gdr_buf_puts(b, "<p class=\"warn\">GPU rows ran on the CUDA driver test double "
-                        "(simulated): they check the code path, not performance.</p>\n");
-    if (soft_roce)
-        gdr_buf_puts(b, "<p class=\"warn\">Every end is a soft-RoCE (rxe) device, here under "
-                        "emulation: read ratios and shapes only, never absolute numbers.</p>\n");
-}
-
 /* A JSON array of strings joined by spaces into the buffer, escaped. */
 void gdr_argv_text(struct gdr_buf *b, const cJSON *arr)
 {

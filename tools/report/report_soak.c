@@ -342,7 +342,7 @@ static void cluster_timeline(struct gdr_buf *b, struct gdr_figset *fs, const cJS
     if (text[0] && text[1] && text[2]) {
         /* an empty block still plots (NaN): a link without a dip */
         struct gdr_fig_line line[3] = {
-            {"$spans", -1, "1:2", GDR_FIG_LINES, "soaking", "#c8c8c8", false, false, 6},
+            {"$spans", -1, "1:2", GDR_FIG_LINES, "soaking", GDR_C_BACKDROP, false, false, 6},
             {"$outages", -1, "1:2", GDR_FIG_LINES, "outage", GDR_C_VERMILLION, false, false, 9},
             {"$dips", -1, "1:2", GDR_FIG_LINES, "dip", GDR_C_ORANGE, false, false, 9},
         };

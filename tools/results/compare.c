@@ -118,8 +118,9 @@ static void judge(struct line *l, size_t n, double tol)
 static void print_line(FILE *f, const struct line *l, bool md, const struct gdr_compare_opts *o,
                        const struct gdr_unit *unit)
 {
-    char b[32], r[32], c[32], metric[24];
+    char b[32], r[32], c[32], metric[24], sz[32];
     bool pct = by_limit(l->s, o);
+    gdr_fmt_size(l->size, sz, sizeof(sz));
     struct gdr_unit u = pct ? (struct gdr_unit){"", 1} : unit[l->s->latency];
     gdr_fmt_num(l->base * u.scale, b, sizeof(b));
     gdr_fmt_num(l->run * u.scale, r, sizeof(r));
@@ -135,15 +136,14 @@ static void print_line(FILE *f, const struct line *l, bool md, const struct gdr_
                              : "bw_avg_",
              u.name);
     if (md)
-        fprintf(f, "| %s | %s | %s | %s | %llu | %s | %s | %s | %s | %s |\n", l->s->test,
-                l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", l->s->test, l->s->pair,
+                l->s->gdr, l->s->reg, sz, metric, b, r, c,
                 l->v == V_REGRESSION ? "**REGRESSION**"
                 : l->v == V_SUSPECT  ? "**suspect**"
                                      : verdict_name[l->v]);
     else
-        fprintf(f, "%-10s %-10s %-4s %-16s %10llu %-12s %12s %12s %8s  %s\n", l->s->test,
-                l->s->pair, l->s->gdr, l->s->reg, (unsigned long long)l->size, metric, b, r, c,
-                verdict_name[l->v]);
+        fprintf(f, "%-10s %-10s %-4s %-16s %10s %-12s %12s %12s %8s  %s\n", l->s->test, l->s->pair,
+                l->s->gdr, l->s->reg, sz, metric, b, r, c, verdict_name[l->v]);
 }
 
 /* One line per series with sizes of verdict v, naming them. */
@@ -159,9 +159,14 @@ static void list_sizes(FILE *f, const struct line *l, size_t n, enum verdict v, 
         char name[256];
         gdr_series_name(l[i].s, name, sizeof(name));
         fprintf(f, "%s%s: %s sizes", md ? "- " : "gdr-compare: ", label, name);
+        const char *sep = " ";
         for (size_t j = i; j < n; j++)
-            if (l[j].s == l[i].s && l[j].v == v)
-                fprintf(f, " %llu", (unsigned long long)l[j].size);
+            if (l[j].s == l[i].s && l[j].v == v) {
+                char sz[32];
+                gdr_fmt_size(l[j].size, sz, sizeof(sz));
+                fprintf(f, "%s%s", sep, sz);
+                sep = ", ";
+            }
         fprintf(f, "%s\n", why);
     }
 }
@@ -192,7 +197,7 @@ static int write_markdown(const char *path, const struct line *l, size_t n,
     FILE *f = fopen(path, "w");
     if (!f)
         return gdr_fail(GDR_EXIT_USAGE, "%s: %s", path, strerror(errno));
-    fprintf(f, "| test | placement | GDR | registration | size [B] | metric | baseline | run "
+    fprintf(f, "| test | placement | GDR | registration | size | metric | baseline | run "
                "| change | verdict |\n|---|---|---|---|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < n; i++)
         print_line(f, &l[i], true, o, unit);
@@ -244,7 +249,7 @@ int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,
                 fmax(most[lines[i].s->latency], fmax(lines[i].base, lines[i].run));
     struct gdr_unit unit[2] = {gdr_unit_bw(most[0]), gdr_unit_lat(most[1])};
     printf("%-10s %-10s %-4s %-16s %10s %-12s %12s %12s %8s  %s\n", "test", "placement", "gdr",
-           "registration", "size[B]", "metric", "baseline", "run", "change", "verdict");
+           "registration", "size", "metric", "baseline", "run", "change", "verdict");
     for (size_t i = 0; i < n; i++)
         print_line(stdout, &lines[i], false, o, unit);
     summary(stdout, lines, n, o, false);

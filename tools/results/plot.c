@@ -236,12 +236,7 @@ static void label(const struct gdr_series *s, char *out, size_t len)
 /* The caption (warnings lowest, dark red); returns the lines used. */
 static int caption(FILE *gp, const struct test_fig *t)
 {
-    int line = 0;
-    if (t->sim)
-        gdr_fig_caption(gp, line++,
-                        "GPU rows: CUDA driver test double (simulated) — not performance", true);
-    if (t->all_rxe)
-        gdr_fig_caption(gp, line++, "soft-RoCE under emulation — ratios only", true);
+    int line = gdr_fig_lab_warnings(gp, 0, t->sim, t->all_rxe);
     char c[6000];
     snprintf(c, sizeof(c), "hosts %s   RDMA %s%s%s   %s   gdrbench %s", t->hosts, t->devs,
              *t->gpus ? "   GPU " : "", t->gpus, t->dates, t->vers);
