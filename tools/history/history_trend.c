@@ -40,7 +40,7 @@ static void dat_num(FILE *f, double v)
     if (isnan(v))
         fprintf(f, " NaN");
     else
-        fprintf(f, " %.9g", v);
+        fprintf(f, " %.6g", v); /* six digits: a plot, not a record */
 }
 
 /* The series (indices first..last-1 of t->series) to draw: the chosen sizes. */
@@ -230,6 +230,9 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         all.first_run = panels[j].first_run < all.first_run ? panels[j].first_run : all.first_run;
         all.last_run = panels[j].last_run > all.last_run ? panels[j].last_run : all.last_run;
     }
+    /* One x format for the figure's panels, from all their nights. */
+    all.hours = built && !bad &&
+                less_than_3_days(t->runs[all.first_run].date, t->runs[all.last_run - 1].date);
     bool warn = all.simulated || all.soft_roce;
     char text[1024], marks[512];
     if (!bad) {
@@ -266,7 +269,7 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
                                                  .xlabel = j + 1 == n ? "night (UTC)" : "",
                                                  .ylabel = ylabel,
                                                  .x = GDR_X_TIME,
-                                                 .x_hours = panels[j].hours,
+                                                 .x_hours = all.hours,
                                                  .y = GDR_Y_AROUND,
                                                  .y_lo = panels[j].y_lo,
                                                  .y_hi = panels[j].y_hi,

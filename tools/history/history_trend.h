@@ -3,7 +3,7 @@
  * One figure per test, placement and registration of both ends (and
  * direction): a panel per chosen size with the metric against the night,
  * the rolling baseline (median) and its no-alarm band (the wider of
- * z_min * sigma and rel_min * baseline), outlier nights circled, steps
+ * z_min * sigma and rel_min * baseline), outlier nights ringed, steps
  * (vermillion) and annotations (grey) as vertical lines. PNG and SVG like
  * gdr-plot, with the gnuplot data (trend-*.dat), the script (trend.gp) and
  * trend-figures.tsv (name, test, placement, registration, data file). */

@@ -467,8 +467,8 @@ static void heatmaps_section(struct gdr_buf *b, struct gdr_figset *fs, const cJS
         if (gdr_heat_block(s->n) > 1)
             gdr_buf_printf(b,
                            " Each square is a block of %zu \xc3\x97 %zu nodes holding its worst "
-                           "measured pair, crossed when one of its runs failed; the suspects "
-                           "above name the nodes.",
+                           "measured pair (black, crossed, when one of its runs failed: the "
+                           "tooltip keeps the ratio); the suspects above name the nodes.",
                            gdr_heat_block(s->n), gdr_heat_block(s->n));
         gdr_buf_puts(b, "</figcaption></figure>\n");
     }

@@ -323,13 +323,15 @@ static void history_section(struct gdr_buf *b, const cJSON *h)
                             "<th>size</th><th>verdict</th><th class=\"n\">change</th></tr></thead>"
                             "<tbody>\n");
         double val = gdr_jnum(s, "value"), base = gdr_jnum(s, "baseline");
-        gdr_buf_escf(b, "<tr><td>%s</td><td>%s-%s %s/%s</td><td class=\"n\">%.0f</td><td>",
+        char sz[32];
+        gdr_fmt_size(gdr_jcount(s, "size"), sz, sizeof(sz));
+        gdr_buf_escf(b, "<tr><td>%s</td><td>%s-%s %s/%s</td><td class=\"n\">%s</td><td>",
                      gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "",
                      gdr_jstr(s, "client_placement") ? gdr_jstr(s, "client_placement") : "",
                      gdr_jstr(s, "server_placement") ? gdr_jstr(s, "server_placement") : "",
                      gdr_jstr(s, "client_registration") ? gdr_jstr(s, "client_registration") : "",
                      gdr_jstr(s, "server_registration") ? gdr_jstr(s, "server_registration") : "",
-                     gdr_jnum(s, "size"));
+                     sz);
         gdr_badge(b, !strcmp(v, "missing series") ? "missing" : v, v);
         if (base > 0 && !isnan(val))
             gdr_buf_printf(b, "</td><td class=\"n\">%+.1f %%</td></tr>\n",
