@@ -43,6 +43,11 @@ static void test_decisions(void **state)
     assert_string_equal(gdr_unit_bw(0.3e9).name, "MB/s");
     assert_string_equal(gdr_unit_lat(2e-6).name, "\xc2\xb5s");
     assert_string_equal(gdr_unit_lat(2e-3).name, "ms");
+    /* a soak's time axis: s to 15 min, min to 10 h, then h */
+    assert_string_equal(gdr_unit_span(900).name, "s");
+    assert_string_equal(gdr_unit_span(901).name, "min");
+    assert_true(fabs(gdr_unit_span(36000).scale * 36000 - 600) < 1e-9);
+    assert_string_equal(gdr_unit_span(36001).name, "h");
     char b[32];
     gdr_fmt_unit(gdr_unit_bw(12.5e9), 12.5e9, b, sizeof(b));
     assert_string_equal(b, "12.5 GB/s");

@@ -73,6 +73,13 @@ struct gdr_unit gdr_unit_lat(double max)
     return max >= 1e-3 ? (struct gdr_unit){"ms", 1e3} : (struct gdr_unit){"\xc2\xb5s", 1e6};
 }
 
+struct gdr_unit gdr_unit_span(double max)
+{
+    if (max <= 900)
+        return (struct gdr_unit){"s", 1};
+    return max <= 36000 ? (struct gdr_unit){"min", 1 / 60.0} : (struct gdr_unit){"h", 1 / 3600.0};
+}
+
 void gdr_fmt_num(double v, char *buf, size_t len)
 {
     double a = fabs(v);

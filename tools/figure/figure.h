@@ -75,6 +75,9 @@ struct gdr_unit {
  * value it shows, and writes all its values of that quantity in it. */
 struct gdr_unit gdr_unit_bw(double max_bytes_per_s);
 struct gdr_unit gdr_unit_lat(double max_s);
+/* A time axis that starts at zero (a soak's seconds since it began): s up
+ * to 15 minutes, min up to 10 hours, else h (max: the span, seconds). */
+struct gdr_unit gdr_unit_span(double max_s);
 /* Human numbers: three significant digits, no exponent for 0.001..999999;
  * "-" for NaN. */
 void gdr_fmt_num(double v, char *buf, size_t len);

@@ -113,19 +113,12 @@ static int read_stream(struct timeline *t)
     return rc;
 }
 
-/* Seconds, minutes or hours on the x axis, by the soak's length. */
-static double x_scale(double span_s, const char **unit)
+/* The x axis of a soak's figures: its unit by the span, one label. */
+static double soak_x_axis(double span_s, char *label, size_t len)
 {
-    if (span_s <= 900) {
-        *unit = "s";
-        return 1;
-    }
-    if (span_s <= 36000) {
-        *unit = "min";
-        return 1 / 60.0;
-    }
-    *unit = "h";
-    return 1 / 3600.0;
+    struct gdr_unit u = gdr_unit_span(span_s);
+    snprintf(label, len, "time since the soak began [%s]", u.name);
+    return u.scale;
 }
 
 static void timeline_figure(struct gdr_buf *b, struct gdr_figset *fs, const struct gdr_rdoc *rd,
@@ -133,8 +126,9 @@ static void timeline_figure(struct gdr_buf *b, struct gdr_figset *fs, const stru
 {
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(rd->root, "soak");
     const cJSON *findings = cJSON_GetObjectItemCaseSensitive(k, "findings");
-    const char *xu;
-    double xs = x_scale(fmax(gdr_jnum(k, "elapsed_s"), t->n ? t->x1[t->n - 1] : 0), &xu);
+    char xl[64];
+    double xs =
+        soak_x_axis(fmax(gdr_jnum(k, "elapsed_s"), t->n ? t->x1[t->n - 1] : 0), xl, sizeof(xl));
     char *rows = NULL;
     size_t rlen = 0;
     FILE *d = open_memstream(&rows, &rlen);
@@ -170,8 +164,7 @@ static void timeline_figure(struct gdr_buf *b, struct gdr_figset *fs, const stru
         nv++;
     }
     bool lat = !strcmp(rd->d.metric, "latency");
-    char xl[64], yl[64];
-    snprintf(xl, sizeof(xl), "time since the soak began [%s]", xu);
+    char yl[64];
     snprintf(yl, sizeof(yl), "%s [%s]", lat ? "median latency" : "bandwidth", u.name);
     struct gdr_fig_line line = {"$soak", -1,    "1:2", GDR_FIG_LINES, "each interval", GDR_C_BLUE,
                                 false,   false, 0};
@@ -318,8 +311,8 @@ static void cluster_timeline(struct gdr_buf *b, struct gdr_figset *fs, const cJS
            rows = n < CLUSTER_SOAK_ROWS ? n : CLUSTER_SOAK_ROWS;
     if (!rows)
         return;
-    const char *xu;
-    double xs = x_scale(gdr_jnum_or(soak, "duration_s", 0), &xu);
+    char xl[64];
+    double xs = soak_x_axis(gdr_jnum_or(soak, "duration_s", 0), xl, sizeof(xl));
     char *text[3] = {NULL, NULL, NULL}, (*names)[96] = calloc(rows, sizeof(*names));
     const char **ynames = calloc(rows, sizeof(*ynames));
     size_t len[3];
@@ -346,8 +339,6 @@ static void cluster_timeline(struct gdr_buf *b, struct gdr_figset *fs, const cJS
             {"$outages", -1, "1:2", GDR_FIG_LINES, "outage", GDR_C_VERMILLION, false, false, 9},
             {"$dips", -1, "1:2", GDR_FIG_LINES, "dip", GDR_C_ORANGE, false, false, 9},
         };
-        char xl[64];
-        snprintf(xl, sizeof(xl), "time since the soak began [%s]", xu);
         struct gdr_fig_chart c = {.title = "",
                                   .xlabel = xl,
                                   .ylabel = "",
