@@ -87,9 +87,8 @@ static void facts(struct gdr_buf *b, const struct gdr_plan *p, const cJSON *m)
         gdr_buf_escf(b,
                      "<dt>finished</dt><dd>%s (UTC)</dd><dt>gdrbench</dt><dd>%s</dd>"
                      "<dt>launcher</dt><dd>%s</dd>",
-                     gdr_jstr(m, "end_date") ? gdr_jstr(m, "end_date") : "?",
-                     gdr_jstr(m, "git_version") ? gdr_jstr(m, "git_version") : "?",
-                     gdr_jstr(m, "launcher") ? gdr_jstr(m, "launcher") : "?");
+                     gdr_jstr_or(m, "end_date", "?"), gdr_jstr_or(m, "git_version", "?"),
+                     gdr_jstr_or(m, "launcher", "?"));
         gdr_buf_puts(b, "<dt>command</dt><dd><code>");
         gdr_argv_text(b, cJSON_GetObjectItemCaseSensitive(m, "command_line"));
         gdr_buf_puts(b, "</code></dd>");
@@ -110,7 +109,7 @@ static void facts(struct gdr_buf *b, const struct gdr_plan *p, const cJSON *m)
 static void verdict(struct gdr_buf *b, const cJSON *doc)
 {
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary"), *r;
-    const char *v = gdr_jstr(sum, "verdict") ? gdr_jstr(sum, "verdict") : "unknown";
+    const char *v = gdr_jstr_or(sum, "verdict", "unknown");
     gdr_buf_escf(b, "<p data-verdict=\"%s\">Verdict: ", v);
     gdr_badge(b, v, v);
     bool lead = true;
@@ -147,7 +146,7 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
         bool bad = st && strcmp(st, "cleared");
         bool lat = gdr_jstr(s, "metric") && !strcmp(gdr_jstr(s, "metric"), "latency");
         gdr_buf_escf(b, "<tr%s><td>%s</td><td>", bad ? " class=\"flag\"" : "",
-                     gdr_jstr(s, "kind") ? gdr_jstr(s, "kind") : "?");
+                     gdr_jstr_or(s, "kind", "?"));
         const cJSON *n;
         bool first = true;
         cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(s, "nodes")) {
@@ -160,7 +159,7 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
         gdr_findings_fmt(sj, lat, gdr_jnum(s, "reference"), ref, sizeof(ref));
         gdr_fmt_size(gdr_jcount(s, "size"), sz, sizeof(sz));
         gdr_buf_escf(b, "</td><td class=\"n\">%.0f</td><td>%s, %s</td>", gdr_jnum(s, "rail"),
-                     gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "?", sz);
+                     gdr_jstr_or(s, "test", "?"), sz);
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "evidence");
         gdr_buf_printf(b, "<td>low against %.0f of %.0f partners (reference ",
                        gdr_jnum(ev, "low_partners"), gdr_jnum(ev, "partners"));
@@ -175,15 +174,13 @@ static void suspects_section(struct gdr_buf *b, const cJSON *sj, bool read)
                         *v = cJSON_GetObjectItemCaseSensitive(r, "server");
             char val[48];
             gdr_findings_fmt(sj, lat, gdr_jnum(r, "value"), val, sizeof(val));
-            gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>",
-                         gdr_jstr(c, "node") ? gdr_jstr(c, "node") : "?",
-                         gdr_jstr(v, "node") ? gdr_jstr(v, "node") : "?", val,
+            gdr_buf_escf(b, "%s \xe2\x86\x92 %s: %s%s<br>", gdr_jstr_or(c, "node", "?"),
+                         gdr_jstr_or(v, "node", "?"), val,
                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "low")) ? " (low)" : "");
         }
         gdr_buf_puts(b, "</td><td>");
         gdr_badge(b, st ? st : "unknown", st ? st : "?");
-        gdr_buf_escf(b, "</td><td>%s</td></tr>\n",
-                     gdr_jstr(s, "verdict") ? gdr_jstr(s, "verdict") : "");
+        gdr_buf_escf(b, "</td><td>%s</td></tr>\n", gdr_jstr_or(s, "verdict", ""));
     }
     gdr_buf_puts(b, "</tbody></table></div>\n");
     gdr_section_end(b);
@@ -551,7 +548,7 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const cJSON *doc)
     bool differ = false;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(sw, "nodes")) {
         const cJSON *differs = cJSON_GetObjectItemCaseSensitive(x, "differs");
-        const char *node = gdr_jstr(x, "node") ? gdr_jstr(x, "node") : "?";
+        const char *node = gdr_jstr_or(x, "node", "?");
         gdr_buf_escf(b, "<tr><td>%s</td>", node);
         c = cJSON_GetObjectItemCaseSensitive(sw, "columns")->child;
         cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(x, "values")) {
@@ -573,9 +570,8 @@ static void nodes_section(struct gdr_buf *b, const char *dir, const cJSON *doc)
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rd, "rails")) {
             const char *bdf = gdr_jstr(r, "gpu_bdf");
             gdr_buf_escf(b, "%.0f: %s \xe2\x86\x94 %s (%s)<br>", gdr_jnum(r, "rail"),
-                         bdf && bdf[0] ? bdf : "host",
-                         gdr_jstr(r, "device") ? gdr_jstr(r, "device") : "?",
-                         gdr_jstr(r, "path") ? gdr_jstr(r, "path") : "?");
+                         bdf && bdf[0] ? bdf : "host", gdr_jstr_or(r, "device", "?"),
+                         gdr_jstr_or(r, "path", "?"));
         }
         if (!rd)
             gdr_buf_puts(b, "? (no rails file)");
@@ -615,7 +611,7 @@ static void per_rail_section(struct gdr_buf *b, const cJSON *doc)
                     "<th>worst nodes (low, failed cells)</th></tr></thead><tbody>\n");
     const cJSON *m, *x;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "matrices")) {
-        bool lat = !strcmp(gdr_jstr(m, "metric") ? gdr_jstr(m, "metric") : "", "latency");
+        bool lat = !strcmp(gdr_jstr_or(m, "metric", ""), "latency");
         char v[3][48], sz[32];
         gdr_fmt_size(gdr_jcount(m, "size"), sz, sizeof(sz));
         static const char *const keys[] = {"median", "reference", "threshold"};
@@ -625,9 +621,8 @@ static void per_rail_section(struct gdr_buf *b, const cJSON *doc)
                      "<tr><td>%s</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td>"
                      "<td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%.0f</td>"
                      "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>",
-                     gdr_jstr(m, "test") ? gdr_jstr(m, "test") : "?", gdr_jnum(m, "rail"), sz, v[0],
-                     v[1], v[2], gdr_jnum(m, "cells"), gdr_jnum(m, "low_cells"),
-                     gdr_jnum(m, "failed_cells"));
+                     gdr_jstr_or(m, "test", "?"), gdr_jnum(m, "rail"), sz, v[0], v[1], v[2],
+                     gdr_jnum(m, "cells"), gdr_jnum(m, "low_cells"), gdr_jnum(m, "failed_cells"));
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "worst_links")) {
             gdr_findings_fmt(doc, lat, gdr_jnum(x, "value"), v[0], sizeof(v[0]));
             bool failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "failed"));
@@ -664,11 +659,9 @@ static int failed_run(const cJSON *r, void *ctx)
     const char *st = gdr_jstr(r, "status");
     if (!st || !strcmp(st, "ok") || fl->n++ >= FAILED_SHOWN)
         return 0;
-    gdr_buf_escf(&fl->rows, "<tr class=\"flag\"><td>%s</td><td>",
-                 gdr_jstr(r, "id") ? gdr_jstr(r, "id") : "?");
+    gdr_buf_escf(&fl->rows, "<tr class=\"flag\"><td>%s</td><td>", gdr_jstr_or(r, "id", "?"));
     gdr_badge(&fl->rows, "failed", st);
-    gdr_buf_escf(&fl->rows, "</td><td>%s</td></tr>\n",
-                 gdr_jstr(r, "reason") ? gdr_jstr(r, "reason") : "");
+    gdr_buf_escf(&fl->rows, "</td><td>%s</td></tr>\n", gdr_jstr_or(r, "reason", ""));
     return 0;
 }
 

@@ -78,9 +78,8 @@ static void ends_table(struct gdr_buf *b, const struct gdr_rdir *r)
         bool gpu = place && !strcmp(place, "cuda");
         double speed = gdr_jnum(e, "speed_bps"), mtu = gdr_jnum(e, "active_mtu");
         gdr_buf_escf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s", rows[j].role,
-                     gdr_jstr(e, "host") ? gdr_jstr(e, "host") : "?",
-                     gdr_jstr(e, "device") ? gdr_jstr(e, "device") : "?",
-                     gdr_jstr(e, "link_layer") ? gdr_jstr(e, "link_layer") : "");
+                     gdr_jstr_or(e, "host", "?"), gdr_jstr_or(e, "device", "?"),
+                     gdr_jstr_or(e, "link_layer", ""));
         if (speed > 0)
             gdr_buf_printf(b, ", %g Gb/s", speed / 1e9);
         if (mtu > 0)
@@ -137,7 +136,7 @@ static void doctor_block(struct gdr_buf *b, const struct gdr_rdir *r, const char
                        warn, fail, gdr_jnum(sum, "unknown"));
         if (v)
             gdr_buf_escf(b, "; kernel %s, rdma-core %s, NVIDIA driver %s, CUDA driver %s",
-                         gdr_jstr(v, "kernel") ? gdr_jstr(v, "kernel") : "?",
+                         gdr_jstr_or(v, "kernel", "?"),
                          gdr_jstr(v, "rdma_core") && gdr_jstr(v, "rdma_core")[0]
                              ? gdr_jstr(v, "rdma_core")
                              : "?",
@@ -158,13 +157,11 @@ static void doctor_block(struct gdr_buf *b, const struct gdr_rdir *r, const char
                 gdr_buf_puts(b, "<div class=\"tbl\"><table><thead><tr><th>check</th><th>subject"
                                 "</th><th>status</th><th>finding</th><th>fix</th></tr></thead>"
                                 "<tbody>\n");
-            gdr_buf_escf(b, "<tr><td>%s</td><td>%s</td><td>",
-                         gdr_jstr(c, "check") ? gdr_jstr(c, "check") : "",
-                         gdr_jstr(c, "subject") ? gdr_jstr(c, "subject") : "");
+            gdr_buf_escf(b, "<tr><td>%s</td><td>%s</td><td>", gdr_jstr_or(c, "check", ""),
+                         gdr_jstr_or(c, "subject", ""));
             gdr_badge(b, !strcmp(st, "FAIL") ? "fail" : "warn", st);
-            gdr_buf_escf(b, "</td><td>%s</td><td>%s</td></tr>\n",
-                         gdr_jstr(c, "message") ? gdr_jstr(c, "message") : "",
-                         gdr_jstr(c, "fix") ? gdr_jstr(c, "fix") : "");
+            gdr_buf_escf(b, "</td><td>%s</td><td>%s</td></tr>\n", gdr_jstr_or(c, "message", ""),
+                         gdr_jstr_or(c, "fix", ""));
         }
         if (shown)
             gdr_buf_puts(b, "</tbody></table></div>\n");
@@ -202,8 +199,7 @@ static void header(struct gdr_buf *b, const struct gdr_rdir *r, const char *dir,
     gdr_section_begin(b, "measured", "What was measured, when, on what");
     gdr_buf_puts(b, "<dl class=\"facts\">");
     gdr_buf_escf(b, "<dt>when</dt><dd>%s .. %s (UTC, first and last run)</dd>",
-                 m && gdr_jstr(m, "date") ? gdr_jstr(m, "date") : first,
-                 m && gdr_jstr(m, "end_date") ? gdr_jstr(m, "end_date") : last);
+                 gdr_jstr_or(m, "date", first), gdr_jstr_or(m, "end_date", last));
     gdr_buf_puts(b, "<dt>gdrbench</dt><dd>");
     char seen[512] = "";
     for (size_t i = 0; i < r->ndocs; i++) {
@@ -215,14 +211,12 @@ static void header(struct gdr_buf *b, const struct gdr_rdir *r, const char *dir,
     gdr_buf_esc(b, seen);
     gdr_buf_puts(b, "</dd>");
     if (m) {
-        gdr_buf_escf(b, "<dt>mode</dt><dd>%s</dd>",
-                     gdr_jstr(m, "mode") ? gdr_jstr(m, "mode") : "?");
+        gdr_buf_escf(b, "<dt>mode</dt><dd>%s</dd>", gdr_jstr_or(m, "mode", "?"));
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(m, "hosts");
         if (h)
             gdr_buf_escf(b, "<dt>hosts</dt><dd>client %s, server %s (%s)</dd>",
-                         gdr_jstr(h, "client") ? gdr_jstr(h, "client") : "?",
-                         gdr_jstr(h, "server") ? gdr_jstr(h, "server") : "?",
-                         gdr_jstr(h, "server_addr") ? gdr_jstr(h, "server_addr") : "?");
+                         gdr_jstr_or(h, "client", "?"), gdr_jstr_or(h, "server", "?"),
+                         gdr_jstr_or(h, "server_addr", "?"));
         gdr_buf_puts(b, "<dt>command</dt><dd><code>");
         gdr_argv_text(b, cJSON_GetObjectItemCaseSensitive(m, "command_line"));
         gdr_buf_puts(b, "</code></dd>");
@@ -253,15 +247,13 @@ static void runs_table(struct gdr_buf *b, const struct gdr_rdir *r)
             bool failed = !st || strcmp(st, "ok");
             gdr_buf_printf(b, "<tr%s><td class=\"n\">%.0f</td>", failed ? " class=\"flag\"" : "",
                            gdr_jnum(run, "index"));
-            gdr_buf_escf(b, "<td>%s</td><td>%s</td><td>%s</td><td>",
-                         gdr_jstr(run, "tool") ? gdr_jstr(run, "tool") : "?",
-                         gdr_jstr(run, "placement") ? gdr_jstr(run, "placement") : "?",
-                         gdr_jstr(run, "gdr") ? gdr_jstr(run, "gdr") : "?");
+            gdr_buf_escf(b, "<td>%s</td><td>%s</td><td>%s</td><td>", gdr_jstr_or(run, "tool", "?"),
+                         gdr_jstr_or(run, "placement", "?"), gdr_jstr_or(run, "gdr", "?"));
             gdr_badge(b, failed ? "failed" : "ok", st ? st : "?");
             gdr_buf_printf(
                 b, "</td><td class=\"n\">%.0f</td><td>%s</td><td>", gdr_jnum(run, "duration_s"),
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "simulated")) ? "yes" : "no");
-            gdr_buf_esc(b, gdr_jstr(run, "reason") ? gdr_jstr(run, "reason") : "");
+            gdr_buf_esc(b, gdr_jstr_or(run, "reason", ""));
             gdr_buf_puts(b, "</td></tr>\n");
         }
     } else {
@@ -298,9 +290,8 @@ static void history_section(struct gdr_buf *b, const cJSON *h)
 {
     gdr_section_begin(b, "history", "History: this night against the earlier nights");
     const char *verdict = gdr_jstr(h, "verdict");
-    gdr_buf_escf(
-        b, "<p>Testbed <b>%s</b>, run %s: ", gdr_jstr(h, "testbed") ? gdr_jstr(h, "testbed") : "?",
-        gdr_jstr(h, "run_id") ? gdr_jstr(h, "run_id") : "?");
+    gdr_buf_escf(b, "<p>Testbed <b>%s</b>, run %s: ", gdr_jstr_or(h, "testbed", "?"),
+                 gdr_jstr_or(h, "run_id", "?"));
     gdr_badge(b, verdict && !strcmp(verdict, "pass") ? "pass" : "fail", verdict ? verdict : "?");
     gdr_buf_puts(b, "</p>\n<p>");
     const cJSON *c;
@@ -326,12 +317,10 @@ static void history_section(struct gdr_buf *b, const cJSON *h)
         char sz[32];
         gdr_fmt_size(gdr_jcount(s, "size"), sz, sizeof(sz));
         gdr_buf_escf(b, "<tr><td>%s</td><td>%s-%s %s/%s</td><td class=\"n\">%s</td><td>",
-                     gdr_jstr(s, "test") ? gdr_jstr(s, "test") : "",
-                     gdr_jstr(s, "client_placement") ? gdr_jstr(s, "client_placement") : "",
-                     gdr_jstr(s, "server_placement") ? gdr_jstr(s, "server_placement") : "",
-                     gdr_jstr(s, "client_registration") ? gdr_jstr(s, "client_registration") : "",
-                     gdr_jstr(s, "server_registration") ? gdr_jstr(s, "server_registration") : "",
-                     sz);
+                     gdr_jstr_or(s, "test", ""), gdr_jstr_or(s, "client_placement", ""),
+                     gdr_jstr_or(s, "server_placement", ""),
+                     gdr_jstr_or(s, "client_registration", ""),
+                     gdr_jstr_or(s, "server_registration", ""), sz);
         gdr_badge(b, !strcmp(v, "missing series") ? "missing" : v, v);
         if (base > 0 && !isnan(val))
             gdr_buf_printf(b, "</td><td class=\"n\">%+.1f %%</td></tr>\n",

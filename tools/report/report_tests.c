@@ -188,10 +188,8 @@ static void failed_runs_note(struct gdr_buf *b, const struct gdr_rdir *r, const 
             continue;
         if (n++ == 0)
             gdr_buf_puts(b, "<p class=\"warn\">Failed, not drawn:</p><ul>");
-        gdr_buf_escf(b, "<li>%s %s GDR %s: %s</li>", tool,
-                     gdr_jstr(run, "placement") ? gdr_jstr(run, "placement") : "?",
-                     gdr_jstr(run, "gdr") ? gdr_jstr(run, "gdr") : "?",
-                     gdr_jstr(run, "reason") ? gdr_jstr(run, "reason") : "failed");
+        gdr_buf_escf(b, "<li>%s %s GDR %s: %s</li>", tool, gdr_jstr_or(run, "placement", "?"),
+                     gdr_jstr_or(run, "gdr", "?"), gdr_jstr_or(run, "reason", "failed"));
     }
     if (!runs)
         for (size_t i = 0; i < r->ndocs; i++) {
