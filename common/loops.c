@@ -74,7 +74,8 @@ struct sender {
     uint64_t iters, nslots, next, done;
     unsigned sig, inline_flag;
     uint64_t posted[GDR_MAX_QPS], completed[GDR_MAX_QPS], share[GDR_MAX_QPS];
-    struct gdr_wr wr;
+    struct gdr_prepared_send send; /* built once; a post sets its slot */
+    uint64_t laddr, raddr;         /* ... from these bases */
     struct gdr_peak_tracker peak;
     uint64_t start_ns, last_ns;
     struct gdr_window window;
@@ -94,7 +95,7 @@ static void sender_init(struct gdr_session *s, struct sender *st, uint64_t size,
     for (unsigned q = 0; q < nqp; q++)
         st->share[q] = gdr_share_of(iters, nqp, q);
     st->nslots = gdr_slots_for(s, size);
-    st->wr = (struct gdr_wr){
+    struct gdr_wr wr = {
         .op = s->roles.opcode,
         .laddr = (uintptr_t)s->buf.addr,
         .lkey = s->buf.mr->lkey,
@@ -103,10 +104,13 @@ static void sender_init(struct gdr_session *s, struct sender *st, uint64_t size,
         .rkey = s->remote.rkey,
     };
     if (s->roles.prestager && s->remote.ring_bytes) { /* reads from a staged responder's ring */
-        st->wr.raddr = s->remote.ring_addr;
-        st->wr.rkey = s->remote.ring_rkey;
+        wr.raddr = s->remote.ring_addr;
+        wr.rkey = s->remote.ring_rkey;
     }
-    st->inline_flag = gdr_inline_flag(s, st->wr.op, size);
+    st->inline_flag = gdr_inline_flag(s, wr.op, size);
+    st->laddr = wr.laddr;
+    st->raddr = wr.raddr;
+    gdr_send_prepare(&st->send, &wr);
     st->start_ns = st->last_ns = gdr_now_ns();
     gdr_peak_start(&st->peak, size, iters, 0, st->start_ns);
 }
@@ -120,13 +124,11 @@ static int sender_post(struct gdr_session *s, struct sender *st, uint64_t size)
         if (st->posted[q] - st->completed[q] >= depth)
             break;
         uint64_t n = ++st->posted[q], off = (st->next % st->nslots) * size;
-        struct gdr_wr one = st->wr;
-        one.laddr += off;
-        one.raddr += off;
-        one.flags =
+        st->send.sge.addr = st->laddr + off;
+        st->send.wr.wr.rdma.remote_addr = st->raddr + off;
+        st->send.wr.send_flags =
             st->inline_flag | ((n % st->sig == 0 || n == st->share[q]) ? IBV_SEND_SIGNALED : 0);
-        one.wr_id = ((uint64_t)q << QP_SHIFT) | n;
-        if (gdr_post_send(s->verbs.qp[q], &one))
+        if (gdr_post_prepared_send(s->verbs.qp[q], &st->send, ((uint64_t)q << QP_SHIFT) | n, 0))
             return -1;
         st->next++;
     }
@@ -362,6 +364,8 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
         .rkey = s->remote.ring_bytes ? s->remote.ring_rkey : s->remote.rkey,
     };
     wr.flags = IBV_SEND_SIGNALED | gdr_inline_flag(s, wr.op, size);
+    struct gdr_prepared_send send;
+    gdr_send_prepare(&send, &wr);
     if ((local_staged && size > b->ring_len) ||
         (s->remote.ring_bytes && size > s->remote.ring_bytes))
         return gdr_fail(GDR_EXIT_USAGE,
@@ -381,8 +385,7 @@ int gdr_loop_latency(struct gdr_session *s, uint64_t size, uint64_t iters, struc
     w.wr_iteration = wr_is_iteration;
     for (i = 0; i < iters && !rc; i++) {
         gdr_watchdog_bump(&w);
-        wr.wr_id = i;
-        rc = gdr_post_send(qp, &wr);
+        rc = gdr_post_prepared_send(qp, &send, i, 0);
         int got = 0;
         while (!rc &&
                (got = gdr_poll_cq(&w, s->verbs.send_cq, 1, &wc, gdr_verb_name(s->test->verb))) == 0)

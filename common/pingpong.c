@@ -30,15 +30,16 @@
 /* One end of the ping-pong for one size. */
 struct pp {
     uint64_t size, iters;
-    struct gdr_wr wr;         /* what this end sends */
-    uint64_t land;            /* where the peer's message lands here */
-    uint32_t land_lkey;       /* ... and its key, for receives */
-    bool staged;              /* this end copies through its ring */
-    unsigned in_slot;         /* staged: the ring slot arrivals land in */
-    volatile uint8_t *flag;   /* memory completion: the landing's last byte */
-    uint8_t expect;           /* ... and what the peer's message puts there */
-    uint64_t sent, completed; /* posts and their send completions */
-    uint64_t sq_room;         /* posts the send queue holds */
+    struct gdr_prepared_send send; /* what this end sends, built once */
+    struct gdr_prepared_recv recv; /* the receive it reposts, likewise */
+    uint64_t land;                 /* where the peer's message lands here */
+    uint32_t land_lkey;            /* ... and its key, for receives */
+    bool staged;                   /* this end copies through its ring */
+    unsigned in_slot;              /* staged: the ring slot arrivals land in */
+    volatile uint8_t *flag;        /* memory completion: the landing's last byte */
+    uint8_t expect;                /* ... and what the peer's message puts there */
+    uint64_t sent, completed;      /* posts and their send completions */
+    uint64_t sq_room;              /* posts the send queue holds */
 };
 
 static int does_not_fit(uint64_t size)
@@ -58,33 +59,36 @@ static int pp_init(struct gdr_session *s, struct pp *p, uint64_t size, uint64_t 
     p->iters = iters;
     p->staged = gdr_buffer_staged(b);
     p->sq_room = gdr_send_depth(s->cfg->tx_depth, s->cfg->stage_slots);
-    p->wr =
-        (struct gdr_wr){.op = s->roles.opcode, .len = (uint32_t)size, .flags = IBV_SEND_SIGNALED};
+    struct gdr_wr wr = {.op = s->roles.opcode, .len = (uint32_t)size, .flags = IBV_SEND_SIGNALED};
     if (p->staged) {
         /* Outgoing in the first half of the ring, incoming in the second. */
         if (size > b->ring_len / 2)
             return does_not_fit(size);
-        p->wr.laddr = (uintptr_t)b->ring;
-        p->wr.lkey = b->ring_mr->lkey;
+        wr.laddr = (uintptr_t)b->ring;
+        wr.lkey = b->ring_mr->lkey;
         p->land = (uintptr_t)b->ring + b->ring_len / 2;
         p->land_lkey = b->ring_mr->lkey;
         p->in_slot = b->nslots / 2;
     } else {
-        p->wr.laddr = (uintptr_t)b->addr;
-        p->wr.lkey = b->mr->lkey;
+        wr.laddr = (uintptr_t)b->addr;
+        wr.lkey = b->mr->lkey;
         p->land = (uintptr_t)b->addr + s->dest_off;
         p->land_lkey = b->mr->lkey;
     }
     if (r->ring_bytes) {
         if (size > r->ring_bytes / 2)
             return does_not_fit(size);
-        p->wr.raddr = r->ring_addr + r->ring_bytes / 2;
-        p->wr.rkey = r->ring_rkey;
+        wr.raddr = r->ring_addr + r->ring_bytes / 2;
+        wr.rkey = r->ring_rkey;
     } else {
-        p->wr.raddr = r->addr + s->dest_off;
-        p->wr.rkey = r->rkey;
+        wr.raddr = r->addr + s->dest_off;
+        wr.rkey = r->rkey;
     }
-    p->wr.flags |= gdr_inline_flag(s, p->wr.op, size);
+    wr.flags |= gdr_inline_flag(s, wr.op, size);
+    gdr_send_prepare(&p->send, &wr);
+    bool data = s->roles.opcode == IBV_WR_SEND;
+    gdr_recv_prepare(&p->recv, data ? p->land : 0, data ? p->land_lkey : 0,
+                     data ? (uint32_t)size : 0);
     if (s->roles.polls_memory) {
         /* Roles poll memory only where both landings are host memory. */
         if (!p->staged && b->cuda_device >= 0)
@@ -101,12 +105,9 @@ static void pp_arm(struct pp *p)
     __atomic_store_n(p->flag, (uint8_t)~p->expect, __ATOMIC_RELEASE);
 }
 
-static int pp_post_recv(struct gdr_session *s, const struct pp *p)
+static int pp_post_recv(struct gdr_session *s, struct pp *p)
 {
-    bool data = s->roles.opcode == IBV_WR_SEND;
-    uint64_t n = s->rx_posted[0]++;
-    return gdr_post_recv(s->verbs.qp[0], data ? p->land : 0, data ? p->land_lkey : 0,
-                         data ? (uint32_t)p->size : 0, n);
+    return gdr_post_prepared_recv(s->verbs.qp[0], &p->recv, s->rx_posted[0]++);
 }
 
 int gdr_pingpong_prepare(struct gdr_session *s, uint64_t size, uint64_t iters)
@@ -155,9 +156,7 @@ static int pp_send(struct gdr_session *s, struct pp *p, struct gdr_watchdog *w, 
     while (p->sent - p->completed >= p->sq_room)
         if (pp_idle(s, p, w))
             return -1;
-    p->wr.wr_id = i;
-    p->wr.imm = (uint32_t)i;
-    if (gdr_post_send(s->verbs.qp[0], &p->wr))
+    if (gdr_post_prepared_send(s->verbs.qp[0], &p->send, i, (uint32_t)i))
         return -1;
     p->sent++;
     return 0;

@@ -658,38 +658,44 @@ void gdr_verbs_close(struct gdr_verbs *v)
     memset(v, 0, sizeof(*v));
 }
 
+void gdr_send_prepare(struct gdr_prepared_send *p, const struct gdr_wr *d)
+{
+    p->sge = (struct ibv_sge){.addr = d->laddr, .length = d->len, .lkey = d->lkey};
+    p->wr = (struct ibv_send_wr){
+        .wr_id = d->wr_id,
+        .sg_list = d->len ? &p->sge : NULL,
+        .num_sge = d->len ? 1 : 0,
+        .opcode = d->op,
+        .send_flags = d->flags,
+        .imm_data = htonl(d->imm),
+        .wr.rdma = {.remote_addr = d->raddr, .rkey = d->rkey},
+    };
+}
+
+void gdr_recv_prepare(struct gdr_prepared_recv *p, uint64_t laddr, uint32_t lkey, uint32_t len)
+{
+    p->sge = (struct ibv_sge){.addr = laddr, .length = len, .lkey = lkey};
+    p->wr = (struct ibv_recv_wr){.sg_list = len ? &p->sge : NULL, .num_sge = len ? 1 : 0};
+}
+
+int gdr_post_failed(struct ibv_qp *qp, const char *verb, uint32_t len, int rc)
+{
+    return gdr_fail(GDR_EXIT_RUN, "%s on QP %u (%u bytes) failed: %s", verb, qp->qp_num, len,
+                    strerror(rc));
+}
+
 int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *d)
 {
-    struct ibv_sge sge = {.addr = d->laddr, .length = d->len, .lkey = d->lkey};
-    bool imm = d->op == IBV_WR_RDMA_WRITE_WITH_IMM || d->op == IBV_WR_SEND_WITH_IMM;
-    struct ibv_send_wr wr =
-                           {
-                               .wr_id = d->wr_id,
-                               .sg_list = d->len ? &sge : NULL,
-                               .num_sge = d->len ? 1 : 0,
-                               .opcode = d->op,
-                               .send_flags = d->flags,
-                               .imm_data = imm ? htonl(d->imm) : 0,
-                               .wr.rdma = {.remote_addr = d->raddr, .rkey = d->rkey},
-                           },
-                       *bad;
-    int rc = ibv_post_send(qp, &wr, &bad);
-    if (rc)
-        return gdr_fail(GDR_EXIT_RUN, "ibv_post_send on QP %u (%u bytes) failed: %s", qp->qp_num,
-                        d->len, strerror(rc));
-    return 0;
+    struct gdr_prepared_send p;
+    gdr_send_prepare(&p, d);
+    return gdr_post_prepared_send(qp, &p, d->wr_id, d->imm);
 }
 
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id)
 {
-    struct ibv_sge sge = {.addr = laddr, .length = len, .lkey = lkey};
-    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = len ? &sge : NULL, .num_sge = len ? 1 : 0},
-                       *bad;
-    int rc = ibv_post_recv(qp, &wr, &bad);
-    if (rc)
-        return gdr_fail(GDR_EXIT_RUN, "ibv_post_recv on QP %u (%u bytes) failed: %s", qp->qp_num,
-                        len, strerror(rc));
-    return 0;
+    struct gdr_prepared_recv p;
+    gdr_recv_prepare(&p, laddr, lkey, len);
+    return gdr_post_prepared_recv(qp, &p, wr_id);
 }
 
 int gdr_wc_fail(struct gdr_verbs *v, const struct ibv_wc *wc, const char *op, uint64_t size,

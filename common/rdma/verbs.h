@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
 #include "endpoint.h"
@@ -165,6 +166,42 @@ int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *wr);
 /* Post one receive of len bytes at laddr; len 0: a receive without a
  * buffer (for immediate data only). */
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id);
+
+/* Work requests built once and posted again and again, for a latency
+ * loop: building an ibv_send_wr each time cost ours ~80 instructions a
+ * round trip that perftest does not spend (docs/benchmarking.md). The
+ * request points at its own sge: build it in place and never copy it. */
+struct gdr_prepared_send {
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+};
+struct gdr_prepared_recv {
+    struct ibv_recv_wr wr;
+    struct ibv_sge sge;
+};
+void gdr_send_prepare(struct gdr_prepared_send *p, const struct gdr_wr *d);
+void gdr_recv_prepare(struct gdr_prepared_recv *p, uint64_t laddr, uint32_t lkey, uint32_t len);
+/* The run's error for a post the provider refused (rc: its errno). */
+int gdr_post_failed(struct ibv_qp *qp, const char *verb, uint32_t len, int rc);
+
+static inline int gdr_post_prepared_send(struct ibv_qp *qp, struct gdr_prepared_send *p,
+                                         uint64_t wr_id, uint32_t imm)
+{
+    struct ibv_send_wr *bad;
+    p->wr.wr_id = wr_id;
+    p->wr.imm_data = htonl(imm); /* read only by the *_WITH_IMM opcodes */
+    int rc = ibv_post_send(qp, &p->wr, &bad);
+    return rc ? gdr_post_failed(qp, "ibv_post_send", p->sge.length, rc) : 0;
+}
+
+static inline int gdr_post_prepared_recv(struct ibv_qp *qp, struct gdr_prepared_recv *p,
+                                         uint64_t wr_id)
+{
+    struct ibv_recv_wr *bad;
+    p->wr.wr_id = wr_id;
+    int rc = ibv_post_recv(qp, &p->wr, &bad);
+    return rc ? gdr_post_failed(qp, "ibv_post_recv", p->sge.length, rc) : 0;
+}
 
 /* Turn a failed work completion into the run's error (kind completion):
  * the operation, its size, the iteration (GDR_ERROR_UNKNOWN: not known),
