@@ -23,6 +23,19 @@ int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
     return 0;
 }
 
+int gdr_parse_real(const char *text, double min, double max, double *out)
+{
+    if (!text || !*text || isspace((unsigned char)text[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (errno || *end || !isfinite(v) || !(v >= min && v <= max))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int gdr_parse_seconds(const char *text, double *out)
 {
     if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))

@@ -26,6 +26,8 @@ int gdr_getopt(const char *prog, const char *cmd, int argc, char **argv, const c
 
 /* Decimal digits only, min <= value <= max; -1 otherwise. */
 int gdr_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+/* A decimal number, min <= value <= max, nothing after it; -1 otherwise. */
+int gdr_parse_real(const char *text, double min, double max, double *out);
 /* Seconds > 0 and at most GDR_MAX_SECONDS ("0.5", "30"); -1 otherwise. */
 int gdr_parse_seconds(const char *text, double *out);
 /* A duration >= 0 in seconds: a number alone or with s, m, h or d ("90s",

@@ -146,6 +146,7 @@ expect_rc 1 "a failed run fails the comparison" sh "$cmp" "$wbw" "$tmp/failed.js
 one_line_error "the run is failed: peer gone"
 
 expect_rc 2 "bad tolerance" sh "$cmp" --bw-tol abc "$wbw" "$wbw"
-one_line_error "--bw-tol 'abc'"
+one_line_error "--bw-tol 'abc' is not a percentage from 0 to below 100"
+expect_rc 0 "--lat-tol with a percent sign" sh "$cmp" --lat-tol 500% "$wbw" "$wbw"
 expect_rc 0 "--help" sh "$cmp" --help
 finish

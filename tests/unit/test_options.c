@@ -211,6 +211,16 @@ static void test_soak(void **state)
         if (gdr_parse_duration(bad[i], &v) == 0)
             fail_msg("'%s' parsed as %g", bad[i], v);
     }
+    /* a number in a closed range, nothing after it (the tools' options) */
+    double r;
+    assert_int_equal(gdr_parse_real("0.5", 0.5, 100, &r), 0);
+    assert_near(r, 0.5, 0);
+    assert_int_equal(gdr_parse_real("-2e1", -20, 0, &r), 0);
+    assert_near(r, -20, 0);
+    const char *bad_real[] = {"", " 1", "1 ", "1x", "nan", "inf", "100.5", "0.4"};
+    for (size_t i = 0; i < sizeof(bad_real) / sizeof(bad_real[0]); i++)
+        if (gdr_parse_real(bad_real[i], 0.5, 100, &r) == 0)
+            fail_msg("'%s' parsed as %g in [0.5, 100]", bad_real[i], r);
 }
 
 static void test_long_options(void **state)

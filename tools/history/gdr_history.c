@@ -25,6 +25,7 @@
 #include "history_check.h"
 #include "history_stats.h"
 #include "history_trend.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -98,23 +99,10 @@ static int report_error(void)
 
 static int parse_size(const char *s, size_t min, size_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > 100000 || s[0] == '-')
+    uint64_t v;
+    if (gdr_parse_uint(s, min, 100000, &v))
         return -1;
     *out = (size_t)v;
-    return 0;
-}
-
-static int parse_double(const char *s, double min, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= min && v <= max))
-        return -1;
-    *out = v;
     return 0;
 }
 
@@ -211,13 +199,13 @@ static int parse(const char *cmd, int argc, char **argv, const int *allowed, str
             }
             break;
         case O_Z:
-            if (parse_double(a, 0.5, 100, &c->stats.z_min)) {
+            if (gdr_parse_real(a, 0.5, 100, &c->stats.z_min)) {
                 gdr_usage_error(PROG, "--z '%s': want a number from 0.5 to 100", a);
                 return -1;
             }
             break;
         case O_REL:
-            if (parse_double(a, 0, 1000, &c->stats.rel_min)) {
+            if (gdr_parse_real(a, 0, 1000, &c->stats.rel_min)) {
                 gdr_usage_error(PROG, "--rel '%s': want a percentage from 0 to 1000", a);
                 return -1;
             }

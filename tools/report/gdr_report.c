@@ -13,6 +13,7 @@
 
 #include "report.h"
 #include "atomic_file.h"
+#include "compare.h"
 #include "error.h"
 
 #include <errno.h>
@@ -234,17 +235,6 @@ static bool is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int parse_pct(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= 0 && v <= 1000))
-        return -1;
-    *out = v / 100;
-    return 0;
-}
-
 enum { O_TITLE = 256, O_DOCTOR, O_PDF, O_COMPARE, O_BWTOL, O_LATTOL, O_VERSION };
 
 int main(int argc, char **argv)
@@ -281,12 +271,10 @@ int main(int argc, char **argv)
         case O_PDF: pdf = optarg; break;
         case O_COMPARE: compare = true; break;
         case O_BWTOL:
-            if (parse_pct(optarg, &o.bw_tol))
-                return gdr_usage_error(PROG, "--bw-tol '%s': want a percentage", optarg);
-            break;
         case O_LATTOL:
-            if (parse_pct(optarg, &o.lat_tol))
-                return gdr_usage_error(PROG, "--lat-tol '%s': want a percentage", optarg);
+            if (gdr_compare_tolerance(PROG, ch == O_LATTOL, optarg,
+                                      ch == O_LATTOL ? &o.lat_tol : &o.bw_tol))
+                return GDR_EXIT_USAGE;
             break;
         case 'h': fputs(usage_text, stdout); return GDR_EXIT_OK;
         case O_VERSION: gdr_print_version("gdr-report"); return GDR_EXIT_OK;

@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "error.h"
 #include "figure.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -204,6 +205,20 @@ static int write_markdown(const char *path, const struct line *l, size_t n,
     summary(f, l, n, o, true);
     if (fclose(f))
         return gdr_fail(GDR_EXIT_USAGE, "%s: write failed: %s", path, strerror(errno));
+    return 0;
+}
+
+int gdr_compare_tolerance(const char *prog, bool latency, const char *text, double *out)
+{
+    double max = latency ? 1000 : 100, v;
+    char num[32];
+    size_t n = strlen(text);
+    /* one '%' at the end is allowed */
+    snprintf(num, sizeof(num), "%.*s", (int)(n && text[n - 1] == '%' ? n - 1 : n), text);
+    if (n >= sizeof(num) || gdr_parse_real(num, 0, max, &v) || v >= max)
+        return gdr_usage_error(prog, "%s '%s' is not a percentage from 0 to below %.0f",
+                               latency ? "--lat-tol" : "--bw-tol", text, max);
+    *out = v / 100;
     return 0;
 }
 

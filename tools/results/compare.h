@@ -24,6 +24,12 @@ struct gdr_compare_opts {
                                baseline's other series are listed, not an error */
 };
 
+/* --bw-tol or --lat-tol (latency): a percentage, "5" or "5%", below 100
+ * for bandwidth (a drop) and below 1000 for latency (a rise can be several
+ * times the value). 0 and *out the fraction, or GDR_EXIT_USAGE after
+ * "PROG: --bw-tol 'X' is not a percentage from 0 to below 100". */
+int gdr_compare_tolerance(const char *prog, bool latency, const char *text, double *out);
+
 /* Prints the table and a summary on stdout. Returns 0 clean, 1 regression,
  * 2 when the two sides do not match (after gdr_fail naming the mismatch). */
 int gdr_compare(const struct gdr_set *base, const struct gdr_set *run,

@@ -268,21 +268,6 @@ static int cmd_series(int argc, char **argv, bool plot)
 
 /* ---- compare ---- */
 
-/* A percentage: below 100 for bandwidth (a drop), up to 1000 for latency
- * (a rise can be several times the value). */
-static int tolerance(const char *arg, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (end != arg && *end == '%')
-        end++;
-    if (end == arg || *end || errno || !(v >= 0 && v < max))
-        return -1;
-    *out = v / 100;
-    return 0;
-}
-
 static int cmd_compare(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -300,12 +285,9 @@ static int cmd_compare(int argc, char **argv)
             o.subset = true;
         else if (c == 'm')
             o.markdown = optarg;
-        else if (c == 'b' && tolerance(optarg, 100, &o.bw_tol))
-            return gdr_usage_error(PROG, "compare: --bw-tol '%s' is not a percentage 0..<100",
-                                   optarg);
-        else if (c == 't' && tolerance(optarg, 1000, &o.lat_tol))
-            return gdr_usage_error(PROG, "compare: --lat-tol '%s' is not a percentage 0..<1000",
-                                   optarg);
+        else if ((c == 'b' || c == 't') &&
+                 gdr_compare_tolerance(PROG, c == 't', optarg, c == 't' ? &o.lat_tol : &o.bw_tol))
+            return GDR_EXIT_USAGE;
     }
     if (rc)
         return rc;
