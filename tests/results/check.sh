@@ -45,7 +45,7 @@ one_line_error "empty.json"
 
 sed 's/gdrbench.result\/1/gdrbench.result\/2/' "$wbw" > "$tmp/v2.json"
 expect_rc 2 "other schema_version rejected" "$GDR_JSON" check "$tmp/v2.json"
-one_line_error "schema_version 'gdrbench.result/2' is not gdrbench.result/1"
+one_line_error "schema gdrbench.result/2 is newer than this gdr-json reads"
 
 sed 's/"status":\t"complete"/"status":\t"failed"/' "$wbw" > "$tmp/failed.json"
 expect_rc 2 "failed run without error rejected" "$GDR_JSON" check "$tmp/failed.json"

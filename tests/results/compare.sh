@@ -125,8 +125,11 @@ one_line_error "broken.json: not valid JSON"
 rm "$tmp/run/broken.json"
 
 sed 's/gdrbench.result\/1/gdrbench.result\/2/' "$wbw" > "$tmp/run/write_bw-client.json"
-expect_rc 2 "wrong schema_version is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
-one_line_error "is not gdrbench.result/1"
+expect_rc 2 "a newer schema_version is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
+one_line_error "schema gdrbench.result/2 is newer than this gdr-json reads"
+sed 's/gdrbench.result\/1/other.result\/1/' "$wbw" > "$tmp/run/write_bw-client.json"
+expect_rc 2 "a foreign schema_version is bad input" sh "$cmp" "$tmp/base" "$tmp/run"
+one_line_error "schema_version 'other.result/1' is not gdrbench.result/1"
 cp "$wbw" "$tmp/run/"
 
 rm "$tmp/base/send_bw-client.json" "$tmp/base/send_bw-server.json"

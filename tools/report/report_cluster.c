@@ -40,13 +40,7 @@ static int newer_docs(const char *dir)
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         cJSON *root = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
         gdr_error_clear(); /* unreadable: the matrix marks the run failed */
-        const char *sv = root ? gdr_jstr(root, "schema_version") : NULL;
-        int v;
-        if (sv && sscanf(sv, "gdrbench.result/%d", &v) == 1 && v > 1)
-            rc = gdr_fail(GDR_EXIT_USAGE,
-                          "%s: schema %s is newer than this gdr-report reads "
-                          "(gdrbench.result/1): update gdrbench",
-                          path, sv);
+        rc = gdr_doc_newer_schema(root, path, "gdr-report");
         cJSON_Delete(root);
     }
     closedir(d);
@@ -709,13 +703,8 @@ static int first_doc(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
     snprintf(path, sizeof(path), "%s/%s.client.json", fd->dir, r->id);
     fd->doc = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
     gdr_error_clear();
-    const char *sv = gdr_jstr(fd->doc, "schema_version");
-    int v;
-    if (sv && sscanf(sv, "gdrbench.result/%d", &v) == 1 && v > 1)
-        return gdr_fail(GDR_EXIT_USAGE,
-                        "%s: schema %s is newer than this gdr-report reads "
-                        "(gdrbench.result/1): update gdrbench",
-                        path, sv);
+    if (gdr_doc_newer_schema(fd->doc, path, "gdr-report"))
+        return -1;
     return fd->doc || ++fd->tries >= 64 ? 1 : 0;
 }
 

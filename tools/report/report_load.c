@@ -65,19 +65,6 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-/* A schema this build does not know yet: say so, rather than "bad field". */
-static int newer_schema(const cJSON *root, const char *path)
-{
-    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-    int v;
-    if (cJSON_IsString(sv) && sscanf(sv->valuestring, "gdrbench.result/%d", &v) == 1 && v > 1)
-        return gdr_fail(GDR_EXIT_USAGE,
-                        "%s: schema %s is newer than this gdr-report reads (" GDR_RESULT_SCHEMA
-                        "): update gdrbench",
-                        path, sv->valuestring);
-    return 0;
-}
-
 static bool is_doctor(const cJSON *root)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "tool");
@@ -183,7 +170,7 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
             continue;
         }
         struct gdr_rdoc *d = &r->docs[r->ndocs];
-        if (newer_schema(root, path) || gdr_doc_from_json(root, path, &d->d)) {
+        if (gdr_doc_newer_schema(root, path, "gdr-report") || gdr_doc_from_json(root, path, &d->d)) {
             cJSON_Delete(root);
             rc = -1;
             break;

@@ -304,10 +304,24 @@ static const char *const metrics[] = {"bandwidth", "latency", NULL};
 static const char *const roles[] = {"client", "server", NULL};
 static const char *const statuses[] = {"complete", "failed", "interrupted", NULL};
 
+int gdr_doc_newer_schema(const cJSON *root, const char *what, const char *prog)
+{
+    const char *sv = gdr_jstr(root, "schema_version");
+    int v;
+    if (sv && sscanf(sv, "gdrbench.result/%d", &v) == 1 && v > 1)
+        return gdr_fail(GDR_EXIT_USAGE,
+                        "%s: schema %s is newer than this %s reads (" GDR_RESULT_SCHEMA
+                        "): update gdrbench",
+                        what, sv, prog);
+    return 0;
+}
+
 static int header(const cJSON *root, const char *what, struct gdr_doc *d)
 {
     char version[64];
     const cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+    if (gdr_doc_newer_schema(root, what, "gdr-json"))
+        return -1;
     if (!sv)
         return gdr_fail(GDR_EXIT_USAGE, "%s: field 'schema_version' is missing", what);
     if (!cJSON_IsString(sv) || strcmp(sv->valuestring, GDR_RESULT_SCHEMA))
