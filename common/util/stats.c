@@ -1,15 +1,10 @@
 #include "config.h"
 
 #include "stats.h"
+#include "order.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 double gdr_quantile_sorted(const uint64_t *sorted_ns, size_t count, double q)
 {
@@ -31,7 +26,7 @@ int gdr_lat_stats_compute(uint64_t *samples_ns, size_t count, struct gdr_lat_sta
 {
     if (count == 0)
         return -1;
-    qsort(samples_ns, count, sizeof(*samples_ns), cmp_u64);
+    qsort(samples_ns, count, sizeof(*samples_ns), gdr_cmp_u64);
 
     double mean = 0, m2 = 0;
     for (size_t i = 0; i < count; i++) {
@@ -51,17 +46,11 @@ int gdr_lat_stats_compute(uint64_t *samples_ns, size_t count, struct gdr_lat_sta
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double gdr_median_inplace(double *v, size_t n)
 {
     if (n == 0)
         return NAN;
-    qsort(v, n, sizeof(*v), cmp_double);
+    qsort(v, n, sizeof(*v), gdr_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

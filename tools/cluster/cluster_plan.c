@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cluster_plan.h"
+#include "order.h"
 #include "doc.h"
 #include "error.h"
 #include "json.h"
@@ -395,12 +396,6 @@ static int check_opts(const struct gdr_plan_opts *o)
     return 0;
 }
 
-/* A name listed twice, in O(n log n) (thousands of nodes). */
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int check_unique(size_t n, const char (*nodes)[GDR_NODE_NAME_LEN])
 {
     const char **v = calloc(n + 1, sizeof(*v));
@@ -408,7 +403,7 @@ static int check_unique(size_t n, const char (*nodes)[GDR_NODE_NAME_LEN])
         return gdr_fail(GDR_EXIT_RUN, "out of memory for %zu nodes", n);
     for (size_t i = 0; i < n; i++)
         v[i] = nodes[i];
-    qsort(v, n, sizeof(*v), cmp_name);
+    qsort(v, n, sizeof(*v), gdr_cmp_strp);
     int rc = 0;
     for (size_t i = 1; i < n && !rc; i++)
         if (!strcmp(v[i], v[i - 1]))

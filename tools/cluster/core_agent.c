@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "core_cli.h"
+#include "order.h"
 #include "atomic_file.h"
 #include "cluster_agent.h"
 #include "cluster_matrix.h"
@@ -27,11 +28,6 @@ struct node_ctx {
     size_t nskip;
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void print_end(const struct gdr_plan_end *e)
 {
     char gpu[GDR_BDF_LEN];
@@ -43,7 +39,7 @@ static int node_line(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
     (void)ordinal;
     const struct node_ctx *nc = ctx;
     const char *id = r->id;
-    if (nc->nskip && bsearch(&id, nc->skip, nc->nskip, sizeof(char *), cmp_str))
+    if (nc->nskip && bsearch(&id, nc->skip, nc->nskip, sizeof(char *), gdr_cmp_strp))
         return 0;
     bool client = r->client.node == nc->node;
     const struct gdr_plan_end *me = client ? &r->client : &r->server;
@@ -87,7 +83,7 @@ static int read_skip(const char *path, struct node_ctx *nc)
     }
     fclose(f);
     if (nc->nskip)
-        qsort(nc->skip, nc->nskip, sizeof(char *), cmp_str);
+        qsort(nc->skip, nc->nskip, sizeof(char *), gdr_cmp_strp);
     return rc;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "order.h"
 #include "error.h"
 #include "json.h"
 #include "schema.h"
@@ -15,11 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* The *.json names of dir, sorted; *names NULL-terminated, one allocation each. */
 static int list_json(const char *dir, char ***names, size_t *n)
@@ -52,7 +48,7 @@ static int list_json(const char *dir, char ***names, size_t *n)
     }
     closedir(d);
     if (*names) {
-        qsort(*names, *n, sizeof(**names), cmp_name);
+        qsort(*names, *n, sizeof(**names), gdr_cmp_strp);
         (*names)[*n] = NULL;
     }
     return rc;
@@ -170,7 +166,8 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
             continue;
         }
         struct gdr_rdoc *d = &r->docs[r->ndocs];
-        if (gdr_doc_newer_schema(root, path, "gdr-report") || gdr_doc_from_json(root, path, &d->d)) {
+        if (gdr_doc_newer_schema(root, path, "gdr-report") ||
+            gdr_doc_from_json(root, path, &d->d)) {
             cJSON_Delete(root);
             rc = -1;
             break;

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "collect.h"
+#include "stats.h"
+#include "order.h"
 #include "error.h"
 #include "json.h"
 
@@ -42,11 +44,6 @@ static void names_free(struct names *l)
     free(l->v);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 #define MANIFEST "manifest.json"
 
 static const char *base_name(const char *path)
@@ -82,7 +79,7 @@ static int add_dir(struct names *l, const char *dir)
         return -1;
     if (l->n == first)
         return gdr_fail(GDR_EXIT_USAGE, "%s: no result documents (*.json) in this directory", dir);
-    qsort(l->v + first, l->n - first, sizeof(*l->v), cmp_str);
+    qsort(l->v + first, l->n - first, sizeof(*l->v), gdr_cmp_strp);
     return 0;
 }
 
@@ -103,24 +100,6 @@ static int expand(char *const *paths, size_t npaths, struct names *out)
 static bool same_key(const struct gdr_series *s, const struct gdr_doc *d)
 {
     return !strcmp(s->test, d->test) && !strcmp(s->pair, d->pair) && !strcmp(s->reg, d->reg);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 #define NFIELDS (7 + LAT_N)
@@ -157,7 +136,7 @@ static int merge_rows(struct gdr_series *s)
     for (size_t i = 0; i < s->ndocs; i++)
         for (size_t j = 0; j < s->docs[i]->nrows; j++)
             sizes[n++] = s->docs[i]->rows[j].size;
-    qsort(sizes, n, sizeof(*sizes), cmp_u64);
+    qsort(sizes, n, sizeof(*sizes), gdr_cmp_u64);
     s->nsizes = 0;
     for (size_t k = 0; k < n; k++) {
         if (k && sizes[k] == sizes[k - 1])
@@ -180,7 +159,7 @@ static int merge_rows(struct gdr_series *s)
                         out->clean = r->clean;
                 }
             }
-            *field_of(out, f) = m ? median(vals, m) : NAN;
+            *field_of(out, f) = gdr_median_inplace(vals, m);
         }
     }
     free(sizes);

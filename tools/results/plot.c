@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "plot.h"
+#include "order.h"
 #include "atomic_file.h"
 #include "error.h"
 #include "figure.h"
@@ -435,12 +436,6 @@ out:
     free(use);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The facts of test: its files, sizes, largest values and caption. */
 static int gather(struct test_fig *t, struct pfile *pf, size_t n)
 {
@@ -497,7 +492,7 @@ static int gather(struct test_fig *t, struct pfile *pf, size_t n)
             }
         }
     }
-    qsort(t->sizes, t->nsizes, sizeof(double), cmp_double);
+    qsort(t->sizes, t->nsizes, sizeof(double), gdr_cmp_double);
     size_t u = 0;
     for (size_t i = 0; i < t->nsizes; i++)
         if (!u || t->sizes[i] != t->sizes[u - 1])
