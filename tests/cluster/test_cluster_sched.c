@@ -43,59 +43,6 @@ static size_t check_schedule(const struct gdr_schedule *s, size_t n, size_t max_
     return total;
 }
 
-static void test_full_1_to_512(void **state)
-{
-    (void)state;
-    for (size_t n = 1; n <= 512; n++) {
-        struct gdr_schedule s;
-        assert_int_equal(gdr_sched_full(n, &s), 0);
-        size_t want_rounds = n < 2 ? 0 : n % 2 ? n : n - 1;
-        if (s.nrounds != want_rounds)
-            fail_msg("n=%zu: %zu rounds, expected %zu", n, s.nrounds, want_rounds);
-        for (size_t r = 0; r < s.nrounds; r++)
-            if (s.rounds[r].npairs != n / 2)
-                fail_msg("n=%zu round %zu: %zu pairs, expected %zu", n, r, s.rounds[r].npairs,
-                         n / 2);
-        if (check_schedule(&s, n, n / 2) != n * (n - 1) / 2)
-            fail_msg("n=%zu: not every pair", n);
-        gdr_sched_free(&s);
-    }
-}
-
-static void test_split_keeps_properties(void **state)
-{
-    (void)state;
-    static const size_t ks[] = {1, 2, 3, 7, 64};
-    for (size_t n = 2; n <= 512; n += (n < 40 ? 1 : 37)) {
-        for (size_t k = 0; k < sizeof(ks) / sizeof(ks[0]); k++) {
-            struct gdr_schedule s;
-            assert_int_equal(gdr_sched_full(n, &s), 0);
-            size_t before = s.nrounds;
-            assert_int_equal(gdr_sched_split(&s, ks[k]), 0);
-            size_t per = n / 2 < ks[k] ? n / 2 : ks[k];
-            if (s.nrounds != before * ((n / 2 + per - 1) / per))
-                fail_msg("n=%zu k=%zu: %zu rounds after the split", n, ks[k], s.nrounds);
-            if (check_schedule(&s, n, ks[k]) != n * (n - 1) / 2)
-                fail_msg("n=%zu k=%zu: pairs lost in the split", n, ks[k]);
-            gdr_sched_free(&s);
-        }
-    }
-}
-
-static void test_quick_halves(void **state)
-{
-    (void)state;
-    for (size_t n = 2; n <= 65; n++) {
-        struct gdr_schedule s;
-        assert_int_equal(gdr_sched_quick(n, &s), 0);
-        assert_int_equal(s.nrounds, 1);
-        assert_int_equal(s.rounds[0].npairs, n / 2);
-        assert_int_equal(check_schedule(&s, n, n / 2), n / 2);
-        assert_int_equal(s.rounds[0].pairs[0].b, n / 2); /* first half meets second */
-        gdr_sched_free(&s);
-    }
-}
-
 static void test_from_pairs(void **state)
 {
     (void)state;
@@ -446,32 +393,6 @@ static void test_plan_shared_nic(void **state)
     gdr_plan_free(&p);
 }
 
-/* The circle method's O(1) partner agrees with its rounds. */
-static void test_circle_partner(void **state)
-{
-    (void)state;
-    for (size_t n = 2; n <= 200; n++) {
-        struct gdr_schedule s;
-        assert_int_equal(gdr_sched_full(n, &s), 0);
-        for (size_t r = 0; r < s.nrounds; r++) {
-            size_t *partner = calloc(n, sizeof(size_t));
-            assert_non_null(partner);
-            for (size_t v = 0; v < n; v++)
-                partner[v] = (size_t)-1;
-            for (size_t q = 0; q < s.rounds[r].npairs; q++) {
-                partner[s.rounds[r].pairs[q].a] = s.rounds[r].pairs[q].b;
-                partner[s.rounds[r].pairs[q].b] = s.rounds[r].pairs[q].a;
-            }
-            for (size_t v = 0; v < n; v++)
-                if (gdr_sched_circle_partner(n, r, v) != partner[v])
-                    fail_msg("n=%zu round %zu node %zu: partner %zu, the round says %zu", n, r, v,
-                             gdr_sched_circle_partner(n, r, v), partner[v]);
-            free(partner);
-        }
-        gdr_sched_free(&s);
-    }
-}
-
 /* A plan over n generated nodes, one test (write_bw H-H). */
 static char many[4096][GDR_NODE_NAME_LEN];
 static void many_opts(struct gdr_plan_opts *o, size_t n)
@@ -489,6 +410,88 @@ static void many_opts(struct gdr_plan_opts *o, size_t n)
     o->time_per_size_s = 2;
     o->run_overhead_s = 3;
     o->base_port = 18515;
+}
+
+/* The rounds of a plan over n nodes (one test), as a schedule: what
+ * gdr_plan_round_pairs computes on demand for every round. */
+static void plan_rounds(size_t n, enum gdr_pairing pairing, size_t max_concurrent,
+                        struct gdr_schedule *s)
+{
+    struct gdr_plan_opts o;
+    struct gdr_plan p;
+    many_opts(&o, n);
+    o.pairing = pairing;
+    o.max_concurrent = max_concurrent;
+    assert_int_equal(gdr_plan_build(&o, &p), 0);
+    s->nrounds = p.nrounds;
+    s->rounds = calloc(p.nrounds + 1, sizeof(*s->rounds));
+    assert_non_null(s->rounds);
+    for (size_t r = 0; r < p.nrounds; r++) {
+        s->rounds[r].pairs = calloc(p.max_round_pairs + 1, sizeof(struct gdr_pair));
+        assert_non_null(s->rounds[r].pairs);
+        s->rounds[r].npairs = gdr_plan_round_pairs(&p, r + 1, s->rounds[r].pairs);
+    }
+    gdr_plan_free(&p);
+}
+
+/* Full pairing, the circle method: n-1 rounds (n for odd n) of n/2 pairs,
+ * every pair exactly once. */
+static void test_plan_full_2_to_512(void **state)
+{
+    (void)state;
+    for (size_t n = 2; n <= 512; n += n < 70 ? 1 : 31) {
+        struct gdr_schedule s;
+        plan_rounds(n, GDR_PAIRING_FULL, 0, &s);
+        size_t want_rounds = n % 2 ? n : n - 1;
+        if (s.nrounds != want_rounds)
+            fail_msg("n=%zu: %zu rounds, expected %zu", n, s.nrounds, want_rounds);
+        for (size_t r = 0; r < s.nrounds; r++)
+            if (s.rounds[r].npairs != n / 2)
+                fail_msg("n=%zu round %zu: %zu pairs, expected %zu", n, r, s.rounds[r].npairs,
+                         n / 2);
+        if (check_schedule(&s, n, n / 2) != n * (n - 1) / 2)
+            fail_msg("n=%zu: not every pair", n);
+        gdr_sched_free(&s);
+    }
+}
+
+/* --max-concurrent k: each round cut into rounds of at most k pairs, no
+ * pair lost or doubled. */
+static void test_plan_split_keeps_pairs(void **state)
+{
+    (void)state;
+    static const size_t ks[] = {1, 2, 3, 7, 64};
+    for (size_t n = 2; n <= 200; n += (n < 40 ? 1 : 37)) {
+        for (size_t k = 0; k < sizeof(ks) / sizeof(ks[0]); k++) {
+            struct gdr_schedule s;
+            plan_rounds(n, GDR_PAIRING_FULL, ks[k], &s);
+            size_t per = n / 2 < ks[k] ? n / 2 : ks[k], base = n % 2 ? n : n - 1;
+            if (s.nrounds != base * ((n / 2 + per - 1) / per))
+                fail_msg("n=%zu k=%zu: %zu rounds after the split", n, ks[k], s.nrounds);
+            if (check_schedule(&s, n, ks[k]) != n * (n - 1) / 2)
+                fail_msg("n=%zu k=%zu: pairs lost in the split", n, ks[k]);
+            gdr_sched_free(&s);
+        }
+    }
+}
+
+/* Quick pairing: one round, node i of the first half with i + n/2. */
+static void test_plan_quick_halves(void **state)
+{
+    (void)state;
+    for (size_t n = 2; n <= 65; n++) {
+        struct gdr_schedule s;
+        plan_rounds(n, GDR_PAIRING_QUICK, 0, &s);
+        assert_int_equal(s.nrounds, 1);
+        assert_int_equal(s.rounds[0].npairs, n / 2);
+        assert_int_equal(check_schedule(&s, n, n / 2), n / 2);
+        for (size_t i = 0; i < n / 2; i++) {
+            const struct gdr_pair *q = &s.rounds[0].pairs[i];
+            if ((q->a < q->b ? q->a : q->b) + n / 2 != (q->a < q->b ? q->b : q->a))
+                fail_msg("n=%zu: pair %zu-%zu is not i with i + n/2", n, q->a, q->b);
+        }
+        gdr_sched_free(&s);
+    }
 }
 
 /* random:15 on 4,096 nodes (and 4,095: a bye a round): every node meets 15
@@ -633,9 +636,9 @@ static void test_plan_v1_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_1_to_512),
-        cmocka_unit_test(test_split_keeps_properties),
-        cmocka_unit_test(test_quick_halves),
+        cmocka_unit_test(test_plan_full_2_to_512),
+        cmocka_unit_test(test_plan_split_keeps_pairs),
+        cmocka_unit_test(test_plan_quick_halves),
         cmocka_unit_test(test_from_pairs),
         cmocka_unit_test(test_plan_counts_and_steps),
         cmocka_unit_test(test_plan_json_round_trip),
@@ -643,7 +646,6 @@ int main(void)
         cmocka_unit_test(test_plan_rejects),
         cmocka_unit_test(test_plan_left_out),
         cmocka_unit_test(test_plan_shared_nic),
-        cmocka_unit_test(test_circle_partner),
         cmocka_unit_test(test_random_coverage),
         cmocka_unit_test(test_foreach_node),
         cmocka_unit_test(test_plan_v1_refused),

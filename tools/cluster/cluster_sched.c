@@ -55,19 +55,6 @@ bool gdr_sched_circle_slot(size_t n, size_t r, size_t i, struct gdr_pair *out)
     return true;
 }
 
-size_t gdr_sched_circle_partner(size_t n, size_t r, size_t v)
-{
-    size_t m = n + (n & 1), q = m - 1, p;
-    r %= q;
-    if (v == m - 1)
-        p = r;
-    else if (v == r)
-        p = m - 1;
-    else
-        p = (2 * r + q - v % q) % q;
-    return p < n ? p : (size_t)-1;
-}
-
 size_t gdr_sched_circle_slot_of(size_t n, size_t r, size_t v)
 {
     size_t m = n + (n & 1), q = m - 1;
@@ -76,23 +63,6 @@ size_t gdr_sched_circle_slot_of(size_t n, size_t r, size_t v)
         return 0;
     size_t i = (v + q - r) % q; /* as the (r + i) of its slot */
     return i < m / 2 ? i : q - i;
-}
-
-int gdr_sched_full(size_t n, struct gdr_schedule *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (n < 2)
-        return 0;
-    size_t m = n + (n & 1), nrounds = gdr_sched_circle_rounds(n);
-    if (alloc_rounds(out, nrounds, m / 2))
-        return -1;
-    for (size_t r = 0; r < nrounds; r++) {
-        struct gdr_round *rd = &out->rounds[r];
-        for (size_t i = 0; i < m / 2; i++)
-            if (gdr_sched_circle_slot(n, r, i, &rd->pairs[rd->npairs]))
-                rd->npairs++;
-    }
-    return 0;
 }
 
 uint64_t gdr_sched_rand(uint64_t *state)
@@ -145,18 +115,6 @@ bool gdr_sched_random_slot(size_t n, const size_t *perm, size_t first, size_t q,
     return true;
 }
 
-int gdr_sched_quick(size_t n, struct gdr_schedule *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (n < 2)
-        return 0;
-    if (alloc_rounds(out, 1, n / 2))
-        return -1;
-    for (size_t i = 0; i < n / 2; i++)
-        out->rounds[0].pairs[out->rounds[0].npairs++] = (struct gdr_pair){i, i + n / 2};
-    return 0;
-}
-
 int gdr_sched_from_pairs(size_t n, const struct gdr_pair *pairs, size_t npairs,
                          struct gdr_schedule *out)
 {
@@ -189,33 +147,5 @@ int gdr_sched_from_pairs(size_t n, const struct gdr_pair *pairs, size_t npairs,
     for (size_t r = used; r < out->nrounds; r++)
         free(out->rounds[r].pairs);
     out->nrounds = used;
-    return 0;
-}
-
-int gdr_sched_split(struct gdr_schedule *s, size_t k)
-{
-    if (k == 0)
-        return 0;
-    size_t total = 0;
-    for (size_t r = 0; r < s->nrounds; r++)
-        total += s->rounds[r].npairs ? (s->rounds[r].npairs + k - 1) / k : 1;
-    struct gdr_schedule t;
-    if (alloc_rounds(&t, total, k))
-        return -1;
-    size_t o = 0;
-    for (size_t r = 0; r < s->nrounds; r++) {
-        const struct gdr_round *rd = &s->rounds[r];
-        if (rd->npairs == 0) {
-            o++; /* keep an empty round (n = 1 bye) as it was */
-            continue;
-        }
-        for (size_t p = 0; p < rd->npairs; p++) {
-            struct gdr_round *d = &t.rounds[o + p / k];
-            d->pairs[d->npairs++] = rd->pairs[p];
-        }
-        o += (rd->npairs + k - 1) / k;
-    }
-    gdr_sched_free(s);
-    *s = t;
     return 0;
 }

@@ -23,23 +23,10 @@ struct gdr_schedule {
     struct gdr_round *rounds;
 };
 
-/* Every unordered pair exactly once, by the circle method: n-1 rounds of
- * n/2 pairs for even n; n rounds of (n-1)/2 pairs (one node sits out) for
- * odd n. n < 2 gives no rounds. Returns 0 or -1 (out of memory). */
-int gdr_sched_full(size_t n, struct gdr_schedule *out);
-
-/* One round: node i of the first half with node i + n/2 (odd n: the last
- * node sits out). A quick look at every node, not at every link. */
-int gdr_sched_quick(size_t n, struct gdr_schedule *out);
-
 /* Given pairs (a != b, both < n), packed greedily into rounds of disjoint
  * pairs in the order given. Returns -1 with gdr_fail(USAGE) on a bad pair. */
 int gdr_sched_from_pairs(size_t n, const struct gdr_pair *pairs, size_t npairs,
                          struct gdr_schedule *out);
-
-/* Split every round of more than k pairs into rounds of at most k pairs
- * (k = 1: one pair at a time, contention-free). k = 0 leaves s alone. */
-int gdr_sched_split(struct gdr_schedule *s, size_t k);
 
 void gdr_sched_free(struct gdr_schedule *s);
 
@@ -49,13 +36,8 @@ void gdr_sched_free(struct gdr_schedule *s);
 size_t gdr_sched_circle_rounds(size_t n);
 
 /* Slot i (0 .. (n+1)/2-1) of circle round r: its pair in *out (a < b), or
- * false when it is the bye of an odd n. gdr_sched_full's round r holds the
- * slots in order, byes left out. */
+ * false when it is the bye of an odd n. */
 bool gdr_sched_circle_slot(size_t n, size_t r, size_t i, struct gdr_pair *out);
-
-/* The partner of node v in circle round r, in O(1); (size_t)-1 when v sits
- * the round out (odd n). */
-size_t gdr_sched_circle_partner(size_t n, size_t r, size_t v);
 
 /* The slot node v occupies in circle round r (its pair's, or the bye's). */
 size_t gdr_sched_circle_slot_of(size_t n, size_t r, size_t v);
