@@ -139,22 +139,6 @@ static void test_y_range(void **state)
     assert_near(hi, 100, 1e-9);
 }
 
-static void test_heat_color(void **state)
-{
-    (void)state;
-    char c[8];
-    gdr_ratio_colour(1.0, c);
-    assert_string_equal(c, "#f7f7f7");
-    gdr_ratio_colour(0.5, c);
-    assert_string_equal(c, "#b35806");
-    gdr_ratio_colour(0.1, c); /* clamped */
-    assert_string_equal(c, "#b35806");
-    gdr_ratio_colour(1.5, c);
-    assert_string_equal(c, "#542788");
-    gdr_ratio_colour(NAN, c);
-    assert_string_equal(c, "#f7f7f7");
-}
-
 static void test_write_atomic(void **state)
 {
     (void)state;
@@ -196,10 +180,9 @@ static void test_write_atomic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256),       cmocka_unit_test(test_base64),
-        cmocka_unit_test(test_escape),       cmocka_unit_test(test_escf),
-        cmocka_unit_test(test_y_range),      cmocka_unit_test(test_heat_color),
-        cmocka_unit_test(test_write_atomic),
+        cmocka_unit_test(test_sha256),  cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_escape),  cmocka_unit_test(test_escf),
+        cmocka_unit_test(test_y_range), cmocka_unit_test(test_write_atomic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,19 +36,6 @@ static const unsigned char ratio_rgb[5][3] = {{0xb3, 0x58, 0x06},
                                               {0x99, 0x8e, 0xc3},
                                               {0x54, 0x27, 0x88}};
 
-void gdr_ratio_colour(double ratio, char out[8])
-{
-    double r = isfinite(ratio) ? fmin(fmax(ratio, GDR_RATIO_LO), GDR_RATIO_HI) : 1.0;
-    size_t k = 0;
-    while (k < 3 && r > ratio_at[k + 1])
-        k++;
-    double t = (r - ratio_at[k]) / (ratio_at[k + 1] - ratio_at[k]);
-    unsigned c[3];
-    for (int i = 0; i < 3; i++)
-        c[i] = (unsigned)lround(ratio_rgb[k][i] + t * (ratio_rgb[k + 1][i] - ratio_rgb[k][i]));
-    snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
-}
-
 void gdr_fig_ratio_palette(FILE *gp)
 {
     fprintf(gp, "set cbrange [%g:%g]\nset palette defined (", GDR_RATIO_LO, GDR_RATIO_HI);

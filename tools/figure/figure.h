@@ -54,8 +54,7 @@ const char *gdr_fig_pair_colour(const char *pair);
  * (white) to GDR_RATIO_HI (purple), clamped ---- */
 #define GDR_RATIO_LO 0.5
 #define GDR_RATIO_HI 1.5
-void gdr_ratio_colour(double ratio, char out[8]);
-/* set cbrange and set palette for the same scale. */
+/* set cbrange and set palette for it (the heatmaps). */
 void gdr_fig_ratio_palette(FILE *gp);
 
 /* ---- heatmap blocking: every node a cell up to GDR_HEAT_FULL_MAX
