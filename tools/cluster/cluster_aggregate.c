@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool same_test(const struct gdr_test_mode *a, const struct gdr_test_mode *b)
-{
-    return !strcmp(a->tool, b->tool) && !strcmp(a->placement, b->placement) &&
-           !strcmp(a->gdr, b->gdr);
-}
-
 /* Do the plan's selected rails run in one step? Runs of one pair, test
  * and direction share a round and differ only in their rail group
  * (cluster_plan.h), so a pair's rails ran at once exactly when the plan
@@ -47,7 +41,7 @@ static int one(const struct gdr_plan *p, const struct gdr_matrix_set *s, size_t 
         a->rails[r] = p->nrail_sel ? p->rail_sel[r] : 0;
         for (size_t k = first; k < s->count && !rails[r]; k++)
             if (s->m[k].rail == a->rails[r] && s->m[k].size == a->size &&
-                same_test(&s->m[k].test, &a->test))
+                gdr_test_mode_equal(&s->m[k].test, &a->test))
                 rails[r] = &s->m[k];
         total += rails[r] ? rails[r]->ncells : 0;
     }
@@ -120,7 +114,7 @@ int gdr_aggregate_compute(const struct gdr_plan *p, const struct gdr_matrix_set 
             continue;
         bool done = false;
         for (size_t j = 0; j < out->count && !done; j++)
-            done = same_test(&out->a[j].test, &m->test) && out->a[j].size == m->size;
+            done = gdr_test_mode_equal(&out->a[j].test, &m->test) && out->a[j].size == m->size;
         if (done)
             continue;
         if (one(p, s, k, &out->a[out->count])) {

@@ -181,10 +181,7 @@ static int panel_script(const struct gdr_matrix_set *s, const size_t *rails, siz
 
 static bool same_panel(const struct gdr_matrix *a, const struct gdr_matrix *b)
 {
-    char x[64], y[64];
-    gdr_test_mode_name(&a->test, x, sizeof(x));
-    gdr_test_mode_name(&b->test, y, sizeof(y));
-    return a->size == b->size && !strcmp(x, y);
+    return a->size == b->size && gdr_test_mode_equal(&a->test, &b->test);
 }
 
 int gdr_cluster_figures(const struct gdr_matrix_set *s, const char *dir,

@@ -51,17 +51,11 @@ void gdr_matrix_set_free(struct gdr_matrix_set *s)
     memset(s, 0, sizeof(*s));
 }
 
-static bool same_test(const struct gdr_test_mode *a, const struct gdr_test_mode *b)
-{
-    return !strcmp(a->tool, b->tool) && !strcmp(a->placement, b->placement) &&
-           !strcmp(a->gdr, b->gdr);
-}
-
 struct gdr_matrix *gdr_matrix_get(struct gdr_matrix_set *s, const struct gdr_test_mode *t, int rail,
                                   uint64_t size, bool latency)
 {
     for (size_t i = 0; i < s->count; i++)
-        if (s->m[i].rail == rail && s->m[i].size == size && same_test(&s->m[i].test, t))
+        if (s->m[i].rail == rail && s->m[i].size == size && gdr_test_mode_equal(&s->m[i].test, t))
             return &s->m[i];
     struct gdr_matrix *grown = realloc(s->m, (s->count + 1) * sizeof(*s->m));
     if (!grown)
@@ -299,7 +293,7 @@ static bool keep_size(struct load_ctx *lc, const struct gdr_test_mode *t, size_t
     /* a better size: forget the old one's matrix */
     for (size_t k = 0; a->size && k < lc->s->count; k++) {
         struct gdr_matrix *m = &lc->s->m[k];
-        if (m->rail == rail && m->size == a->size && same_test(&m->test, t)) {
+        if (m->rail == rail && m->size == a->size && gdr_test_mode_equal(&m->test, t)) {
             matrix_free(m);
             memmove(m, m + 1, (lc->s->count - k - 1) * sizeof(*m));
             lc->s->count--;
@@ -581,7 +575,7 @@ static uint64_t plan_hash(const struct gdr_plan *p)
 static size_t test_index(const struct gdr_plan *p, const struct gdr_test_mode *t)
 {
     for (size_t k = 0; k < p->ntests; k++)
-        if (same_test(&p->tests[k], t))
+        if (gdr_test_mode_equal(&p->tests[k], t))
             return k;
     return 0;
 }
@@ -710,7 +704,7 @@ int gdr_matrix_load(const struct gdr_plan *p, const struct gdr_matrix_source *sr
         const struct failed_run *x = &lc.failed[i];
         for (size_t k = 0; !rc && k < s->count; k++) {
             struct gdr_matrix *m = &s->m[k];
-            if (m->rail != x->rail || !same_test(&m->test, &p->tests[x->test]))
+            if (m->rail != x->rail || !gdr_test_mode_equal(&m->test, &p->tests[x->test]))
                 continue;
             struct gdr_cell *c = gdr_matrix_put(m, x->c, x->s);
             if (!c)

@@ -38,6 +38,12 @@ void gdr_test_mode_name(const struct gdr_test_mode *t, char *buf, size_t len)
     snprintf(buf, len, "%s.%s.%s", t->tool, t->placement, t->gdr);
 }
 
+bool gdr_test_mode_equal(const struct gdr_test_mode *a, const struct gdr_test_mode *b)
+{
+    return !strcmp(a->tool, b->tool) && !strcmp(a->placement, b->placement) &&
+           !strcmp(a->gdr, b->gdr);
+}
+
 void gdr_plan_free(struct gdr_plan *p)
 {
     free(p->nodes);

@@ -143,6 +143,8 @@ int gdr_cluster_input_error(void);
 
 /* "write_bw.H-H.na" */
 void gdr_test_mode_name(const struct gdr_test_mode *t, char *buf, size_t len);
+/* The same tool, placement and GDR mode. */
+bool gdr_test_mode_equal(const struct gdr_test_mode *a, const struct gdr_test_mode *b);
 
 /* Build the plan. Nodes left out keep their place in the node list (their
  * matrix rows, a retest against them) and get no run; their names are in

@@ -91,8 +91,7 @@ static bool analysed(const struct gdr_matrix_set *s, size_t k, const struct gdr_
         return m->size == o->size;
     for (size_t j = 0; j < s->count; j++) {
         const struct gdr_matrix *x = &s->m[j];
-        if (j == k || x->rail != m->rail || strcmp(x->test.tool, m->test.tool) ||
-            strcmp(x->test.placement, m->test.placement) || strcmp(x->test.gdr, m->test.gdr))
+        if (j == k || x->rail != m->rail || !gdr_test_mode_equal(&x->test, &m->test))
             continue;
         if (m->latency ? x->size < m->size : x->size > m->size)
             return false;

@@ -207,9 +207,7 @@ static void aggregate_section(struct gdr_buf *b, struct gdr_figset *fs, const cJ
                     "rail was measured (<code>gdr-cluster-core aggregate</code>).</p>\n");
     for (size_t i = 0; i < g->count;) {
         size_t e = i + 1;
-        while (e < g->count && !strcmp(g->a[e].test.tool, g->a[i].test.tool) &&
-               !strcmp(g->a[e].test.placement, g->a[i].test.placement) &&
-               !strcmp(g->a[e].test.gdr, g->a[i].test.gdr))
+        while (e < g->count && gdr_test_mode_equal(&g->a[e].test, &g->a[i].test))
             e++;
         char tn[64];
         gdr_test_mode_name(&g->a[i].test, tn, sizeof(tn));
@@ -478,15 +476,11 @@ static void rail_panel(struct gdr_buf *b, struct gdr_figset *fs, const cJSON *do
         bool seen = false;
         for (size_t j = 0; j < i; j++) {
             const struct gdr_matrix *x = &s->m[d->stats[j].matrix];
-            seen |= !strcmp(x->test.tool, m->test.tool) &&
-                    !strcmp(x->test.placement, m->test.placement) &&
-                    !strcmp(x->test.gdr, m->test.gdr);
+            seen |= gdr_test_mode_equal(&x->test, &m->test);
         }
         size_t rails[GDR_RAILS_MAX], nr = 0;
         for (size_t k = 0; k < s->count && nr < GDR_RAILS_MAX; k++)
-            if (!strcmp(s->m[k].test.tool, m->test.tool) &&
-                !strcmp(s->m[k].test.placement, m->test.placement) &&
-                !strcmp(s->m[k].test.gdr, m->test.gdr) && s->m[k].size == m->size)
+            if (gdr_test_mode_equal(&s->m[k].test, &m->test) && s->m[k].size == m->size)
                 rails[nr++] = k;
         if (seen || nr < 2)
             continue;
