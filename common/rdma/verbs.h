@@ -167,10 +167,11 @@ int gdr_post_send(struct ibv_qp *qp, const struct gdr_wr *wr);
  * buffer (for immediate data only). */
 int gdr_post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey, uint32_t len, uint64_t wr_id);
 
-/* Work requests built once and posted again and again, for a latency
- * loop: building an ibv_send_wr each time cost ours ~80 instructions a
- * round trip that perftest does not spend (docs/benchmarking.md). The
- * request points at its own sge: build it in place and never copy it. */
+/* Work requests built once and posted again and again (the timed loops;
+ * a post sets the id, and a bandwidth post its slot's addresses): building
+ * an ibv_send_wr each time cost send_lat ~80 instructions a round trip that
+ * perftest does not spend (docs/benchmarking.md). The request points at its
+ * own sge: build it in place and never copy it. */
 struct gdr_prepared_send {
     struct ibv_send_wr wr;
     struct ibv_sge sge;
