@@ -192,16 +192,6 @@ static const char *verdict_text(const struct check_row *row)
     return row->missing ? "missing series" : hist_verdict_name(row->verdict);
 }
 
-static void pair(const struct hdb_key *k, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s-%s%s", k->cplace, k->splace, k->bidir ? " bidir" : "");
-}
-
-static void reg(const struct hdb_key *k, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s/%s", k->creg, k->sreg);
-}
-
 enum num_style { N_VALUE, N_PCT, N_Z };
 
 static void num(char *buf, size_t len, enum num_style style, double v)
@@ -282,8 +272,8 @@ static void row_cells(const struct hdb_testbed *t, const struct check_row *row, 
 {
     const struct hdb_key *k = &row->s->key;
     struct gdr_unit u = hist_unit(t, k);
-    pair(k, c->pair, sizeof(c->pair));
-    reg(k, c->reg, sizeof(c->reg));
+    hdb_key_pair(k, c->pair, sizeof(c->pair));
+    hdb_key_reg(k, c->reg, sizeof(c->reg));
     gdr_fmt_size(k->size, c->size, sizeof(c->size));
     snprintf(c->metric, sizeof(c->metric), "%s_%s", hist_higher_better(k) ? "bw" : "median",
              u.name);
@@ -407,14 +397,12 @@ void hist_check_junit(FILE *f, const struct check_result *r)
     for (size_t i = 0; i < r->nrows; i++) {
         const struct check_row *row = &r->rows[i];
         const struct hdb_key *k = &row->s->key;
-        char p[48], g[40], name[256], msg[1024], nt[512], val[48], base[48];
+        char key[200], name[256], msg[1024], nt[512], val[48], base[48];
         struct gdr_unit u = hist_unit(r->t, k);
-        pair(k, p, sizeof(p));
-        reg(k, g, sizeof(g));
+        hdb_key_name(k, key, sizeof(key));
         /* the JUnit name identifies the series in a CI's test history:
          * the byte count, as every night before (no display size) */
-        snprintf(name, sizeof(name), "%s %s %s %llu B %s", k->test, p, g,
-                 (unsigned long long)k->size, k->metric);
+        snprintf(name, sizeof(name), "%s %llu B %s", key, (unsigned long long)k->size, k->metric);
         fprintf(f, "    <testcase classname=\"gdrbench.");
         gdr_esc_xml(f, k->test);
         fprintf(f, "\" name=\"");

@@ -786,3 +786,21 @@ void hdb_testbed_free(struct hdb_testbed *t)
     free(t->failures);
     memset(t, 0, sizeof(*t));
 }
+
+void hdb_key_pair(const struct hdb_key *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s-%s%s", k->cplace, k->splace, k->bidir ? " bidir" : "");
+}
+
+void hdb_key_reg(const struct hdb_key *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s", k->creg, k->sreg);
+}
+
+void hdb_key_name(const struct hdb_key *k, char *buf, size_t len)
+{
+    char pair[48], reg[40];
+    hdb_key_pair(k, pair, sizeof(pair));
+    hdb_key_reg(k, reg, sizeof(reg));
+    snprintf(buf, len, "%s %s %s", k->test, pair, reg);
+}

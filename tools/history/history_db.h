@@ -53,6 +53,13 @@ struct hdb_key {
     uint64_t size;
     char metric[16];
 };
+/* A series key as a person reads it, in every output (check's columns,
+ * the dashboard, the trend's titles): the placement pair "cuda-cuda"
+ * (" bidir" after it), the registrations "dmabuf/dmabuf", and the two
+ * after the test: "write_bw cuda-cuda dmabuf/dmabuf". */
+void hdb_key_pair(const struct hdb_key *k, char *buf, size_t len);
+void hdb_key_reg(const struct hdb_key *k, char *buf, size_t len);
+void hdb_key_name(const struct hdb_key *k, char *buf, size_t len);
 struct hdb_point_in {
     double value, spread; /* spread: NAN when the run has none */
     bool simulated, soft_roce;

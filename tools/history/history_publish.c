@@ -244,10 +244,10 @@ static void series_hash(const struct hdb_testbed *t, const struct hdb_series *s,
 
 static void describe(const struct hdb_key *k, char *buf, size_t len)
 {
-    char sz[32];
+    char sz[32], name[200];
     gdr_fmt_size(k->size, sz, sizeof(sz));
-    snprintf(buf, len, "%s %s-%s %s/%s%s, %s, %s", k->test, k->cplace, k->splace, k->creg, k->sreg,
-             k->bidir ? " bidirectional" : "", sz, k->metric);
+    hdb_key_name(k, name, sizeof(name));
+    snprintf(buf, len, "%s, %s, %s", name, sz, k->metric);
 }
 
 /* The pages written, each waiting for the publish's one gnuplot run. */
@@ -766,9 +766,8 @@ static int publish_testbed(struct pending *q, const struct hdb_testbed *t,
         const struct hdb_key *key = &s->key;
         snprintf(r->testbed, sizeof(r->testbed), "%s", t->name);
         snprintf(r->test, sizeof(r->test), "%s", key->test);
-        snprintf(r->pair, sizeof(r->pair), "%s-%s%s", key->cplace, key->splace,
-                 key->bidir ? " bidir" : "");
-        snprintf(r->reg, sizeof(r->reg), "%s/%s", key->creg, key->sreg);
+        hdb_key_pair(key, r->pair, sizeof(r->pair));
+        hdb_key_reg(key, r->reg, sizeof(r->reg));
         snprintf(r->metric, sizeof(r->metric), "%s", key->metric);
         snprintf(r->verdict, sizeof(r->verdict), "%s", verdict);
         snprintf(r->last, sizeof(r->last), "%s", t->runs[last].date);

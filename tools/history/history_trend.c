@@ -239,8 +239,9 @@ static int write_figure(FILE *gp, FILE *index, const struct hdb_testbed *t,
         fprintf(b,
                 "set multiplot layout %zu,1 margins 0.1, 0.97, 0.16, %.2f spacing 0, 0.08 title ",
                 n, warn ? 0.85 : 0.89);
-        snprintf(text, sizeof(text), "%s %s-%s %s/%s%s: %s per night on %s", k->test, k->cplace,
-                 k->splace, k->creg, k->sreg, k->bidir ? " bidirectional" : "", k->metric, t->name);
+        char series[200];
+        hdb_key_name(k, series, sizeof(series));
+        snprintf(text, sizeof(text), "%s: %s per night on %s", series, k->metric, t->name);
         gdr_fig_str(b, text);
         fprintf(b, " font \",13\"\n");
         /* Caption: what the marks mean, runs, versions, and the lab's warnings. */
