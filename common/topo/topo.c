@@ -294,7 +294,9 @@ bool gdr_topo_is_software(const char *sysfs_root, const char *ibdev)
     return info.software;
 }
 
-static int cmp_name64(const void *a, const void *b)
+/* Elements that are the strings themselves (char name[N] arrays): device
+ * names and PCI addresses. */
+static int cmp_chars(const void *a, const void *b)
 {
     return strcmp((const char *)a, (const char *)b);
 }
@@ -316,13 +318,8 @@ int gdr_topo_list_ibdevs(const char *sysfs_root, char (*names)[64], size_t max, 
         fmt(names[(*n)++], 64, "%s", de->d_name);
     }
     closedir(d);
-    qsort(names, *n, 64, cmp_name64);
+    qsort(names, *n, 64, cmp_chars);
     return 0;
-}
-
-static int cmp_bdf(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
 }
 
 int gdr_topo_list_gpus(const char *sysfs_root, char (*bdfs)[GDR_BDF_LEN], size_t max, size_t *n)
@@ -355,7 +352,7 @@ int gdr_topo_list_gpus(const char *sysfs_root, char (*bdfs)[GDR_BDF_LEN], size_t
         fmt(bdfs[(*n)++], GDR_BDF_LEN, "%s", de->d_name);
     }
     closedir(d);
-    qsort(bdfs, *n, GDR_BDF_LEN, cmp_bdf);
+    qsort(bdfs, *n, GDR_BDF_LEN, cmp_chars);
     return 0;
 }
 

@@ -24,10 +24,4 @@ static inline int gdr_cmp_strp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Elements that are the strings themselves (char name[N] arrays). */
-static inline int gdr_cmp_chars(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
 #endif
