@@ -40,7 +40,7 @@ static int newer_docs(const char *dir)
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         cJSON *root = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
         gdr_error_clear(); /* unreadable: the matrix marks the run failed */
-        rc = gdr_doc_newer_schema(root, path, "gdr-report");
+        rc = gdr_doc_newer_schema(root, path);
         cJSON_Delete(root);
     }
     closedir(d);
@@ -697,7 +697,7 @@ static int first_doc(const struct gdr_plan_run *r, size_t ordinal, void *ctx)
     snprintf(path, sizeof(path), "%s/%s.client.json", fd->dir, r->id);
     fd->doc = gdr_json_read_file(path, GDR_DOC_MAX_BYTES);
     gdr_error_clear();
-    if (gdr_doc_newer_schema(fd->doc, path, "gdr-report"))
+    if (gdr_doc_newer_schema(fd->doc, path))
         return -1;
     return fd->doc || ++fd->tries >= 64 ? 1 : 0;
 }

@@ -166,8 +166,7 @@ int gdr_rdir_load(const char *dir, const struct gdr_report_opts *o, size_t min_d
             continue;
         }
         struct gdr_rdoc *d = &r->docs[r->ndocs];
-        if (gdr_doc_newer_schema(root, path, "gdr-report") ||
-            gdr_doc_from_json(root, path, &d->d)) {
+        if (gdr_doc_from_json(root, path, &d->d)) {
             cJSON_Delete(root);
             rc = -1;
             break;

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "json.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,15 +305,16 @@ static const char *const metrics[] = {"bandwidth", "latency", NULL};
 static const char *const roles[] = {"client", "server", NULL};
 static const char *const statuses[] = {"complete", "failed", "interrupted", NULL};
 
-int gdr_doc_newer_schema(const cJSON *root, const char *what, const char *prog)
+int gdr_doc_newer_schema(const cJSON *root, const char *what)
 {
     const char *sv = gdr_jstr(root, "schema_version");
     int v;
+    /* the program that reads it: gdr-json, gdr-report, gdr-history, ... */
     if (sv && sscanf(sv, "gdrbench.result/%d", &v) == 1 && v > 1)
         return gdr_fail(GDR_EXIT_USAGE,
                         "%s: schema %s is newer than this %s reads (" GDR_RESULT_SCHEMA
                         "): update gdrbench",
-                        what, sv, prog);
+                        what, sv, program_invocation_short_name);
     return 0;
 }
 
@@ -320,7 +322,7 @@ static int header(const cJSON *root, const char *what, struct gdr_doc *d)
 {
     char version[64];
     const cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-    if (gdr_doc_newer_schema(root, what, "gdr-json"))
+    if (gdr_doc_newer_schema(root, what))
         return -1;
     if (!sv)
         return gdr_fail(GDR_EXIT_USAGE, "%s: field 'schema_version' is missing", what);

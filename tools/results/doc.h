@@ -71,8 +71,10 @@ int gdr_doc_load(const char *path, struct gdr_doc *out);
 int gdr_doc_from_json(const cJSON *root, const char *what, struct gdr_doc *out);
 /* A document of a newer schema (gdrbench.result/N, N > 1) is no bad
  * input but one this build cannot read: -1 after "WHAT: schema X is newer
- * than this PROG reads (gdrbench.result/1): update gdrbench"; else 0. */
-int gdr_doc_newer_schema(const cJSON *root, const char *what, const char *prog);
+ * than this PROG reads (gdrbench.result/1): update gdrbench", PROG the
+ * running program; else 0. gdr_doc_from_json and gdr_doc_load check it
+ * first. */
+int gdr_doc_newer_schema(const cJSON *root, const char *what);
 void gdr_doc_free(struct gdr_doc *d);
 
 /* The row for size, or NULL. */
